@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One settings array for every Swift target: Swift 6 mode, explicit existentials,
+/// and imports that stay internal unless a module re-exports them on purpose.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "pushgw",
+    products: [
+        .library(name: "PayloadBuilder", targets: ["PayloadBuilder"]),
+        .library(name: "APNsHTTP2", targets: ["APNsHTTP2"]),
+        .executable(name: "pushgw", targets: ["PushGateway"]),
+        .executable(name: "pushgw-bench", targets: ["PushGWBench"]),
+    ],
+    targets: [
+        // System libraries from Debian, one target per library.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // Tiny C shims for what Swift cannot import (macros, variadic functions).
+        .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+
+        .target(name: "PayloadBuilder", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "PushGateway",
+            dependencies: ["PayloadBuilder", "APNsHTTP2", "CCurl", "CCurlShims", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
+
+        .testTarget(
+            name: "PayloadBuilderTests",
+            dependencies: ["PayloadBuilder"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
