@@ -1,0 +1,6 @@
+#ifndef PUSHGW_CNGHTTP2_SHIM_H
+#define PUSHGW_CNGHTTP2_SHIM_H
+
+#include <nghttp2/nghttp2.h>
+
+#endif
