@@ -41,5 +41,10 @@ let package = Package(
             dependencies: ["PayloadBuilder"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "CLibrariesSmokeTests",
+            dependencies: ["COpenSSL", "CCurl", "CNGHTTP2", "CMicroHTTPD", "COpenSSLShims", "CCurlShims"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
