@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
 
-        .target(name: "PayloadBuilder", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "PayloadBuilder", swiftSettings: swiftSettings),
         .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "PushGateway",

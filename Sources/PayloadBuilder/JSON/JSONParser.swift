@@ -1,0 +1,319 @@
+/// A strict RFC 8259 parser for request bodies.
+///
+/// Stricter than Foundation where a gateway needs it: invalid UTF-8 and lone
+/// surrogate escapes are reported as `invalid_utf8` *with the field they are
+/// in*; a key written twice in one object is refused (two parsers reading one
+/// body differently is how smuggling starts); nesting is capped. Errors are
+/// `EventError`s that name the field, ready to answer with.
+public struct JSONParser {
+    /// Deepest nesting accepted; an event needs 3 or 4 levels.
+    public static let maximumDepth = 32
+
+    private let input: UnsafeBufferPointer<UInt8>
+    private var position = 0
+    private var path: [JSONPath.Component] = []
+    private var scratch: [UInt8] = []
+
+    private init(input: UnsafeBufferPointer<UInt8>) {
+        self.input = input
+    }
+
+    /// Parses one JSON document that must fill `bytes` (whitespace aside).
+    public static func parse(_ bytes: [UInt8]) throws(EventError) -> JSONValue {
+        let result: Result<JSONValue, EventError> = bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(input: buffer)
+            do throws(EventError) {
+                parser.skipWhitespace()
+                let value = try parser.parseValue()
+                parser.skipWhitespace()
+                guard parser.position == buffer.count else {
+                    throw parser.syntaxError("unexpected data after the JSON value")
+                }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: values
+
+    private mutating func parseValue() throws(EventError) -> JSONValue {
+        guard position < input.count else { throw syntaxError("unexpected end of input") }
+        switch input[position] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw syntaxError("unexpected character")
+        }
+    }
+
+    private mutating func parseObject() throws(EventError) -> JSONValue {
+        try enterContainer()
+        position += 1
+        var members: [(key: String, value: JSONValue)] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) {
+            position += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard peek(UInt8(ascii: "\"")) else { throw syntaxError("expected a string key") }
+            let key = try parseString()
+            if members.contains(where: { $0.key == key }) {
+                throw EventError(.invalidJSON, at: JSONPath(path + [.key(key)]), "the key \"\(key)\" appears twice in one object")
+            }
+            skipWhitespace()
+            guard peek(UInt8(ascii: ":")) else { throw syntaxError("expected ':' after a key") }
+            position += 1
+            skipWhitespace()
+            path.append(.key(key))
+            let value = try parseValue()
+            path.removeLast()
+            members.append((key, value))
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) {
+                position += 1
+                continue
+            }
+            guard peek(UInt8(ascii: "}")) else { throw syntaxError("expected ',' or '}'") }
+            position += 1
+            return .object(members)
+        }
+    }
+
+    private mutating func parseArray() throws(EventError) -> JSONValue {
+        try enterContainer()
+        position += 1
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "]")) {
+            position += 1
+            return .array(items)
+        }
+        while true {
+            skipWhitespace()
+            path.append(.index(items.count))
+            let value = try parseValue()
+            path.removeLast()
+            items.append(value)
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) {
+                position += 1
+                continue
+            }
+            guard peek(UInt8(ascii: "]")) else { throw syntaxError("expected ',' or ']'") }
+            position += 1
+            return .array(items)
+        }
+    }
+
+    private func enterContainer() throws(EventError) {
+        if path.count >= JSONParser.maximumDepth {
+            throw EventError(.invalidJSON, at: JSONPath(path), "nesting deeper than \(JSONParser.maximumDepth) levels")
+        }
+    }
+
+    // MARK: strings
+
+    /// Parses a string at `position` (which holds the opening quote),
+    /// validating UTF-8 and escapes.
+    private mutating func parseString() throws(EventError) -> String {
+        position += 1
+        let start = position
+        // Fast path: no escapes, just validate.
+        while position < input.count {
+            let byte = input[position]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+                position += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw syntaxError("control character in a string must be escaped") }
+            if byte < 0x80 {
+                position += 1
+            } else {
+                try skipMultibyteScalar()
+            }
+        }
+        // Slow path: copy what was seen, then decode escapes.
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<position]))
+        while position < input.count {
+            let byte = input[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return String(decoding: scratch, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") {
+                try parseEscape()
+            } else if byte < 0x20 {
+                throw syntaxError("control character in a string must be escaped")
+            } else if byte < 0x80 {
+                scratch.append(byte)
+                position += 1
+            } else {
+                let scalarStart = position
+                try skipMultibyteScalar()
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[scalarStart..<position]))
+            }
+        }
+        throw syntaxError("unterminated string")
+    }
+
+    private mutating func parseEscape() throws(EventError) {
+        position += 1
+        guard position < input.count else { throw syntaxError("unterminated escape") }
+        let byte = input[position]
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""): scratch.append(0x22)
+        case UInt8(ascii: "\\"): scratch.append(0x5C)
+        case UInt8(ascii: "/"): scratch.append(0x2F)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4()
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard position + 1 < input.count, input[position] == UInt8(ascii: "\\"), input[position + 1] == UInt8(ascii: "u") else {
+                    throw utf8Error("a lone UTF-16 surrogate escape is not a character")
+                }
+                position += 2
+                let low = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw utf8Error("a lone UTF-16 surrogate escape is not a character")
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw utf8Error("a lone UTF-16 surrogate escape is not a character")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw utf8Error("escape is not a Unicode scalar") }
+            scratch.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            throw syntaxError("unknown escape sequence")
+        }
+    }
+
+    private mutating func parseHex4() throws(EventError) -> UInt32 {
+        guard position + 4 <= input.count else { throw syntaxError("truncated \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = input[position]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw syntaxError("bad hex digit in \\u escape")
+            }
+            value = value << 4 | digit
+            position += 1
+        }
+        return value
+    }
+
+    /// Validates one multi-byte UTF-8 sequence at `position` (RFC 3629 table)
+    /// and moves past it.
+    private mutating func skipMultibyteScalar() throws(EventError) {
+        let lead = input[position]
+        let length: Int
+        var secondLow: UInt8 = 0x80
+        var secondHigh: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondLow = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondHigh = 0x9F
+        case 0xF0: length = 4; secondLow = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondHigh = 0x8F
+        default: throw utf8Error("invalid UTF-8 byte 0x\(String(lead, radix: 16))")
+        }
+        guard position + length <= input.count else { throw utf8Error("truncated UTF-8 sequence") }
+        let second = input[position + 1]
+        guard second >= secondLow, second <= secondHigh else { throw utf8Error("invalid UTF-8 sequence") }
+        for offset in 2..<max(2, length) where input[position + offset] & 0xC0 != 0x80 {
+            throw utf8Error("invalid UTF-8 sequence")
+        }
+        position += length
+    }
+
+    // MARK: numbers and literals
+
+    private mutating func parseNumber() throws(EventError) -> JSONValue {
+        let start = position
+        var integral = true
+        if peek(UInt8(ascii: "-")) { position += 1 }
+        guard position < input.count, isDigit(input[position]) else { throw syntaxError("invalid number") }
+        if input[position] == UInt8(ascii: "0") {
+            position += 1
+            if position < input.count, isDigit(input[position]) { throw syntaxError("leading zeros are not allowed") }
+        } else {
+            while position < input.count, isDigit(input[position]) { position += 1 }
+        }
+        if peek(UInt8(ascii: ".")) {
+            integral = false
+            position += 1
+            guard position < input.count, isDigit(input[position]) else { throw syntaxError("invalid number") }
+            while position < input.count, isDigit(input[position]) { position += 1 }
+        }
+        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+            integral = false
+            position += 1
+            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { position += 1 }
+            guard position < input.count, isDigit(input[position]) else { throw syntaxError("invalid number") }
+            while position < input.count, isDigit(input[position]) { position += 1 }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+        if integral, let value = Int64(text) { return .int(value) }
+        guard let value = Double(text), value.isFinite else { throw syntaxError("number out of range") }
+        return .double(value)
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(EventError) {
+        let count = literal.utf8CodeUnitCount
+        guard position + count <= input.count else { throw syntaxError("unexpected end of input") }
+        let matches = literal.withUTF8Buffer { expected in
+            (0..<count).allSatisfy { input[position + $0] == expected[$0] }
+        }
+        guard matches else { throw syntaxError("unexpected character") }
+        position += count
+    }
+
+    // MARK: helpers
+
+    private mutating func skipWhitespace() {
+        while position < input.count {
+            switch input[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    private func peek(_ byte: UInt8) -> Bool {
+        position < input.count && input[position] == byte
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private func syntaxError(_ what: String) -> EventError {
+        EventError(.invalidJSON, field: nil, "\(what) at byte \(position)")
+    }
+
+    private func utf8Error(_ what: String) -> EventError {
+        EventError(.invalidUTF8, at: JSONPath(path), "\(what) at byte \(position)")
+    }
+}

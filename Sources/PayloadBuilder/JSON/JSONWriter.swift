@@ -1,0 +1,193 @@
+/// Writes JSON as UTF-8 bytes in exactly the order it is told, so output is
+/// byte-stable: golden files and provider bodies never depend on hashing.
+///
+/// Strings are escaped minimally (`"`, `\`, and control characters); other
+/// characters, emoji included, are written as raw UTF-8. `/` is not escaped.
+/// With `pretty`, objects and arrays are indented by two spaces.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    private let pretty: Bool
+    /// One entry per open container: whether it already holds a value.
+    private var filled: [Bool] = []
+    /// True right after `key(_:)`: the next value completes that member.
+    private var afterKey = false
+
+    public init(pretty: Bool = false, capacity: Int = 512) {
+        self.pretty = pretty
+        bytes.reserveCapacity(capacity)
+    }
+
+    // MARK: containers
+
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    public mutating func key(_ name: String) {
+        separate()
+        JSONWriter.appendEscaped(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        afterKey = true
+    }
+
+    // MARK: scalars
+
+    public mutating func string(_ value: String) {
+        separate()
+        JSONWriter.appendEscaped(value, to: &bytes)
+    }
+
+    public mutating func int(_ value: Int64) {
+        separate()
+        JSONWriter.appendDecimal(value, to: &bytes)
+    }
+
+    public mutating func double(_ value: Double) {
+        separate()
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+            JSONWriter.appendDecimal(Int64(value), to: &bytes)
+        } else {
+            bytes.append(contentsOf: "\(value)".utf8)
+        }
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// Appends an already-serialized compact JSON value as it is.
+    public mutating func raw(_ json: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: json)
+    }
+
+    public mutating func member(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    public mutating func member(_ name: String, _ value: Int64) {
+        key(name)
+        int(value)
+    }
+
+    /// Writes a whole parsed document (used to pretty-print provider bodies).
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case let .bool(flag): bool(flag)
+        case let .int(number): int(number)
+        case let .double(number): double(number)
+        case let .string(text): string(text)
+        case let .array(items):
+            beginArray()
+            for item in items { self.value(item) }
+            endArray()
+        case let .object(members):
+            beginObject()
+            for member in members {
+                key(member.key)
+                self.value(member.value)
+            }
+            endObject()
+        }
+    }
+
+    // MARK: layout
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        filled.append(false)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        let hadValues = filled.removeLast()
+        if pretty, hadValues { newline() }
+        bytes.append(bracket)
+    }
+
+    /// Writes the comma and indentation that go before a value or key.
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        guard !filled.isEmpty else { return }
+        if filled[filled.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        filled[filled.count - 1] = true
+        if pretty { newline() }
+    }
+
+    private mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+        for _ in 0..<filled.count { bytes.append(contentsOf: [0x20, 0x20]) }
+    }
+
+    // MARK: primitives shared with the pre-rendered templates
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `text` as a quoted JSON string.
+    public static func appendEscaped(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+                runStart = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0x08: out.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+                case 0x0C: out.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+                default:
+                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30,
+                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+                }
+            }
+            if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The escaped, quoted form of `text` as its own byte array.
+    public static func escaped(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 2)
+        appendEscaped(text, to: &out)
+        return out
+    }
+
+    /// Appends a decimal integer without going through `String`.
+    public static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// What an iOS Communication Notification will show, resolved on the server:
+/// the model a Notification Service Extension builds from the payload
+/// (`INPerson` sender, "me", `INSendMessageIntent`), so `/v1/render` can show
+/// it and tests can check it without a device (PROTOCOLS.md A7, A8).
+public struct CommunicationPersona: Sendable, Equatable {
+    /// One `INPerson`: handle value and type, display name, and whether it is the user.
+    public struct Person: Sendable, Equatable {
+        /// The handle value; nil for the anonymous "me".
+        public var id: String?
+        public var displayName: String?
+        /// Always `unknown`: ids are the chat's own, never phone numbers or emails,
+        /// so iOS must not try to match them against contacts.
+        public var handleType: String
+        public var isMe: Bool
+        /// The avatar URL as forwarded; nil when there is none or it was dropped.
+        public var avatarURL: String?
+    }
+
+    public var sender: Person
+    public var me: Person
+    /// `INSendMessageIntent.conversationIdentifier`.
+    public var conversationID: String
+    /// `speakableGroupName`; present for groups and channels.
+    public var groupName: String?
+    /// The content the notification shows (the body, in the default locale).
+    public var content: String
+
+    public init(event: Event, avatar: AvatarState, defaultLocale: String) {
+        let text = NotificationText(event: event)
+        sender = Person(id: event.sender.id, displayName: event.sender.displayName, handleType: "unknown",
+                        isMe: false, avatarURL: avatar.forwardedURL)
+        me = Person(id: nil, displayName: nil, handleType: "unknown", isMe: true, avatarURL: nil)
+        conversationID = event.conversation.id
+        groupName = event.conversation.title
+        content = text.body(content: text.content(language: Locales.resolve(nil, defaultLocale: defaultLocale)))
+    }
+}

@@ -1,0 +1,89 @@
+/// Renders one validated event into the provider requests for each of its
+/// devices: the pure heart of the gateway (no sockets, no clock: `now` is
+/// passed in).
+///
+/// Work that does not depend on the device is done once per event and per
+/// recipient language; per device only the token, badge and `apns-id` are
+/// written, so a 500-recipient event costs little more than one.
+public struct EventRenderer: Sendable {
+    public let config: RenderConfig
+
+    public init(config: RenderConfig) {
+        self.config = config
+    }
+
+    /// Renders `event` for `app`. `avatar` decides whether the avatar URL is
+    /// forwarded; `now` is the current time in epoch seconds.
+    public func render(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> RenderedEvent {
+        let plan = RenderPlan(event: event, app: app, avatarURL: avatar.forwardedURL, now: now)
+        let languageMatters = plan.text.plainText.isEmpty
+        var fcmTemplates: [String: FCMTemplate] = [:]
+        var apnsTemplates: [String: APNsTemplate] = [:]
+        var requests: [ProviderRequest] = []
+        requests.reserveCapacity(event.recipients.count)
+        var skipped: [SkippedRecipient] = []
+        let senderIsSelf = config.selfSenderIDs.contains(event.sender.id)
+
+        for (index, recipient) in event.recipients.enumerated() {
+            if senderIsSelf || recipient.userID == event.sender.id {
+                skipped.append(SkippedRecipient(recipientIndex: index, platform: recipient.platform,
+                                                token: recipient.token, reason: "self"))
+                continue
+            }
+            let language = languageMatters ? Locales.resolve(recipient.locale, defaultLocale: config.defaultLocale) : ""
+            switch recipient.platform {
+            case .fcm:
+                guard let fcm = app.fcm else { continue }
+                let template: FCMTemplate
+                if let cached = fcmTemplates[language] {
+                    template = cached
+                } else {
+                    template = try plan.fitted(language: language, limit: RenderPlan.payloadLimit,
+                                               build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
+                                               size: { $0.countedBytes })
+                    fcmTemplates[language] = template
+                }
+                requests.append(ProviderRequest(
+                    platform: .fcm, recipientIndex: index, token: recipient.token, origin: fcm.baseURL,
+                    path: "/v1/projects/\(fcm.projectID)/messages:send",
+                    headers: [ProviderRequest.Header("content-type", "application/json")],
+                    body: template.body(token: recipient.token, badge: recipient.badge)))
+            case .apns:
+                guard let apns = app.apns else { continue }
+                let template: APNsTemplate
+                if let cached = apnsTemplates[language] {
+                    template = cached
+                } else {
+                    template = try plan.fitted(language: language, limit: RenderPlan.payloadLimit,
+                                               build: { APNsTemplate(plan: plan, content: $0, dataText: $1) },
+                                               size: { $0.countedBytes })
+                    apnsTemplates[language] = template
+                }
+                requests.append(ProviderRequest(
+                    platform: .apns, recipientIndex: index, token: recipient.token, origin: apns.baseURL,
+                    path: "/3/device/\(recipient.token)",
+                    headers: [
+                        ProviderRequest.Header("apns-topic", apns.topic),
+                        ProviderRequest.Header("apns-push-type", "alert"),
+                        ProviderRequest.Header("apns-priority", plan.apnsPriority),
+                        ProviderRequest.Header("apns-expiration", plan.expiration),
+                        ProviderRequest.Header("apns-id", APNsID.derive(eventID: event.eventID, token: recipient.token)),
+                        ProviderRequest.Header("apns-collapse-id", plan.collapseID),
+                    ],
+                    body: template.payload(badge: recipient.badge)))
+            }
+        }
+        let persona = CommunicationPersona(event: event, avatar: avatar, defaultLocale: config.defaultLocale)
+        return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped, persona: persona, avatar: avatar)
+    }
+}
+
+/// The result of rendering one event: the requests to send, the recipients
+/// skipped, and the resolved Communication Notification persona.
+public struct RenderedEvent: Sendable, Equatable {
+    public var eventID: String
+    public var requests: [ProviderRequest]
+    public var skipped: [SkippedRecipient]
+    public var persona: CommunicationPersona
+    public var avatar: AvatarState
+}

@@ -1,0 +1,44 @@
+/// One HTTP request to a provider, as rendered for one device: what the
+/// transport sends, minus the `authorization` header, which the transport
+/// adds from its token source.
+public struct ProviderRequest: Sendable, Equatable {
+    public var platform: Platform
+    /// The recipient's position in the event, to report the outcome against.
+    public var recipientIndex: Int
+    public var token: String
+    /// The origin, e.g. `https://api.push.apple.com`.
+    public var origin: String
+    /// The request path, e.g. `/3/device/<token>`.
+    public var path: String
+    /// Request headers in sending order (lowercase names), without `authorization`.
+    public var headers: [Header]
+    /// The compact JSON body, exactly as sent.
+    public var body: [UInt8]
+
+    public var method: String { "POST" }
+    public var url: String { origin + path }
+
+    /// One request header.
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        public var value: String
+
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first(where: { $0.name == name })?.value
+    }
+}
+
+/// A recipient the gateway will not send to, and why.
+public struct SkippedRecipient: Sendable, Equatable {
+    public var recipientIndex: Int
+    public var platform: Platform
+    public var token: String
+    /// `self`: the recipient is the sender, or the sender is a configured self-sender.
+    public var reason: String
+}

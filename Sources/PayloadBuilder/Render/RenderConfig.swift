@@ -1,0 +1,121 @@
+/// What rendering needs to know about the deployment: the configured apps,
+/// the default locale and the self-sender rule. A `Sendable` value built once
+/// at start-up; nothing here is read from the environment.
+public struct RenderConfig: Sendable {
+    public var apps: [AppProfile]
+    /// The locale for recipients that carry none (primary subtag, e.g. `en`).
+    public var defaultLocale: String
+    /// Senders whose events are never sent (e.g. the site owner's own replies).
+    public var selfSenderIDs: Set<String>
+    public var limits: EventLimits
+
+    public init(apps: [AppProfile], defaultLocale: String = "en", selfSenderIDs: Set<String> = [],
+                limits: EventLimits = EventLimits()) throws(ConfigError) {
+        guard !apps.isEmpty else { throw ConfigError(setting: "apps", "configure at least one app") }
+        var seen = Set<String>()
+        for (index, app) in apps.enumerated() where !seen.insert(app.name).inserted {
+            throw ConfigError(setting: "apps[\(index)].name", "the app name \"\(app.name)\" is used twice")
+        }
+        self.apps = apps
+        self.defaultLocale = Locales.primarySubtag(defaultLocale)
+        self.selfSenderIDs = selfSenderIDs
+        self.limits = limits
+    }
+
+    /// The app an event names, or the only one when it names none.
+    public func app(named name: String?) throws(EventError) -> AppProfile {
+        if let name {
+            guard let app = apps.first(where: { $0.name == name }) else {
+                let known = apps.map(\.name).joined(separator: ", ")
+                throw EventError(.unknownApp, field: "app", "no app named \"\(name)\" is configured (configured: \(known))")
+            }
+            return app
+        }
+        guard apps.count == 1 else {
+            throw EventError(.unknownApp, field: "app", "\(apps.count) apps are configured: name one in \"app\"")
+        }
+        return apps[0]
+    }
+}
+
+/// The bounds on an event that API.md sets; configurable for tests and tuning.
+public struct EventLimits: Sendable {
+    public var maximumBodyBytes = 64 * 1024
+    public var maximumRecipients = 500
+    /// Ids (conversation, message, sender, user, event) longer than this are refused.
+    public var maximumIDBytes = 256
+    public var maximumURLBytes = 2048
+
+    public init() {}
+}
+
+/// One app the gateway sends as: its APNs topic and FCM project, and how its
+/// data keys are named.
+public struct AppProfile: Sendable {
+    public var name: String
+    /// Where and as what to send direct APNs requests; nil if the app has no APNs key.
+    public var apns: APNsTarget?
+    /// Which FCM project to send through; nil if the app has no service account.
+    public var fcm: FCMTarget?
+    public var dataKeys: DataKeyNames
+
+    public init(name: String, apns: APNsTarget? = nil, fcm: FCMTarget? = nil, dataKeys: DataKeyNames = DataKeyNames()) {
+        self.name = name
+        self.apns = apns
+        self.fcm = fcm
+        self.dataKeys = dataKeys
+    }
+}
+
+/// The APNs side of an app: topic (bundle id) and origin.
+public struct APNsTarget: Sendable {
+    public var topic: String
+    /// `https://api.push.apple.com`, the sandbox, or a simulator; no trailing slash.
+    public var baseURL: String
+
+    public static let production = "https://api.push.apple.com"
+    public static let sandbox = "https://api.sandbox.push.apple.com"
+
+    public init(topic: String, baseURL: String = APNsTarget.production) {
+        self.topic = topic
+        self.baseURL = RenderConfig.trimmingSlash(baseURL)
+    }
+}
+
+/// The FCM side of an app: project and origin.
+public struct FCMTarget: Sendable {
+    public var projectID: String
+    public var baseURL: String
+
+    public static let production = "https://fcm.googleapis.com"
+
+    public init(projectID: String, baseURL: String = FCMTarget.production) {
+        self.projectID = projectID
+        self.baseURL = RenderConfig.trimmingSlash(baseURL)
+    }
+
+    /// `POST` target of one message.
+    public var sendURL: String { "\(baseURL)/v1/projects/\(projectID)/messages:send" }
+}
+
+/// A configuration value that cannot be used, with the setting's name and
+/// what to write instead.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let setting: String
+    public let message: String
+
+    public init(setting: String, _ message: String) {
+        self.setting = setting
+        self.message = message
+    }
+
+    public var description: String { "configuration \(setting): \(message)" }
+}
+
+extension RenderConfig {
+    static func trimmingSlash(_ url: String) -> String {
+        var url = url
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+}

@@ -1,0 +1,93 @@
+/// Everything about one event that does not depend on the device: computed
+/// once per event, then shared by every recipient's request.
+struct RenderPlan {
+    let event: Event
+    let app: AppProfile
+    let text: NotificationText
+    let avatarURL: String?
+    /// `apns-collapse-id`: the event id, or its SHA-256 hex when over 64 bytes.
+    let collapseID: String
+    /// `apns-expiration`: now + ttl in epoch seconds; `0` (one attempt) when ttl is 0.
+    let expiration: String
+    /// `"notifee_options":{…}` — the Communication Notification block.
+    let notifeeMember: [UInt8]
+
+    /// APNs' and FCM's payload limit for alert notifications.
+    static let payloadLimit = 4096
+    /// Room kept for `,"badge":<Int32.max>`, so one template fits every badge.
+    static let badgeReserve = 19
+
+    init(event: Event, app: AppProfile, avatarURL: String?, now: Int64) {
+        self.event = event
+        self.app = app
+        self.avatarURL = avatarURL
+        text = NotificationText(event: event)
+        collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
+        expiration = event.notification.ttlSeconds == 0 ? "0" : String(now + Int64(event.notification.ttlSeconds))
+
+        var notifee: [UInt8] = []
+        notifee.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{")
+        notifee.appendMember("conversationId", event.conversation.id)
+        notifee.append(UInt8(ascii: ","))
+        notifee.appendMember("messageId", event.message.id)
+        if let group = event.conversation.title {
+            notifee.append(UInt8(ascii: ","))
+            notifee.appendMember("groupName", group)
+        }
+        notifee.appendLiteral(",\"sender\":{")
+        notifee.appendMember("id", event.sender.id)
+        notifee.append(UInt8(ascii: ","))
+        notifee.appendMember("displayName", event.sender.displayName)
+        if let avatarURL {
+            notifee.append(UInt8(ascii: ","))
+            notifee.appendMember("avatar", avatarURL)
+        }
+        notifee.appendLiteral("}}}}")
+        notifeeMember = notifee
+    }
+
+    var apnsPriority: String { event.notification.priority == .high ? "10" : "5" }
+
+    /// The content and data text for one recipient language, shortened to
+    /// `characters` graphemes plus an ellipsis when given.
+    func content(language: String, shortenedTo characters: Int?) -> (content: String, dataText: String) {
+        let full = text.content(language: language)
+        guard let characters else { return (full, text.plainText) }
+        let shortened = String(full.prefix(characters)) + "…"
+        return (shortened, text.plainText.isEmpty ? text.plainText : shortened)
+    }
+
+    func dataEntries(dataText: String) -> DataEntries {
+        DataEntries(event: event, text: text, app: app, avatarURL: avatarURL, shownText: dataText)
+    }
+
+    /// Builds a template, shortening the content at a grapheme boundary until
+    /// `size` of the template is within `limit`. Throws when even an empty
+    /// content does not fit (the title or the extra data are too large).
+    func fitted<Template>(language: String, limit: Int, build: (String, String) -> Template,
+                          size: (Template) -> Int) throws(EventError) -> Template {
+        let full = content(language: language, shortenedTo: nil)
+        let template = build(full.content, full.dataText)
+        if size(template) <= limit { return template }
+        var low = 0
+        var high = full.content.count - 1
+        var best: Template?
+        while low <= high {
+            let middle = (low + high) / 2
+            let candidate = content(language: language, shortenedTo: middle)
+            let built = build(candidate.content, candidate.dataText)
+            if size(built) <= limit {
+                best = built
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
+        }
+        guard let best else {
+            let field = event.data.isEmpty ? "conversation.title" : "data"
+            throw EventError(.invalidEvent, field: field,
+                             "the notification cannot fit the \(limit)-byte payload limit even with the text removed; shorten \(field)")
+        }
+        return best
+    }
+}
