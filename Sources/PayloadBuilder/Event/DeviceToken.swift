@@ -36,11 +36,11 @@ public enum DeviceToken {
     }
 }
 
-/// The checks an avatar URL must pass before it is even considered.
-public enum AvatarURL {
+/// The syntax check for URLs the gateway accepts (avatars, provider origins).
+public enum HTTPURL {
     /// True for `http://host…` and `https://host…` with a non-empty host and no
     /// whitespace or control characters.
-    public static func isAbsoluteHTTP(_ url: String) -> Bool {
+    public static func isAbsolute(_ url: String) -> Bool {
         let lower = url.lowercased()
         let rest: Substring
         if lower.hasPrefix("https://") {

@@ -72,7 +72,7 @@ public struct EventDecoder: Sendable {
         let id = try object.requiredString("id", maxBytes: config.limits.maximumIDBytes)
         let displayName = try object.requiredString("display_name", maxBytes: 1024)
         let avatar = try object.optionalString("avatar_url", nonEmpty: false, maxBytes: config.limits.maximumURLBytes)
-        if let avatar, !avatar.isEmpty, !AvatarURL.isAbsoluteHTTP(avatar) {
+        if let avatar, !avatar.isEmpty, !HTTPURL.isAbsolute(avatar) {
             throw EventError(.invalidEvent, at: object.path.appending("avatar_url"),
                              "must be an absolute http or https URL")
         }

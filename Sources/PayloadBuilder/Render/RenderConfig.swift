@@ -119,3 +119,15 @@ extension RenderConfig {
         return url
     }
 }
+
+extension RenderConfig {
+    /// The configuration used when none is given: one app, `demo`, with an
+    /// APNs topic and an FCM project, production origins, default data keys.
+    /// The pure `pushgw render` and the golden fixtures without a config use it.
+    public static func demo() -> RenderConfig {
+        let app = AppProfile(name: "demo", apns: APNsTarget(topic: "com.example.pushgw"),
+                             fcm: FCMTarget(projectID: "pushgw-demo"))
+        // One app with a unique name: the initializer cannot throw here.
+        return try! RenderConfig(apps: [app])
+    }
+}

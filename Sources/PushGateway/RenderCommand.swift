@@ -1,0 +1,72 @@
+import Foundation
+import PayloadBuilder
+
+/// `pushgw render EVENT.json`: decode, validate and render one event with no
+/// network, printing the `/v1/render` answer (or the JSON error).
+enum RenderCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        var eventPath: String?
+        var configPath: String?
+        var now = Int64(Date().timeIntervalSince1970)
+        var pretty = true
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--config", "--now":
+                guard index + 1 < arguments.count else { return usageError("\(argument) needs a value") }
+                index += 1
+                if argument == "--config" {
+                    configPath = arguments[index]
+                } else {
+                    guard let seconds = Int64(arguments[index]), seconds >= 0 else {
+                        return usageError("--now takes epoch seconds, e.g. 1767225600")
+                    }
+                    now = seconds
+                }
+            case "--compact":
+                pretty = false
+            default:
+                guard eventPath == nil, !argument.hasPrefix("--") || argument == "-" else {
+                    return usageError("unexpected argument \"\(argument)\"")
+                }
+                eventPath = argument
+            }
+            index += 1
+        }
+        guard let eventPath else { return usageError("name the event file (or - for standard input)") }
+
+        let config: RenderConfig
+        do {
+            config = try configPath.map { path throws(ConfigError) in
+                guard let bytes = readFile(path) else { throw ConfigError(setting: "--config", "cannot read \(path)") }
+                return try RenderConfig(json: bytes)
+            } ?? RenderConfig.demo()
+        } catch {
+            return usageError(error.description)
+        }
+        guard let body = readFile(eventPath) else { return usageError("cannot read \(eventPath)") }
+
+        do {
+            let (event, app) = try EventDecoder(config: config).decode(body)
+            let rendered = try EventRenderer(config: config)
+                .render(event, app: app, avatar: AvatarState(unresolvedURL: event.sender.avatarURL), now: now)
+            FileHandle.standardOutput.write(Data(RenderReport.json(rendered, pretty: pretty)))
+            if !pretty { FileHandle.standardOutput.write(Data([0x0A])) }
+            return 0
+        } catch {
+            FileHandle.standardOutput.write(Data(error.jsonBody + [0x0A]))
+            return 1
+        }
+    }
+
+    private static func readFile(_ path: String) -> [UInt8]? {
+        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        return FileManager.default.contents(atPath: path).map(Array.init)
+    }
+
+    private static func usageError(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("pushgw render: \(message)\n".utf8))
+        return 2
+    }
+}
