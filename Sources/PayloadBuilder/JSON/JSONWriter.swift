@@ -46,7 +46,7 @@ public struct JSONWriter: Sendable {
 
     public mutating func double(_ value: Double) {
         separate()
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+        if value.isFinite, value.magnitude < 1e15, value == Double(Int64(value)) {
             JSONWriter.appendDecimal(Int64(value), to: &bytes)
         } else {
             bytes.append(contentsOf: "\(value)".utf8)

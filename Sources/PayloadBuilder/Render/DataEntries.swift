@@ -27,11 +27,6 @@ struct DataEntries {
         self.entries = entries
     }
 
-    /// Key and value bytes, the way FCM counts its 4096-byte limit.
-    var countedBytes: Int {
-        entries.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-    }
-
     /// The entries as JSON members separated by commas, without braces.
     func appendMembers(to out: inout [UInt8]) {
         for (index, entry) in entries.enumerated() {

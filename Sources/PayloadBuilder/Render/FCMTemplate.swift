@@ -6,9 +6,15 @@
 struct FCMTemplate {
     private var afterToken: [UInt8] = []
     private var tail: [UInt8] = []
-    /// What FCM and the APNs leg count against 4096 bytes: data keys and
-    /// values, title and body, and the `apns.payload` (with the badge reserve).
+    /// A conservative size of what FCM delivers to an iOS device: the JSON of
+    /// `notification` (which becomes `aps.alert`), of `data` (which becomes
+    /// top-level keys), of `apns.payload` with the badge reserve, plus room
+    /// for the keys FCM adds itself (`gcm.message_id`, `google.c.*`). Kept
+    /// within 4096 bytes, it also bounds the Android data + notification size.
     private(set) var countedBytes = 0
+
+    /// Room for the keys FCM adds to the APNs payload it builds.
+    static let fcmAddedKeysReserve = 128
 
     init(plan: RenderPlan, content: String, dataText: String) {
         let event = plan.event
@@ -16,13 +22,21 @@ struct FCMTemplate {
         let data = plan.dataEntries(dataText: dataText)
 
         afterToken.reserveCapacity(1024)
-        afterToken.appendLiteral(",\"notification\":{")
+        afterToken.appendLiteral(",\"notification\":")
+        let notificationStart = afterToken.count
+        afterToken.append(UInt8(ascii: "{"))
         afterToken.appendMember("title", plan.text.title)
         afterToken.append(UInt8(ascii: ","))
         afterToken.appendMember("body", body)
-        afterToken.appendLiteral("},\"data\":{")
+        afterToken.append(UInt8(ascii: "}"))
+        let notificationBytes = afterToken.count - notificationStart
+        afterToken.appendLiteral(",\"data\":")
+        let dataStart = afterToken.count
+        afterToken.append(UInt8(ascii: "{"))
         data.appendMembers(to: &afterToken)
-        afterToken.appendLiteral("},\"android\":{")
+        afterToken.append(UInt8(ascii: "}"))
+        let dataBytes = afterToken.count - dataStart
+        afterToken.appendLiteral(",\"android\":{")
         afterToken.appendMember("collapse_key", event.conversation.id)
         afterToken.append(UInt8(ascii: ","))
         afterToken.appendMember("priority", event.notification.priority.rawValue)
@@ -49,7 +63,7 @@ struct FCMTemplate {
         tail.appendLiteral("}}}}")
         // `{` + aps… + badge + `},notifee` + `}`
         let payloadBytes = 1 + apsBytes + RenderPlan.badgeReserve + (tail.count - 3)
-        countedBytes = data.countedBytes + plan.text.title.utf8.count + body.utf8.count + payloadBytes
+        countedBytes = notificationBytes + dataBytes + payloadBytes + FCMTemplate.fcmAddedKeysReserve
     }
 
     /// The complete body for one device.

@@ -29,11 +29,6 @@ public struct NotificationText: Sendable, Equatable {
         return plainText
     }
 
-    /// True when the content is the message's own text (and so may be shortened).
-    public var contentIsMessageText: Bool {
-        !plainText.isEmpty || Placeholders.text(for: kind, language: "en") == nil
-    }
-
     /// The notification body for a given content.
     public func body(content: String) -> String {
         guard isGroup else { return content }
