@@ -15,45 +15,64 @@ public struct SHA256: Sendable {
 
     /// The 32-byte digest of `bytes`.
     public static func digest<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
         var message = Array(bytes)
         let bitLength = UInt64(message.count) * 8
         message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
+        let paddedCount = (message.count + 8 + 63) / 64 * 64
+        message.append(contentsOf: repeatElement(0, count: paddedCount - 8 - message.count))
         for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
 
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: message.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                schedule[index] = UInt32(message[offset]) << 24 | UInt32(message[offset + 1]) << 16
-                    | UInt32(message[offset + 2]) << 8 | UInt32(message[offset + 3])
+        var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
+            (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
+        message.withUnsafeBufferPointer { input in
+            roundConstants.withUnsafeBufferPointer { constants in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                    for blockStart in stride(from: 0, to: input.count, by: 64) {
+                        compress(block: UnsafeBufferPointer(rebasing: input[blockStart..<blockStart + 64]),
+                                 state: &state, schedule: schedule, constants: constants)
+                    }
+                }
             }
-            for index in 16..<64 {
-                let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
-                let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
-                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-            for index in 0..<64 {
-                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
-                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sum0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-            }
-            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-            state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
         }
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
-        for word in state {
+        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
             digest.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
                                        UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
         }
         return digest
+    }
+
+    private static func compress(
+        block: UnsafeBufferPointer<UInt8>,
+        state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        schedule: UnsafeMutableBufferPointer<UInt32>,
+        constants: UnsafeBufferPointer<UInt32>
+    ) {
+        for index in 0..<16 {
+            let offset = index * 4
+            schedule[index] = UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16
+                | UInt32(block[offset + 2]) << 8 | UInt32(block[offset + 3])
+        }
+        for index in 16..<64 {
+            let w15 = schedule[index - 15]
+            let w2 = schedule[index - 2]
+            let s0 = rotate(w15, 7) ^ rotate(w15, 18) ^ (w15 >> 3)
+            let s1 = rotate(w2, 17) ^ rotate(w2, 19) ^ (w2 >> 10)
+            schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = state
+        for index in 0..<64 {
+            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
+            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let temp2 = sum0 &+ majority
+            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+        }
+        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
+                 state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
     }
 
     /// The digest as 64 lowercase hex digits.

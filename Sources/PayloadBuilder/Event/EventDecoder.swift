@@ -25,18 +25,15 @@ public struct EventDecoder: Sendable {
 
     /// Validates an already-parsed document.
     public func decode(_ document: JSONValue) throws(EventError) -> (event: Event, app: AppProfile) {
-        let root = try ObjectReader(document, at: JSONPath(), allowed: [
-            "event_id", "app", "conversation", "message", "sender", "recipients", "notification", "data",
-        ])
+        let root = try ObjectReader(document, at: JSONPath(), allowed: Keys.event)
         let appName = try root.optionalString("app", nonEmpty: true)
         let app = try config.app(named: appName)
-        let conversation = try decodeConversation(root.requiredObject("conversation", allowed: ["id", "title"]))
-        let message = try decodeMessage(root.requiredObject("message", allowed: ["id", "text", "kind", "rich_text"]))
-        let sender = try decodeSender(root.requiredObject("sender", allowed: ["id", "display_name", "avatar_url"]))
+        let conversation = try decodeConversation(root.requiredObject("conversation", allowed: Keys.conversation))
+        let message = try decodeMessage(root.requiredObject("message", allowed: Keys.message))
+        let sender = try decodeSender(root.requiredObject("sender", allowed: Keys.sender))
         let eventID = try root.optionalString("event_id", nonEmpty: true, maxBytes: config.limits.maximumIDBytes)
             ?? "\(conversation.id):\(message.id)"
-        let notification = try decodeNotification(root.optionalObject("notification",
-                                                                       allowed: ["title", "sound", "ttl_seconds", "priority"]))
+        let notification = try decodeNotification(root.optionalObject("notification", allowed: Keys.notification))
         let data = try decodeData(root.optionalValue("data"), at: root.path.appending("data"), app: app)
         let recipients = try decodeRecipients(root.requiredValue("recipients"), at: root.path.appending("recipients"), app: app)
         let event = Event(eventID: eventID, app: appName, conversation: conversation, message: message, sender: sender,
@@ -141,8 +138,7 @@ public struct EventDecoder: Sendable {
         recipients.reserveCapacity(items.count)
         var seenTokens: [String: Int] = [:]
         for (index, item) in items.enumerated() {
-            let object = try ObjectReader(item, at: path.appending(index: index),
-                                          allowed: ["platform", "token", "badge", "locale", "user_id"])
+            let object = try ObjectReader(item, at: path.appending(index: index), allowed: Keys.recipient)
             let platformName = try object.requiredString("platform")
             guard let platform = Platform(rawValue: platformName) else {
                 throw EventError(.invalidEvent, at: object.path.appending("platform"), "must be \"fcm\" or \"apns\"")
@@ -173,5 +169,15 @@ public struct EventDecoder: Sendable {
             recipients.append(Recipient(platform: platform, token: token, badge: badge, locale: locale, userID: userID))
         }
         return recipients
+    }
+
+    /// The members each object of the event may have.
+    private enum Keys {
+        static let event: [String] = ["event_id", "app", "conversation", "message", "sender", "recipients", "notification", "data"]
+        static let conversation: [String] = ["id", "title"]
+        static let message: [String] = ["id", "text", "kind", "rich_text"]
+        static let sender: [String] = ["id", "display_name", "avatar_url"]
+        static let notification: [String] = ["title", "sound", "ttl_seconds", "priority"]
+        static let recipient: [String] = ["platform", "token", "badge", "locale", "user_id"]
     }
 }

@@ -1,11 +1,11 @@
 /// Reads the members of one JSON object with type checks whose errors name
 /// the member's full path (`recipients[2].badge`). Refuses members that are
-/// not in `allowed`.
+/// not in `allowed` (a short list: a linear scan beats hashing here).
 struct ObjectReader {
     let members: [(key: String, value: JSONValue)]
     let path: JSONPath
 
-    init(_ value: JSONValue, at path: JSONPath, allowed: Set<String>) throws(EventError) {
+    init(_ value: JSONValue, at path: JSONPath, allowed: [String]) throws(EventError) {
         guard case let .object(members) = value else {
             throw EventError(.invalidEvent, at: path, "must be an object, not \(value.typeName)")
         }
@@ -32,11 +32,11 @@ struct ObjectReader {
         return value
     }
 
-    func requiredObject(_ key: String, allowed: Set<String>) throws(EventError) -> ObjectReader {
+    func requiredObject(_ key: String, allowed: [String]) throws(EventError) -> ObjectReader {
         try ObjectReader(requiredValue(key), at: path.appending(key), allowed: allowed)
     }
 
-    func optionalObject(_ key: String, allowed: Set<String>) throws(EventError) -> ObjectReader? {
+    func optionalObject(_ key: String, allowed: [String]) throws(EventError) -> ObjectReader? {
         guard let value = optionalValue(key), value != .null else { return nil }
         return try ObjectReader(value, at: path.appending(key), allowed: allowed)
     }

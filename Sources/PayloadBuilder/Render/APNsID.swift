@@ -2,22 +2,52 @@
 /// token: 32 lowercase hex digits as 8-4-4-4-12, shaped like a version-4 UUID.
 ///
 /// Deriving rather than drawing it makes a re-sent notification carry the
-/// same id (logs and Apple's console line up) and keeps rendering pure.
-public enum APNsID {
-    public static func derive(eventID: String, token: String) -> String {
-        var input = Array(eventID.utf8)
-        input.append(0)
-        input.append(contentsOf: token.utf8)
-        var bytes = Array(SHA256.digest(input).prefix(16))
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = Array(Hex.lowercase(bytes).utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (index, digit) in hex.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { out.append(UInt8(ascii: "-")) }
-            out.append(digit)
+/// same id (logs and Apple's console line up) and keeps rendering pure. The
+/// first half comes from SHA-256 of the event id (once per event), the second
+/// from a 64-bit FNV-1a of the token (per device): distinct per event and per
+/// device, and cheap enough for the per-device path. Not a secret, not a MAC.
+public struct APNsID: Sendable {
+    private let eventHalf: UInt64
+
+    /// Prepares the per-event half.
+    public init(eventID: String) {
+        let digest = SHA256.digest(eventID.utf8)
+        eventHalf = digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The id for one device of the event.
+    public func id(token: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in token.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
-        return String(decoding: out, as: UTF8.self)
+        // Version 4 in the high nibble of byte 6, variant 10 in byte 8.
+        let high = eventHalf & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
+        let low = hash & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            func put(_ value: UInt64, nibbles: Int) {
+                for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
+                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+                    buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                    position += 1
+                }
+            }
+            func dash() {
+                buffer[position] = UInt8(ascii: "-")
+                position += 1
+            }
+            put(high >> 32, nibbles: 8); dash()
+            put(high >> 16, nibbles: 4); dash()
+            put(high, nibbles: 4); dash()
+            put(low >> 48, nibbles: 4); dash()
+            put(low, nibbles: 12)
+            return position
+        }
+    }
+
+    /// The id for one notification (event and device) in one call.
+    public static func derive(eventID: String, token: String) -> String {
+        APNsID(eventID: eventID).id(token: token)
     }
 }

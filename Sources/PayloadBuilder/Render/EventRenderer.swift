@@ -23,6 +23,7 @@ public struct EventRenderer: Sendable {
         requests.reserveCapacity(event.recipients.count)
         var skipped: [SkippedRecipient] = []
         let senderIsSelf = config.selfSenderIDs.contains(event.sender.id)
+        let apnsIDs = APNsID(eventID: event.eventID)
 
         for (index, recipient) in event.recipients.enumerated() {
             if senderIsSelf || recipient.userID == event.sender.id {
@@ -67,7 +68,7 @@ public struct EventRenderer: Sendable {
                         ProviderRequest.Header("apns-push-type", "alert"),
                         ProviderRequest.Header("apns-priority", plan.apnsPriority),
                         ProviderRequest.Header("apns-expiration", plan.expiration),
-                        ProviderRequest.Header("apns-id", APNsID.derive(eventID: event.eventID, token: recipient.token)),
+                        ProviderRequest.Header("apns-id", apnsIDs.id(token: recipient.token)),
                         ProviderRequest.Header("apns-collapse-id", plan.collapseID),
                     ],
                     body: template.payload(badge: recipient.badge)))
