@@ -14,8 +14,10 @@ let package = Package(
     products: [
         .library(name: "PayloadBuilder", targets: ["PayloadBuilder"]),
         .library(name: "APNsHTTP2", targets: ["APNsHTTP2"]),
+        .library(name: "APNsSimulator", targets: ["APNsSimulator"]),
         .executable(name: "pushgw", targets: ["PushGateway"]),
         .executable(name: "pushgw-bench", targets: ["PushGWBench"]),
+        .executable(name: "apns-simulator", targets: ["APNsSimulatorTool"]),
     ],
     targets: [
         // System libraries from Debian, one target per library.
@@ -34,8 +36,17 @@ let package = Package(
             dependencies: ["PayloadBuilder", "APNsHTTP2", "CCurl", "CCurlShims", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
+        // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
+        // tests and as `apns-simulator` for the demo and benchmarks.
+        .target(name: "APNsSimulator", dependencies: ["COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
+        .executableTarget(name: "APNsSimulatorTool", dependencies: ["APNsSimulator"], swiftSettings: swiftSettings),
+        .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder", "APNsHTTP2", "APNsSimulator"], swiftSettings: swiftSettings),
 
+        .testTarget(
+            name: "APNsHTTP2Tests",
+            dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL", "COpenSSLShims"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PayloadBuilderTests",
             dependencies: ["PayloadBuilder"],
