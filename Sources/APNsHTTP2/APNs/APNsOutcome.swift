@@ -1,0 +1,29 @@
+/// How APNs answered one notification. A rejection is a value (the token may
+/// be dead, the request may be wrong); a transport failure is a thrown
+/// `TransportError` instead.
+public enum APNsOutcome: Sendable, Equatable {
+    /// 200: APNs took the notification; `apnsID` is the id it logged it under.
+    case accepted(apnsID: String)
+    case rejected(APNsRejection)
+}
+
+/// A non-200 answer from APNs, classified.
+public struct APNsRejection: Sendable, Equatable {
+    public var status: Int
+    public var reason: APNsReason
+    /// For 410: when APNs learned the token was no longer valid (ms since epoch).
+    public var timestamp: Int64?
+    public var apnsID: String?
+    public var action: APNsAction
+
+    public init(status: Int, reason: APNsReason, timestamp: Int64? = nil, apnsID: String? = nil) {
+        self.status = status
+        self.reason = reason
+        self.timestamp = timestamp
+        self.apnsID = apnsID
+        action = reason.action(status: status)
+    }
+
+    /// True when the caller must delete the device token.
+    public var dropsToken: Bool { action == .dropToken }
+}

@@ -1,0 +1,97 @@
+/// An APNs error reason (`{"reason":"…"}`), as an open set: every reason
+/// Apple documents is a static member, and an unknown one is still a value.
+public struct APNsReason: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+
+    public static let badCollapseID = APNsReason("BadCollapseId")
+    public static let badDeviceToken = APNsReason("BadDeviceToken")
+    public static let badExpirationDate = APNsReason("BadExpirationDate")
+    public static let badMessageID = APNsReason("BadMessageId")
+    public static let badPriority = APNsReason("BadPriority")
+    public static let badTopic = APNsReason("BadTopic")
+    public static let deviceTokenNotForTopic = APNsReason("DeviceTokenNotForTopic")
+    public static let duplicateHeaders = APNsReason("DuplicateHeaders")
+    public static let idleTimeout = APNsReason("IdleTimeout")
+    public static let invalidPushType = APNsReason("InvalidPushType")
+    public static let missingDeviceToken = APNsReason("MissingDeviceToken")
+    public static let missingTopic = APNsReason("MissingTopic")
+    public static let payloadEmpty = APNsReason("PayloadEmpty")
+    public static let topicDisallowed = APNsReason("TopicDisallowed")
+    public static let badCertificate = APNsReason("BadCertificate")
+    public static let badCertificateEnvironment = APNsReason("BadCertificateEnvironment")
+    public static let expiredProviderToken = APNsReason("ExpiredProviderToken")
+    public static let forbidden = APNsReason("Forbidden")
+    public static let invalidProviderToken = APNsReason("InvalidProviderToken")
+    public static let missingProviderToken = APNsReason("MissingProviderToken")
+    public static let unrelatedKeyIDInToken = APNsReason("UnrelatedKeyIdInToken")
+    public static let badEnvironmentKeyIDInToken = APNsReason("BadEnvironmentKeyIdInToken")
+    public static let badPath = APNsReason("BadPath")
+    public static let methodNotAllowed = APNsReason("MethodNotAllowed")
+    public static let expiredToken = APNsReason("ExpiredToken")
+    public static let unregistered = APNsReason("Unregistered")
+    public static let payloadTooLarge = APNsReason("PayloadTooLarge")
+    public static let tooManyProviderTokenUpdates = APNsReason("TooManyProviderTokenUpdates")
+    public static let tooManyRequests = APNsReason("TooManyRequests")
+    public static let internalServerError = APNsReason("InternalServerError")
+    public static let serviceUnavailable = APNsReason("ServiceUnavailable")
+    public static let shutdown = APNsReason("Shutdown")
+}
+
+/// What the gateway should do about a rejection (PROTOCOLS.md A5).
+public enum APNsAction: Sendable, Equatable {
+    /// The token is dead: tell the caller to delete it. Never retry.
+    case dropToken
+    /// Try again later (after `after` when the server said so).
+    case retry(after: Duration?)
+    /// Mint a new provider token, then retry once.
+    case retryWithNewProviderToken
+    /// Retry on a new connection.
+    case retryOnNewConnection
+    /// Credentials or topic are wrong: alert an operator; retrying will not help.
+    case configurationError
+    /// The gateway built a bad request: a bug to fix; retrying will not help.
+    case gatewayBug
+    /// Final for this notification (e.g. payload too large, forbidden).
+    case doNotRetry
+
+    public var isRetryable: Bool {
+        switch self {
+        case .retry, .retryWithNewProviderToken, .retryOnNewConnection: return true
+        case .dropToken, .configurationError, .gatewayBug, .doNotRetry: return false
+        }
+    }
+}
+
+extension APNsReason {
+    /// The action for this reason at `status`, per Apple's table.
+    public func action(status: Int) -> APNsAction {
+        switch self {
+        case .badDeviceToken, .deviceTokenNotForTopic, .expiredToken, .unregistered: return .dropToken
+        case .expiredProviderToken: return .retryWithNewProviderToken
+        case .unrelatedKeyIDInToken, .idleTimeout: return .retryOnNewConnection
+        case .tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown:
+            return .retry(after: nil)
+        case .topicDisallowed, .badCertificate, .badCertificateEnvironment, .invalidProviderToken,
+             .missingProviderToken, .badEnvironmentKeyIDInToken:
+            return .configurationError
+        case .badCollapseID, .badExpirationDate, .badMessageID, .badPriority, .badTopic, .duplicateHeaders,
+             .invalidPushType, .missingDeviceToken, .missingTopic, .payloadEmpty, .badPath, .methodNotAllowed:
+            return .gatewayBug
+        case .forbidden, .payloadTooLarge: return .doNotRetry
+        default:
+            // Unknown reasons: decide by status.
+            switch status {
+            case 410: return .dropToken
+            case 429, 500...599: return .retry(after: nil)
+            case 403: return .configurationError
+            default: return .doNotRetry
+            }
+        }
+    }
+}

@@ -1,0 +1,504 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CNGHTTP2
+import Foundation
+import Synchronization
+
+/// One HTTP/2 client connection over TLS, driven by its own event-loop
+/// thread: requests are queued from any task, submitted as streams up to the
+/// peer's SETTINGS_MAX_CONCURRENT_STREAMS (re-read as it changes), and each
+/// `send` ends with exactly one result.
+///
+/// - GOAWAY: streams above the last stream id end with `refused`, requests
+///   not yet submitted with `notSent` (both safe to resend elsewhere); the
+///   rest finish normally, then the connection closes.
+/// - A dead connection (read error, unanswered PING) ends in-flight streams
+///   with `connectionLost`.
+/// - Back-pressure: more than `maximumQueued` waiting requests → `overloaded`.
+///
+/// `@unchecked Sendable`: the state shared with other threads is the `inbox`
+/// (a `Mutex`) and the atomics; everything else (socket, nghttp2 session,
+/// streams) is touched only by the loop thread, including from nghttp2's
+/// callbacks, which run inside that thread's calls into the session.
+public final class HTTP2Connection: @unchecked Sendable {
+    public let host: String
+    public let port: Int
+    let options: HTTP2ConnectionOptions
+    private let tls: TLSClientContext
+
+    private struct Inbox {
+        var queued: [PendingStream] = []
+        var wakePending = false
+        var closed = false
+        var closeReason = TransportError(.shutdown, "connection closed")
+        var shutdownRequested = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    /// A self-pipe: other threads write a byte to wake the loop's `poll`.
+    private let wakeReader: Int32
+    private let wakeWriter: Int32
+    private let load = Atomic<Int>(0)
+    private let accepting = Atomic<Bool>(true)
+    private let connectedFlag = Atomic<Bool>(false)
+    private let onClose: @Sendable (HTTP2Connection) -> Void
+
+    // Loop-thread state.
+    private var socket: TLSSocket?
+    private var session: OpaquePointer?
+    private var waiting: [PendingStream] = []
+    private var waitingHead = 0
+    private var inFlight: [Int32: PendingStream] = [:]
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var goawayLastStreamID: Int32?
+    private var fatal: TransportError?
+    private var lastFrameReceived = ContinuousClock.now
+    private var pingSentAt: ContinuousClock.Instant?
+    private var fixedHeaders: UnsafeMutableBufferPointer<nghttp2_nv>?
+    private var fixedHeaderStorage: [UnsafeMutableRawBufferPointer] = []
+
+    /// Creates the connection and starts its thread, which connects at once.
+    /// `onClose` runs on the loop thread when the connection stops taking requests.
+    public convenience init(host: String, port: Int, tls: TLSConfiguration, options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(),
+                onClose: @escaping @Sendable (HTTP2Connection) -> Void = { _ in }) throws(TransportError) {
+        try self.init(host: host, port: port, context: TLSClientContext(tls), options: options, onClose: onClose)
+    }
+
+    init(host: String, port: Int, context: TLSClientContext, options: HTTP2ConnectionOptions,
+         onClose: @escaping @Sendable (HTTP2Connection) -> Void) throws(TransportError) {
+        self.host = host
+        self.port = port
+        self.options = options
+        tls = context
+        self.onClose = onClose
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else {
+            throw TransportError(.protocolError, "pipe failed: \(String(cString: strerror(errno)))")
+        }
+        for end in pipeEnds {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        wakeReader = pipeEnds[0]
+        wakeWriter = pipeEnds[1]
+        let thread = Thread { [self] in run() }
+        thread.name = "pushgw-h2-\(host)"
+        thread.start()
+    }
+
+    deinit {
+        close(wakeReader)
+        close(wakeWriter)
+        if let fixedHeaders { fixedHeaders.deallocate() }
+        for storage in fixedHeaderStorage { storage.deallocate() }
+    }
+
+    /// Requests queued or in flight: the pool sends to the least loaded connection.
+    public var currentLoad: Int { load.load(ordering: .relaxed) }
+
+    /// True once the TLS handshake with the server completed.
+    public var didConnect: Bool { connectedFlag.load(ordering: .relaxed) }
+
+    /// False once the connection is draining (GOAWAY), dead or shut down.
+    public var isAcceptingRequests: Bool { accepting.load(ordering: .relaxed) }
+
+    /// Sends one request and waits for its response or failure.
+    public func send(_ request: HTTP2Request) async throws(TransportError) -> HTTP2Response {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTP2Response, TransportError>, Never>) in
+            let stream = PendingStream(request: request, continuation: continuation)
+            let refusal: TransportError? = inbox.withLock { state in
+                if state.closed { return TransportError(.notSent, "connection closed: \(state.closeReason.detail)") }
+                if load.load(ordering: .relaxed) >= options.maximumQueued + options.maximumConcurrentStreams {
+                    return TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)")
+                }
+                state.queued.append(stream)
+                load.add(1, ordering: .relaxed)
+                if !state.wakePending {
+                    state.wakePending = true
+                    return nil
+                }
+                return TransportError(.shutdown, "")  // marker: no wake needed
+            }
+            switch refusal {
+            case nil:
+                wake()
+            case let error? where error.kind == .shutdown && error.detail.isEmpty:
+                break
+            case let error?:
+                stream.finish(.failure(error))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Stops taking requests; in-flight streams finish (gracefully) or fail.
+    public func shutdown(graceful: Bool = true) {
+        inbox.withLock { state in
+            state.shutdownRequested = true
+            if !graceful { state.closeReason = TransportError(.shutdown, "connection shut down") }
+        }
+        accepting.store(false, ordering: .relaxed)
+        wake()
+    }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = write(wakeWriter, &one, 1)
+    }
+
+    // MARK: event loop
+
+    private func run() {
+        do throws(TransportError) {
+            socket = try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout)
+            connectedFlag.store(true, ordering: .relaxed)
+            try startSession()
+            try loop()
+        } catch {
+            fatal = fatal ?? error
+        }
+        tearDown(reason: fatal ?? TransportError(.shutdown, "connection closed"))
+    }
+
+    private func startSession() throws(TransportError) {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeaderCallback)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunkCallback)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamCloseCallback)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceivedCallback)
+        var session: OpaquePointer?
+        let status = nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        guard status == 0, let session else { throw TransportError(.protocolError, nghttp2Message("nghttp2_session_client_new", status)) }
+        self.session = session
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        buildFixedHeaders()
+    }
+
+    /// `:scheme` and `:authority`, shared by every stream of the connection.
+    private func buildFixedHeaders() {
+        let authority = port == 443 ? host : "\(host):\(port)"
+        let pairs = [(":scheme", "https"), (":authority", authority)]
+        let block = UnsafeMutableBufferPointer<nghttp2_nv>.allocate(capacity: pairs.count)
+        for (index, (name, value)) in pairs.enumerated() {
+            let bytes = Array(name.utf8) + Array(value.utf8)
+            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            storage.copyBytes(from: bytes)
+            fixedHeaderStorage.append(storage)
+            let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            block[index] = nghttp2_nv(name: base, value: base + name.utf8.count, namelen: name.utf8.count,
+                                      valuelen: value.utf8.count,
+                                      flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue))
+        }
+        fixedHeaders = block
+    }
+
+    private func loop() throws(TransportError) {
+        guard let socket else { return }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var wantsWriteReadiness = false
+        while true {
+            let shutdownRequested = drainInbox()
+            submitWaiting()
+            try flushOutput(&wantsWriteReadiness)
+            checkTimers()
+            try flushOutput(&wantsWriteReadiness)
+            if let fatal { throw fatal }
+            if goawayLastStreamID != nil || shutdownRequested {
+                accepting.store(false, ordering: .relaxed)
+                failWaiting(TransportError(.notSent, goawayLastStreamID != nil ? "server sent GOAWAY" : "connection shutting down"))
+                if inFlight.isEmpty { return }
+            }
+
+            var entries = [
+                pollfd(fd: socket.descriptor, events: Int16(POLLIN) | (wantsWriteReadiness || outputOffset < output.count ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
+            ]
+            if !socket.hasBufferedInput {
+                let result = poll(&entries, 2, 50)
+                if result < 0, errno != EINTR {
+                    throw TransportError(.connectionLost, "poll failed: \(String(cString: strerror(errno)))")
+                }
+            }
+            if entries[1].revents != 0 {
+                var drained = [UInt8](repeating: 0, count: 256)
+                while read(wakeReader, &drained, drained.count) > 0 {}
+            }
+            if socket.hasBufferedInput || entries[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness {
+                try readInput(socket, &buffer)
+            }
+        }
+    }
+
+    /// Moves newly queued requests to the loop's waiting list. Returns whether shutdown was asked.
+    private func drainInbox() -> Bool {
+        let (newStreams, shutdownRequested) = inbox.withLock { state in
+            state.wakePending = false
+            let streams = state.queued
+            state.queued.removeAll(keepingCapacity: true)
+            return (streams, state.shutdownRequested)
+        }
+        waiting.append(contentsOf: newStreams)
+        return shutdownRequested
+    }
+
+    private func submitWaiting() {
+        guard let session, let fixedHeaders, goawayLastStreamID == nil else { return }
+        let peerLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+        let limit = min(peerLimit, options.maximumConcurrentStreams)
+        while waitingHead < waiting.count, inFlight.count < limit {
+            let stream = waiting[waitingHead]
+            waitingHead += 1
+            if stream.finished { continue }
+            let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders))
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+                                                 read_callback: readBodyCallback)
+            let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
+            let streamID = stream.request.body.isEmpty
+                ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
+                : nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
+            if streamID < 0 {
+                complete(stream, .failure(TransportError(.notSent, nghttp2Message("nghttp2_submit_request", streamID))))
+                continue
+            }
+            stream.streamID = streamID
+            inFlight[streamID] = stream
+        }
+        if waitingHead > 1024, waitingHead * 2 > waiting.count {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+    }
+
+    private func failWaiting(_ error: TransportError) {
+        while waitingHead < waiting.count {
+            complete(waiting[waitingHead], .failure(error))
+            waitingHead += 1
+        }
+        waiting.removeAll()
+        waitingHead = 0
+    }
+
+    private func flushOutput(_ wantsWriteReadiness: inout Bool) throws(TransportError) {
+        guard let session, let socket else { return }
+        while true {
+            if outputOffset < output.count {
+                let result = output.withUnsafeBytes { bytes in
+                    socket.write(UnsafeRawBufferPointer(rebasing: bytes[outputOffset...]))
+                }
+                switch result {
+                case let .bytes(count):
+                    outputOffset += count
+                    continue
+                case .wouldBlock:
+                    wantsWriteReadiness = true
+                    return
+                case .closed:
+                    throw TransportError(.connectionLost, "server closed the connection")
+                case let .failed(message):
+                    throw TransportError(.connectionLost, message)
+                }
+            }
+            output.removeAll(keepingCapacity: true)
+            outputOffset = 0
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 { throw TransportError(.protocolError, nghttp2Message("nghttp2_session_mem_send", Int32(count))) }
+            if count == 0 {
+                wantsWriteReadiness = false
+                return
+            }
+            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+        }
+    }
+
+    private func readInput(_ socket: TLSSocket, _ buffer: inout [UInt8]) throws(TransportError) {
+        guard let session else { return }
+        while true {
+            let result = buffer.withUnsafeMutableBytes { socket.read(into: $0) }
+            switch result {
+            case let .bytes(count):
+                lastFrameReceived = ContinuousClock.now
+                let consumed = buffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
+                if consumed < 0 {
+                    throw TransportError(.protocolError, nghttp2Message("nghttp2_session_mem_recv", Int32(consumed)))
+                }
+                // Streams closed while reading free slots: submit more before polling again.
+                submitWaiting()
+            case .wouldBlock:
+                return
+            case .closed:
+                throw TransportError(.connectionLost, "server closed the connection")
+            case let .failed(message):
+                throw TransportError(.connectionLost, message)
+            }
+        }
+    }
+
+    private func checkTimers() {
+        guard let session else { return }
+        let now = ContinuousClock.now
+        for (streamID, stream) in inFlight where stream.deadline <= now {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
+            stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.request.timeout)")))
+        }
+        while waitingHead < waiting.count, waiting[waitingHead].deadline <= now {
+            complete(waiting[waitingHead], .failure(TransportError(.timeout, "no stream slot on \(host) within the timeout")))
+            waitingHead += 1
+        }
+        if let pingSentAt {
+            if now - pingSentAt > options.pingTimeout {
+                fatal = TransportError(.connectionLost, "PING to \(host) unanswered for \(options.pingTimeout)")
+            }
+        } else if now - lastFrameReceived > options.idlePingInterval {
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            pingSentAt = now
+        }
+    }
+
+    /// Finishes a stream and releases its load slot.
+    private func complete(_ stream: PendingStream, _ result: Result<HTTP2Response, TransportError>) {
+        if !stream.finished { stream.finish(result) }
+        load.subtract(1, ordering: .relaxed)
+    }
+
+    private func tearDown(reason: TransportError) {
+        accepting.store(false, ordering: .relaxed)
+        let queued = inbox.withLock { state in
+            state.closed = true
+            state.closeReason = reason
+            let queued = state.queued
+            state.queued.removeAll()
+            return queued
+        }
+        let notSent = TransportError(.notSent, "connection to \(host) ended before sending: \(reason.detail)")
+        waiting.append(contentsOf: queued)
+        failWaiting(notSent)
+        let lost = reason.kind == .connectionLost || reason.kind == .protocolError
+            ? reason : TransportError(.connectionLost, reason.detail)
+        for stream in inFlight.values { complete(stream, .failure(lost)) }
+        inFlight.removeAll()
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        socket = nil
+        onClose(self)
+    }
+
+    // MARK: nghttp2 callbacks (on the loop thread)
+
+    fileprivate func stream(_ streamID: Int32) -> PendingStream? {
+        inFlight[streamID]
+    }
+
+    fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let stream = inFlight[streamID] else { return }
+        if name.elementsEqual(":status".utf8) {
+            stream.status = Int(String(decoding: value, as: UTF8.self))
+        } else {
+            stream.responseHeaders.append(HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    fileprivate func data(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
+        guard let stream = inFlight[streamID] else { return }
+        let room = options.maximumResponseBody - stream.responseBody.count
+        if room > 0 { stream.responseBody.append(contentsOf: chunk.prefix(room)) }
+    }
+
+    fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
+        guard let stream = inFlight.removeValue(forKey: streamID) else { return }
+        if errorCode == NGHTTP2_NO_ERROR.rawValue || stream.status != nil && errorCode == NGHTTP2_CANCEL.rawValue && stream.finished {
+            if stream.status != nil {
+                complete(stream, .success(HTTP2Response(status: stream.status!, headers: stream.responseHeaders, body: stream.responseBody)))
+                return
+            }
+        }
+        if errorCode == NGHTTP2_REFUSED_STREAM.rawValue && stream.status == nil {
+            complete(stream, .failure(TransportError(.refused, "stream \(streamID) refused by \(host) (not processed)")))
+        } else if stream.status != nil && errorCode == NGHTTP2_NO_ERROR.rawValue {
+            complete(stream, .success(HTTP2Response(status: stream.status!, headers: stream.responseHeaders, body: stream.responseBody)))
+        } else {
+            let name = String(cString: nghttp2_http2_strerror(errorCode))
+            complete(stream, .failure(TransportError(.connectionLost, "stream \(streamID) reset by \(host): \(name)")))
+        }
+    }
+
+    fileprivate func frameReceived(type: UInt8, goawayLastStreamID lastStreamID: Int32?, goawayDebug: String?, pingAck: Bool) {
+        if let lastStreamID {
+            goawayLastStreamID = lastStreamID
+            accepting.store(false, ordering: .relaxed)
+            inbox.withLock { state in
+                state.closeReason = TransportError(.refused, "GOAWAY from \(host)\(goawayDebug.map { ": \($0)" } ?? "")")
+            }
+        }
+        if pingAck { pingSentAt = nil }
+    }
+
+    fileprivate func bodyChunk(_ stream: PendingStream, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (Int, Bool) {
+        let remaining = stream.request.body.count - stream.bodyOffset
+        let count = min(remaining, capacity)
+        stream.request.body.withUnsafeBufferPointer { body in
+            buffer.update(from: body.baseAddress! + stream.bodyOffset, count: count)
+        }
+        stream.bodyOffset += count
+        return (count, stream.bodyOffset == stream.request.body.count)
+    }
+}
+
+private func nghttp2Message(_ call: String, _ code: Int32) -> String {
+    "\(call) failed: \(String(cString: nghttp2_strerror(code)))"
+}
+
+private func connection(_ userData: UnsafeMutableRawPointer?) -> HTTP2Connection {
+    Unmanaged<HTTP2Connection>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private let onHeaderCallback: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let name, let value else { return 0 }
+    connection(userData).header(streamID: frame.pointee.hd.stream_id,
+                                name: UnsafeBufferPointer(start: name, count: nameLength),
+                                value: UnsafeBufferPointer(start: value, count: valueLength))
+    return 0
+}
+
+private let onDataChunkCallback: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+    guard let data else { return 0 }
+    connection(userData).data(streamID: streamID, chunk: UnsafeBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let onStreamCloseCallback: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+    connection(userData).streamClosed(streamID: streamID, errorCode: errorCode)
+    return 0
+}
+
+private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let type = frame.pointee.hd.type
+    if type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+        let goaway = frame.pointee.goaway
+        var debug: String?
+        if let opaque = goaway.opaque_data, goaway.opaque_data_len > 0 {
+            debug = String(decoding: UnsafeBufferPointer(start: opaque, count: min(goaway.opaque_data_len, 512)), as: UTF8.self)
+        }
+        connection(userData).frameReceived(type: type, goawayLastStreamID: goaway.last_stream_id, goawayDebug: debug, pingAck: false)
+    } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
+        connection(userData).frameReceived(type: type, goawayLastStreamID: nil, goawayDebug: nil, pingAck: true)
+    }
+    return 0
+}
+
+private let readBodyCallback: nghttp2_data_source_read_callback = { _, _, buffer, length, flags, source, userData in
+    guard let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr).takeUnretainedValue()
+    let (count, done) = connection(userData).bodyChunk(stream, into: buffer, capacity: length)
+    if done { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
+    return count
+}

@@ -1,0 +1,18 @@
+/// Tunables of one HTTP/2 client connection. Defaults suit APNs and FCM.
+public struct HTTP2ConnectionOptions: Sendable {
+    /// DNS + TCP + TLS handshake budget.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Most requests waiting for a stream slot; beyond it `send` fails with
+    /// `overloaded` (retryable) instead of growing memory.
+    public var maximumQueued = 8192
+    /// Our own cap on concurrent streams, below the peer's SETTINGS value.
+    public var maximumConcurrentStreams = 1000
+    /// Send a PING after this long without any frame from the server.
+    public var idlePingInterval: Duration = .seconds(60)
+    /// A PING unanswered this long means the connection is dead.
+    public var pingTimeout: Duration = .seconds(10)
+    /// Larger response bodies are cut here (provider errors are small).
+    public var maximumResponseBody = 64 * 1024
+
+    public init() {}
+}
