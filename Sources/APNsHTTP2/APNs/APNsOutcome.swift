@@ -14,6 +14,7 @@ public struct APNsRejection: Sendable, Equatable {
     /// For 410: when APNs learned the token was no longer valid (ms since epoch).
     public var timestamp: Int64?
     public var apnsID: String?
+    /// What to do about it; the client may narrow it (e.g. a token source's verdict).
     public var action: APNsAction
 
     public init(status: Int, reason: APNsReason, timestamp: Int64? = nil, apnsID: String? = nil) {

@@ -30,6 +30,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let overloaded = Kind("overloaded")
         /// The client was shut down.
         public static let shutdown = Kind("shutdown")
+        /// The request's credentials could not be made (e.g. signing failed).
+        public static let credentials = Kind("credentials")
         /// A protocol or library error (nghttp2, OpenSSL).
         public static let protocolError = Kind("protocol_error")
     }
@@ -44,12 +46,12 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// True when the server certainly did not process the request.
     public var wasNotProcessed: Bool {
-        [.connectFailed, .noHTTP2, .certificateRejected, .refused, .notSent, .overloaded].contains(kind)
+        [.connectFailed, .noHTTP2, .certificateRejected, .refused, .notSent, .overloaded, .credentials].contains(kind)
     }
 
     /// True when trying again later may succeed (configuration errors are not).
     public var isRetryable: Bool {
-        ![.noHTTP2, .certificateRejected, .shutdown, .protocolError].contains(kind)
+        ![.noHTTP2, .certificateRejected, .shutdown, .protocolError, .credentials].contains(kind)
     }
 
     public var description: String { "\(kind): \(detail)" }

@@ -1,0 +1,98 @@
+import PayloadBuilder
+
+/// Sends notifications rendered by PayloadBuilder to APNs over a pool of
+/// long-lived HTTP/2 connections, with ES256 provider-token authentication.
+///
+/// Returns a typed outcome per notification: `accepted` or `rejected` with
+/// the reason classified (drop the token, retry, configuration error). A
+/// transport failure is thrown as `TransportError` (retryable where it says).
+/// On `ExpiredProviderToken` the token source decides whether a new token is
+/// minted; if so the notification is sent once more with it.
+public final class APNsClient: Sendable {
+    public let origin: Origin
+    private let pool: HTTP2ConnectionPool
+    private let tokens: any ProviderTokenSource
+    private let requestTimeout: Duration
+    private let now: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - origin: `https://api.push.apple.com`, the sandbox, or a simulator.
+    ///   - now: the clock for provider tokens, in epoch seconds.
+    public init(origin: String, tls: TLSConfiguration = TLSConfiguration(), tokens: any ProviderTokenSource,
+                connections: Int = 1, requestTimeout: Duration = .seconds(10),
+                options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
+                now: @escaping @Sendable () -> Int64) throws(TransportError) {
+        self.origin = try Origin(url: origin)
+        pool = try HTTP2ConnectionPool(host: self.origin.host, port: self.origin.port, tls: tls,
+                                       connections: connections, options: options, backoff: backoff)
+        self.tokens = tokens
+        self.requestTimeout = requestTimeout
+        self.now = now
+    }
+
+    /// Open connections, for tests and metrics.
+    public var openConnections: Int { pool.openConnections }
+
+    /// Sends one rendered APNs request and classifies the answer.
+    public func send(_ request: ProviderRequest) async throws(TransportError) -> APNsOutcome {
+        let token = try providerToken()
+        let outcome = try await send(request, token: token)
+        guard case let .rejected(rejection) = outcome, rejection.isAboutTheProviderToken else { return outcome }
+        switch tokens.tokenWasRejected(token, reason: ProviderTokenRejectionReason(rejection.reason.rawValue), now: now()) {
+        case let .retryWithNewToken(newToken):
+            return try await send(request, token: newToken)
+        case .retryWithCurrentToken, .notATokenProblem:
+            return outcome
+        case .doNotRetry:
+            var final = rejection
+            final.action = .configurationError
+            return .rejected(final)
+        }
+    }
+
+    /// Closes the connections.
+    public func shutdown() {
+        pool.shutdown()
+    }
+
+    private func providerToken() throws(TransportError) -> String {
+        do {
+            return try tokens.token(now: now())
+        } catch {
+            throw TransportError(.credentials, "cannot make an APNs provider token: \(error)")
+        }
+    }
+
+    private func send(_ request: ProviderRequest, token: String) async throws(TransportError) -> APNsOutcome {
+        var headers = [HTTPHeader("authorization", "bearer \(token)")]
+        headers.reserveCapacity(request.headers.count + 1)
+        for header in request.headers { headers.append(HTTPHeader(header.name, header.value)) }
+        let response = try await pool.send(HTTP2Request(method: "POST", path: request.path, headers: headers,
+                                                         body: request.body, timeout: requestTimeout))
+        let apnsID = response.header("apns-id") ?? request.header("apns-id")
+        if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
+        return .rejected(APNsRejection(response: response, apnsID: apnsID))
+    }
+}
+
+extension APNsRejection {
+    /// Reads `{"reason": "...", "timestamp": ms}` from an APNs error response.
+    init(response: HTTP2Response, apnsID: String?) {
+        var reason = APNsReason("Status\(response.status)")
+        var timestamp: Int64?
+        if let document = try? JSONParser.parse(response.body) {
+            if case let .string(text)? = document["reason"] { reason = APNsReason(text) }
+            if case let .int(milliseconds)? = document["timestamp"] { timestamp = milliseconds }
+        }
+        self.init(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID)
+        if case .retry = action, let seconds = response.header("retry-after").flatMap(Int.init), seconds >= 0 {
+            action = .retry(after: .seconds(seconds))
+        }
+    }
+
+    /// True for the reasons that are about the provider token itself.
+    var isAboutTheProviderToken: Bool {
+        [.expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .missingProviderToken,
+         .badEnvironmentKeyIDInToken].contains(reason)
+    }
+}
