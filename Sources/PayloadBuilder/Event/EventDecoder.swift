@@ -12,12 +12,12 @@ public struct EventDecoder: Sendable {
 
     /// Decodes and validates `body`; also resolves the app the event is for.
     public func decode(_ body: [UInt8]) throws(EventError) -> (event: Event, app: AppProfile) {
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
-            throw EventError(.emptyBody, field: nil, "the request body is empty: send one event as a JSON object")
-        }
         if body.count > config.limits.maximumBodyBytes {
             throw EventError(.bodyTooLarge, field: nil,
                              "the body is \(body.count) bytes; at most \(config.limits.maximumBodyBytes) are accepted")
+        }
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            throw EventError(.emptyBody, field: nil, "the request body is empty: send one event as a JSON object")
         }
         let document = try JSONParser.parse(body)
         return try decode(document)
@@ -31,7 +31,7 @@ public struct EventDecoder: Sendable {
         let conversation = try decodeConversation(root.requiredObject("conversation", allowed: Keys.conversation))
         let message = try decodeMessage(root.requiredObject("message", allowed: Keys.message))
         let sender = try decodeSender(root.requiredObject("sender", allowed: Keys.sender))
-        let eventID = try root.optionalString("event_id", nonEmpty: true, maxBytes: config.limits.maximumIDBytes)
+        let eventID = try root.optionalIdentifier("event_id", maxBytes: config.limits.maximumIDBytes)
             ?? "\(conversation.id):\(message.id)"
         let notification = try decodeNotification(root.optionalObject("notification", allowed: Keys.notification))
         let data = try decodeData(root.optionalValue("data"), at: root.path.appending("data"), app: app)
@@ -44,13 +44,13 @@ public struct EventDecoder: Sendable {
     // MARK: parts
 
     private func decodeConversation(_ object: ObjectReader) throws(EventError) -> Conversation {
-        let id = try object.requiredString("id", maxBytes: config.limits.maximumIDBytes)
+        let id = try object.requiredIdentifier("id", maxBytes: config.limits.maximumIDBytes)
         let title = try object.optionalString("title", nonEmpty: false, maxBytes: 1024)
         return Conversation(id: id, title: title?.isEmpty == true ? nil : title)
     }
 
     private func decodeMessage(_ object: ObjectReader) throws(EventError) -> Message {
-        let id = try object.requiredString("id", maxBytes: config.limits.maximumIDBytes)
+        let id = try object.requiredIdentifier("id", maxBytes: config.limits.maximumIDBytes)
         let text = try object.optionalString("text", nonEmpty: false) ?? ""
         var kind = MessageKind.text
         if let kindName = try object.optionalString("kind", nonEmpty: true) {
@@ -66,7 +66,7 @@ public struct EventDecoder: Sendable {
     }
 
     private func decodeSender(_ object: ObjectReader) throws(EventError) -> Sender {
-        let id = try object.requiredString("id", maxBytes: config.limits.maximumIDBytes)
+        let id = try object.requiredIdentifier("id", maxBytes: config.limits.maximumIDBytes)
         let displayName = try object.requiredString("display_name", maxBytes: 1024)
         let avatar = try object.optionalString("avatar_url", nonEmpty: false, maxBytes: config.limits.maximumURLBytes)
         if let avatar, !avatar.isEmpty, !HTTPURL.isAbsolute(avatar) {
@@ -153,7 +153,9 @@ public struct EventDecoder: Sendable {
             if let problem = DeviceToken.problem(with: token, platform: platform) {
                 throw EventError(.invalidEvent, at: object.path.appending("token"), problem)
             }
-            if let first = seenTokens.updateValue(index, forKey: token) {
+            // APNs tokens are hex: the same device may be written in either case.
+            let identity = platform == .apns ? token.lowercased() : token
+            if let first = seenTokens.updateValue(index, forKey: identity) {
                 throw EventError(.invalidEvent, at: object.path.appending("token"),
                                  "the same token as recipients[\(first)]; name each device once")
             }
@@ -165,7 +167,7 @@ public struct EventDecoder: Sendable {
                 badge = Int(number)
             }
             let locale = try object.optionalString("locale", nonEmpty: true, maxBytes: 35)
-            let userID = try object.optionalString("user_id", nonEmpty: true, maxBytes: config.limits.maximumIDBytes)
+            let userID = try object.optionalIdentifier("user_id", maxBytes: config.limits.maximumIDBytes)
             recipients.append(Recipient(platform: platform, token: token, badge: badge, locale: locale, userID: userID))
         }
         return recipients

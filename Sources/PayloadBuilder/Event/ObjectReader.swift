@@ -87,4 +87,22 @@ struct ObjectReader {
         default: throw EventError(.invalidEvent, at: path.appending(key), "must be a number, not \(value.typeName)")
         }
     }
+
+    /// An id (of a conversation, message, user, event): a non-empty string
+    /// without control characters, since ids travel in HTTP headers
+    /// (`apns-collapse-id`) and collapse keys.
+    func requiredIdentifier(_ key: String, maxBytes: Int) throws(EventError) -> String {
+        guard let id = try optionalIdentifier(key, maxBytes: maxBytes) else {
+            throw EventError(.invalidEvent, at: path.appending(key), "is required")
+        }
+        return id
+    }
+
+    func optionalIdentifier(_ key: String, maxBytes: Int) throws(EventError) -> String? {
+        guard let id = try optionalString(key, nonEmpty: true, maxBytes: maxBytes) else { return nil }
+        if id.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw EventError(.invalidEvent, at: path.appending(key), "must not contain control characters")
+        }
+        return id
+    }
 }

@@ -2,7 +2,7 @@
 ///
 /// Stricter than Foundation where a gateway needs it: invalid UTF-8 and lone
 /// surrogate escapes are reported as `invalid_utf8` *with the field they are
-/// in*; a key written twice in one object is refused (two parsers reading one
+/// in*; a key written twice in one object (same code units, RFC 8259 §8.3) is refused (two parsers reading one
 /// body differently is how smuggling starts); nesting is capped. Errors are
 /// `EventError`s that name the field, ready to answer with.
 public struct JSONParser {
@@ -66,7 +66,7 @@ public struct JSONParser {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else { throw syntaxError("expected a string key") }
             let key = try parseString()
-            if members.contains(where: { $0.key == key }) {
+            if members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
                 throw EventError(.invalidJSON, at: JSONPath(path + [.key(key)]), "the key \"\(key)\" appears twice in one object")
             }
             skipWhitespace()

@@ -46,7 +46,10 @@ public struct JSONWriter: Sendable {
 
     public mutating func double(_ value: Double) {
         separate()
-        if value.isFinite, value.magnitude < 1e15, value == Double(Int64(value)) {
+        if !value.isFinite {
+            // JSON has no NaN or infinity.
+            bytes.append(contentsOf: "null".utf8)
+        } else if value.magnitude < 1e15, value == Double(Int64(value)) {
             JSONWriter.appendDecimal(Int64(value), to: &bytes)
         } else {
             bytes.append(contentsOf: "\(value)".utf8)

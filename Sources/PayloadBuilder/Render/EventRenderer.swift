@@ -34,7 +34,11 @@ public struct EventRenderer: Sendable {
             let language = languageMatters ? Locales.resolve(recipient.locale, defaultLocale: config.defaultLocale) : ""
             switch recipient.platform {
             case .fcm:
-                guard let fcm = app.fcm else { continue }
+                guard let fcm = app.fcm else {
+                    skipped.append(SkippedRecipient(recipientIndex: index, platform: .fcm, token: recipient.token,
+                                                    reason: "platform_not_configured"))
+                    continue
+                }
                 let template: FCMTemplate
                 if let cached = fcmTemplates[language] {
                     template = cached
@@ -50,7 +54,11 @@ public struct EventRenderer: Sendable {
                     headers: [ProviderRequest.Header("content-type", "application/json")],
                     body: template.body(token: recipient.token, badge: recipient.badge)))
             case .apns:
-                guard let apns = app.apns else { continue }
+                guard let apns = app.apns else {
+                    skipped.append(SkippedRecipient(recipientIndex: index, platform: .apns, token: recipient.token,
+                                                    reason: "platform_not_configured"))
+                    continue
+                }
                 let template: APNsTemplate
                 if let cached = apnsTemplates[language] {
                     template = cached

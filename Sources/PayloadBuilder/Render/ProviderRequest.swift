@@ -39,6 +39,8 @@ public struct SkippedRecipient: Sendable, Equatable {
     public var recipientIndex: Int
     public var platform: Platform
     public var token: String
-    /// `self`: the recipient is the sender, or the sender is a configured self-sender.
+    /// `self`: the recipient is the sender, or the sender is a configured
+    /// self-sender; `platform_not_configured`: the app has no credentials for
+    /// the platform (the decoder refuses such events; this covers hand-built ones).
     public var reason: String
 }

@@ -84,10 +84,23 @@ struct RenderPlan {
             }
         }
         guard let best else {
-            let field = event.data.isEmpty ? "conversation.title" : "data"
+            let field = largestFixedField
             throw EventError(.invalidEvent, field: field,
                              "the notification cannot fit the \(limit)-byte payload limit even with the text removed; shorten \(field)")
         }
         return best
+    }
+
+    /// The field that takes the most room besides the text: what to shorten
+    /// when an event cannot fit even with its text removed.
+    var largestFixedField: String {
+        var candidates: [(field: String, bytes: Int)] = [
+            ("sender.display_name", event.sender.displayName.utf8.count),
+            ("data", event.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }),
+        ]
+        if let title = event.conversation.title { candidates.append(("conversation.title", title.utf8.count)) }
+        if let title = event.notification.title { candidates.append(("notification.title", title.utf8.count)) }
+        if let url = avatarURL { candidates.append(("sender.avatar_url", url.utf8.count)) }
+        return candidates.max(by: { $0.bytes < $1.bytes })!.field
     }
 }

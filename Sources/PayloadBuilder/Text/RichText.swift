@@ -1,24 +1,54 @@
 /// Turns the HTML-like markup of a rich-text message into the plain text a
 /// notification shows: tags stripped, entities decoded, whitespace collapsed.
+///
+/// A `<` starts a tag only when a letter, `/` or `!` follows and a `>` closes
+/// it, so "I <3 you" and "1 < 2" survive. Block tags (`p`, `br`, `div`, `li`,
+/// …) separate words; inline tags (`b`, `i`, `span`, …) do not.
 public enum RichText {
+    private static let blockTags: Set<String> = [
+        "address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figcaption", "figure", "footer",
+        "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+        "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+    ]
+
     public static func plainText(fromMarkup markup: String) -> String {
-        var stripped = ""
-        stripped.unicodeScalars.reserveCapacity(markup.unicodeScalars.count)
-        var insideTag = false
-        for scalar in markup.unicodeScalars {
-            if insideTag {
-                if scalar == ">" {
-                    insideTag = false
-                    // A tag separates words (`a<br>b`, `</p><p>`).
-                    stripped.unicodeScalars.append(" ")
-                }
-            } else if scalar == "<" {
-                insideTag = true
+        let scalars = Array(markup.unicodeScalars)
+        var stripped = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "<", let end = tagEnd(in: scalars, from: index) {
+                if blockTags.contains(tagName(in: scalars, from: index)) { stripped.append(" ") }
+                index = end + 1
             } else {
-                stripped.unicodeScalars.append(scalar)
+                stripped.append(scalar)
+                index += 1
             }
         }
-        return collapseWhitespace(decodeEntities(stripped))
+        return collapseWhitespace(decodeEntities(String(stripped)))
+    }
+
+    /// The index of the `>` closing a tag that opens at `start`, or nil when
+    /// the `<` there is just a character.
+    private static func tagEnd(in scalars: [Unicode.Scalar], from start: Int) -> Int? {
+        let next = start + 1
+        guard next < scalars.count else { return nil }
+        let first = scalars[next]
+        guard first == "/" || first == "!" || (first.isASCII && first.properties.isAlphabetic) else { return nil }
+        return scalars[next...].firstIndex(of: ">")
+    }
+
+    /// The lowercase name of the tag opening at `start` (`</P >` → `p`).
+    private static func tagName(in scalars: [Unicode.Scalar], from start: Int) -> String {
+        var index = start + 1
+        if index < scalars.count, scalars[index] == "/" { index += 1 }
+        var name = ""
+        while index < scalars.count, scalars[index].isASCII,
+              scalars[index].properties.isAlphabetic || ("0"..."9").contains(scalars[index]) {
+            name.unicodeScalars.append(scalars[index])
+            index += 1
+        }
+        return name.lowercased()
     }
 
     /// Decodes `&amp;`-style named entities (the common ones) and numeric

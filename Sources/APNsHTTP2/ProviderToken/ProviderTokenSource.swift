@@ -1,0 +1,93 @@
+/// Where a transport gets the APNs provider token (JWT) for a request, and
+/// what it asks when APNs rejects one: the `TokenStore` seam.
+///
+/// ``ProviderTokenCache`` is the in-process implementation. With several
+/// gateway replicas sharing one key, an implementation backed by a shared
+/// store (Redis) keeps the whole fleet within Apple's limits; the contract
+/// below is what such an implementation must keep.
+///
+/// Contract (Apple, "Establishing a token-based connection to APNs"):
+/// - reuse a token; mint **at most once per 20 minutes** per key
+///   (else `429 TooManyProviderTokenUpdates`) and **at least once per
+///   60 minutes** (else `403 ExpiredProviderToken`);
+/// - time comes only from `now` (seconds since the epoch): implementations
+///   read no clock, so tests and simulations control it.
+///
+/// Thread-safety: implementations are `Sendable` and must be safe to call
+/// from many connections at once.
+public protocol ProviderTokenSource: Sendable {
+    /// The JWT to send now as `authorization: bearer <token>`, minting a new
+    /// one only when the current one is due for refresh.
+    /// - Throws: when no token can be produced (e.g. signing failed).
+    func token(now: Int64) throws -> String
+
+    /// APNs rejected `token` with `reason`; says whether to resend the
+    /// request, and with which token. The caller retries **at most once**.
+    func tokenWasRejected(_ token: String, reason: ProviderTokenRejectionReason, now: Int64) -> ProviderTokenRefreshDecision
+}
+
+/// An APNs error `reason` string, as far as the provider token is concerned.
+///
+/// An open set (a struct, not an enum): any reason string can be wrapped,
+/// and the ones the token source acts on are static members.
+public struct ProviderTokenRejectionReason: Sendable, Hashable, CustomStringConvertible {
+    /// The `reason` value exactly as APNs sent it.
+    public let rawValue: String
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+
+    /// 403: the token's `iat` is more than an hour old. Mint a new token and retry once.
+    public static let expiredProviderToken = Self("ExpiredProviderToken")
+    /// 429: tokens were updated more often than every 20 minutes. Never mint early.
+    public static let tooManyProviderTokenUpdates = Self("TooManyProviderTokenUpdates")
+    /// 403: bad signature, key ID or team ID. Configuration problem.
+    public static let invalidProviderToken = Self("InvalidProviderToken")
+    /// 403: no token in the request. Configuration problem.
+    public static let missingProviderToken = Self("MissingProviderToken")
+    /// 403: the key is not valid for this APNs environment. Configuration problem.
+    public static let badEnvironmentKeyIdInToken = Self("BadEnvironmentKeyIdInToken")
+}
+
+/// What to do with a request whose provider token APNs rejected
+/// (the answer of ``ProviderTokenSource/tokenWasRejected(_:reason:now:)``).
+public enum ProviderTokenRefreshDecision: Sendable, Equatable {
+    /// A newer token than the rejected one exists (minted for this rejection,
+    /// or earlier for a concurrent one): resend the request once with it.
+    case retryWithNewToken(String)
+    /// Keep the current token — minting now would break the 20-minute rule —
+    /// and resend once with it after the transport's usual 429 back-off.
+    case retryWithCurrentToken(String)
+    /// Don't resend: a configuration problem to alert on.
+    case doNotRetry(ProviderTokenProblem)
+    /// The reason is not about the provider token (e.g. `UnrelatedKeyIdInToken`,
+    /// `BadDeviceToken`); the transport's own reason table applies.
+    case notATokenProblem
+}
+
+/// A provider-token problem that retrying cannot fix.
+public enum ProviderTokenProblem: Sendable, Equatable, CustomStringConvertible {
+    /// APNs called a token expired that is younger than 20 minutes by our
+    /// clock: one of the two clocks is wrong by over 40 minutes.
+    case clockSkew(tokenAgeSeconds: Int64)
+    /// APNs refused the credentials themselves (`InvalidProviderToken`,
+    /// `MissingProviderToken`, `BadEnvironmentKeyIdInToken`): wrong key,
+    /// key ID, team ID or environment.
+    case credentialsRejected(ProviderTokenRejectionReason)
+    /// A replacement token was needed but could not be signed.
+    case signingFailed(String)
+
+    public var description: String {
+        switch self {
+        case .clockSkew(let age):
+            return "configuration error: check the clock (APNs says the provider token expired, but it was issued \(age) s ago by our clock)"
+        case .credentialsRejected(let reason):
+            return "configuration error: APNs rejected the provider token credentials (\(reason)); check the key, key ID, team ID and environment"
+        case .signingFailed(let detail):
+            return "could not sign a new provider token: \(detail)"
+        }
+    }
+}
