@@ -1,4 +1,4 @@
-import PayloadBuilder
+public import PayloadBuilder
 
 /// Sends notifications rendered by PayloadBuilder to APNs over a pool of
 /// long-lived HTTP/2 connections, with ES256 provider-token authentication.

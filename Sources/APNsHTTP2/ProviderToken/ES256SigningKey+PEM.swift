@@ -10,7 +10,7 @@ private let refusePassword: @convention(c) (
 extension ES256SigningKey {
     /// Parses a PEM private key; the caller owns the returned `EVP_PKEY`.
     static func readPrivateKey(_ pem: [UInt8]) throws -> OpaquePointer {
-        SigningOpenSSLErrorQueue.clear()
+        OpenSSLErrors.clear()
         if pem.isEmpty {
             throw ES256SigningKeyError.invalidPEM(reason: "empty input")
         }
@@ -23,13 +23,13 @@ extension ES256SigningKey {
         let key: OpaquePointer? = try pem.withUnsafeBytes { bytes in
             // A read-only memory BIO over our buffer; it must not outlive this closure.
             guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else {
-                throw SigningOpenSSLErrorQueue.failure("BIO_new_mem_buf")
+                throw ES256SigningKeyError.openSSL(call: "BIO_new_mem_buf", reason: OpenSSLErrors.drain())
             }
             defer { BIO_free(bio) }
             return PEM_read_bio_PrivateKey(bio, nil, refusePassword, nil)
         }
         guard let key else {
-            throw ES256SigningKeyError.invalidPEM(reason: "PEM_read_bio_PrivateKey failed: \(SigningOpenSSLErrorQueue.drain())")
+            throw ES256SigningKeyError.invalidPEM(reason: "PEM_read_bio_PrivateKey failed: \(OpenSSLErrors.drain())")
         }
         return key
     }
@@ -62,12 +62,12 @@ extension ES256SigningKey {
         var name = [CChar](repeating: 0, count: 80)
         var nameLength = 0
         guard EVP_PKEY_get_group_name(key, &name, name.count, &nameLength) == 1 else {
-            _ = SigningOpenSSLErrorQueue.drain()
+            _ = OpenSSLErrors.drain()
             throw ES256SigningKeyError.notECP256(found: "EC with explicit or unnamed curve parameters")
         }
         let groupName = String(decoding: name.prefix(nameLength).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard OBJ_sn2nid(groupName) == NID_X9_62_prime256v1 else {
-            _ = SigningOpenSSLErrorQueue.drain()
+            _ = OpenSSLErrors.drain()
             throw ES256SigningKeyError.notECP256(found: "EC \(groupName)")
         }
     }
@@ -77,16 +77,16 @@ extension ES256SigningKey {
     /// is cleansed when freed.
     private static func pemString(writtenBy call: String, _ write: (OpaquePointer) -> Int32) throws -> String {
         guard let bio = BIO_new(BIO_s_secmem()) else {
-            throw SigningOpenSSLErrorQueue.failure("BIO_new")
+            throw ES256SigningKeyError.openSSL(call: "BIO_new", reason: OpenSSLErrors.drain())
         }
         defer { BIO_free(bio) }
         guard write(bio) == 1 else {
-            throw SigningOpenSSLErrorQueue.failure(call)
+            throw ES256SigningKeyError.openSSL(call: call, reason: OpenSSLErrors.drain())
         }
         var data: UnsafePointer<CChar>?
         let count = pgw_bio_get_mem_data(bio, &data)
         guard count > 0, let data else {
-            throw SigningOpenSSLErrorQueue.failure("BIO_get_mem_data")
+            throw ES256SigningKeyError.openSSL(call: "BIO_get_mem_data", reason: OpenSSLErrors.drain())
         }
         return String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
     }

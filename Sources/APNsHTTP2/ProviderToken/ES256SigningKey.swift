@@ -53,9 +53,9 @@ public final class ES256SigningKey: @unchecked Sendable {
     /// A new random P-256 key, for tests and the no-credentials simulator demo.
     /// - Throws: ``ES256SigningKeyError/openSSL(call:reason:)``.
     public static func generate() throws -> ES256SigningKey {
-        SigningOpenSSLErrorQueue.clear()
+        OpenSSLErrors.clear()
         guard let key = pgw_evp_ec_gen_p256() else {
-            throw SigningOpenSSLErrorQueue.failure("EVP_EC_gen(P-256)")
+            throw ES256SigningKeyError.openSSL(call: "EVP_EC_gen(P-256)", reason: OpenSSLErrors.drain())
         }
         let pems = try checkedPEMs(consuming: key)
         return ES256SigningKey(owning: key, publicKeyPEM: pems.publicKey, privateKeyPEM: pems.privateKey)
@@ -76,7 +76,7 @@ public final class ES256SigningKey: @unchecked Sendable {
     /// the form JWS ES256 uses — not the DER that OpenSSL produces.
     /// - Throws: ``ES256SigningKeyError/openSSL(call:reason:)`` naming the failing call.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
-        SigningOpenSSLErrorQueue.clear()
+        OpenSSLErrors.clear()
         let der = try derSignature(message)
         return try Self.rawSignature(fromDER: der)
     }
@@ -84,23 +84,23 @@ public final class ES256SigningKey: @unchecked Sendable {
     /// EVP_DigestSign with SHA-256: an ASN.1 DER `ECDSA-Sig-Value`.
     private func derSignature(_ message: [UInt8]) throws -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else {
-            throw SigningOpenSSLErrorQueue.failure("EVP_MD_CTX_new")
+            throw ES256SigningKeyError.openSSL(call: "EVP_MD_CTX_new", reason: OpenSSLErrors.drain())
         }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
-            throw SigningOpenSSLErrorQueue.failure("EVP_DigestSignInit")
+            throw ES256SigningKeyError.openSSL(call: "EVP_DigestSignInit", reason: OpenSSLErrors.drain())
         }
         // EVP_PKEY_get_size is the largest signature this key can make (72 for P-256).
         var length = Int(EVP_PKEY_get_size(key))
         guard length > 0 else {
-            throw SigningOpenSSLErrorQueue.failure("EVP_PKEY_get_size")
+            throw ES256SigningKeyError.openSSL(call: "EVP_PKEY_get_size", reason: OpenSSLErrors.drain())
         }
         var der = [UInt8](repeating: 0, count: length)
         let status = message.withUnsafeBufferPointer { input in
             EVP_DigestSign(context, &der, &length, input.baseAddress, input.count)
         }
         guard status == 1 else {
-            throw SigningOpenSSLErrorQueue.failure("EVP_DigestSign")
+            throw ES256SigningKeyError.openSSL(call: "EVP_DigestSign", reason: OpenSSLErrors.drain())
         }
         return Array(der.prefix(length))
     }
@@ -112,21 +112,21 @@ public final class ES256SigningKey: @unchecked Sendable {
             return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
         }
         guard let signature = parsed else {
-            throw SigningOpenSSLErrorQueue.failure("d2i_ECDSA_SIG")
+            throw ES256SigningKeyError.openSSL(call: "d2i_ECDSA_SIG", reason: OpenSSLErrors.drain())
         }
         defer { ECDSA_SIG_free(signature) }
         var r: OpaquePointer?
         var s: OpaquePointer?
         ECDSA_SIG_get0(signature, &r, &s)
         guard let r, let s else {
-            throw SigningOpenSSLErrorQueue.failure("ECDSA_SIG_get0")
+            throw ES256SigningKeyError.openSSL(call: "ECDSA_SIG_get0", reason: OpenSSLErrors.drain())
         }
         var raw = [UInt8](repeating: 0, count: 64)
         let written = raw.withUnsafeMutableBufferPointer { out in
             (BN_bn2binpad(r, out.baseAddress, 32), BN_bn2binpad(s, out.baseAddress! + 32, 32))
         }
         guard written.0 == 32, written.1 == 32 else {
-            throw SigningOpenSSLErrorQueue.failure("BN_bn2binpad")
+            throw ES256SigningKeyError.openSSL(call: "BN_bn2binpad", reason: OpenSSLErrors.drain())
         }
         return raw
     }

@@ -72,7 +72,7 @@ struct ProviderTokenRefreshState: Sendable {
 
     private mutating func mintNow(_ now: Int64, _ mint: Mint) throws -> String {
         if currentToken != nil {
-            precondition(age(at: now) >= Self.minimumMintInterval, "provider token minted twice within 20 minutes")
+            assert(age(at: now) >= Self.minimumMintInterval, "provider token minted twice within 20 minutes")
         }
         let token = try mint(now)
         currentToken = token
