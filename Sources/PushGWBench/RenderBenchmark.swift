@@ -113,7 +113,7 @@ enum RenderBenchmark {
             case .fcm:
                 writer.member("token", "bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1" + String(repeating: "0", count: 7 - suffix.count) + suffix)
             case .apns:
-                writer.member("token", String(repeating: "a", count: 64 - suffix.count) + suffix)
+                writer.member("token", String(repeating: "0", count: 64 - suffix.count) + suffix)
             }
             writer.member("badge", 3)
             writer.member("locale", "vi")

@@ -6,9 +6,13 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "render":
     exit(RenderBenchmark.run(Array(arguments.dropFirst())))
+case "apns":
+    exit(await APNsBenchmark.run(Array(arguments.dropFirst())))
 default:
     FileHandle.standardError.write(Data("""
     usage: pushgw-bench render [--seconds S] [--recipients N]
+           pushgw-bench apns --origin https://127.0.0.1:PORT [...]   (see pushgw-bench apns --help)
+
       Renders the seed chat event for N devices per event (default 100) for S
       seconds per measurement (default 3) on one thread, and prints
         render fcm: <N> recipients/s           render only (the firebase-admin peer's work)

@@ -23,6 +23,8 @@ public final class APNsClient: Sendable {
                 options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
                 now: @escaping @Sendable () -> Int64) throws(TransportError) {
         self.origin = try Origin(url: origin)
+        var options = options
+        if options.keptResponseHeaders == nil { options.keptResponseHeaders = ["apns-id", "retry-after"] }
         pool = try HTTP2ConnectionPool(host: self.origin.host, port: self.origin.port, tls: tls,
                                        connections: connections, options: options, backoff: backoff)
         self.tokens = tokens
@@ -35,19 +37,41 @@ public final class APNsClient: Sendable {
 
     /// Sends one rendered APNs request and classifies the answer.
     public func send(_ request: ProviderRequest) async throws(TransportError) -> APNsOutcome {
-        let token = try providerToken()
-        let outcome = try await send(request, token: token)
-        guard case let .rejected(rejection) = outcome, rejection.isAboutTheProviderToken else { return outcome }
-        switch tokens.tokenWasRejected(token, reason: ProviderTokenRejectionReason(rejection.reason.rawValue), now: now()) {
-        case let .retryWithNewToken(newToken):
-            return try await send(request, token: newToken)
-        case .retryWithCurrentToken, .notATokenProblem:
-            return outcome
-        case .doNotRetry:
-            var final = rejection
-            final.action = .configurationError
-            return .rejected(final)
+        try await send([request])[0].get()
+    }
+
+    /// Sends rendered APNs requests together (one event's devices) and
+    /// classifies each answer. Requests rejected for their provider token are
+    /// sent once more when the token source mints a new token.
+    public func send(_ requests: [ProviderRequest]) async -> [Result<APNsOutcome, TransportError>] {
+        let token: String
+        do {
+            token = try providerToken()
+        } catch {
+            return Array(repeating: .failure(error), count: requests.count)
         }
+        var outcomes = await send(requests, token: token)
+        var retryIndices: [Int] = []
+        var retryToken: String?
+        for (index, outcome) in outcomes.enumerated() {
+            guard case let .success(.rejected(rejection)) = outcome, rejection.isAboutTheProviderToken else { continue }
+            switch tokens.tokenWasRejected(token, reason: ProviderTokenRejectionReason(rejection.reason.rawValue), now: now()) {
+            case let .retryWithNewToken(newToken):
+                retryToken = newToken
+                retryIndices.append(index)
+            case .retryWithCurrentToken, .notATokenProblem:
+                break
+            case .doNotRetry:
+                var final = rejection
+                final.action = .configurationError
+                outcomes[index] = .success(.rejected(final))
+            }
+        }
+        if let retryToken, !retryIndices.isEmpty {
+            let retried = await send(retryIndices.map { requests[$0] }, token: retryToken)
+            for (position, index) in retryIndices.enumerated() { outcomes[index] = retried[position] }
+        }
+        return outcomes
     }
 
     /// Closes the connections.
@@ -63,15 +87,22 @@ public final class APNsClient: Sendable {
         }
     }
 
-    private func send(_ request: ProviderRequest, token: String) async throws(TransportError) -> APNsOutcome {
-        var headers = [HTTPHeader("authorization", "bearer \(token)")]
-        headers.reserveCapacity(request.headers.count + 1)
-        for header in request.headers { headers.append(HTTPHeader(header.name, header.value)) }
-        let response = try await pool.send(HTTP2Request(method: "POST", path: request.path, headers: headers,
-                                                         body: request.body, timeout: requestTimeout))
-        let apnsID = response.header("apns-id") ?? request.header("apns-id")
-        if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
-        return .rejected(APNsRejection(response: response, apnsID: apnsID))
+    private func send(_ requests: [ProviderRequest], token: String) async -> [Result<APNsOutcome, TransportError>] {
+        let authorization = HTTPHeader("authorization", "bearer \(token)")
+        let http = requests.map { request in
+            var headers = [authorization]
+            headers.reserveCapacity(request.headers.count + 1)
+            for header in request.headers { headers.append(HTTPHeader(header.name, header.value)) }
+            return HTTP2Request(method: "POST", path: request.path, headers: headers, body: request.body, timeout: requestTimeout)
+        }
+        let responses = await pool.send(http)
+        return zip(requests, responses).map { request, response in
+            response.map { response in
+                let apnsID = response.header("apns-id") ?? request.header("apns-id")
+                if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
+                return .rejected(APNsRejection(response: response, apnsID: apnsID))
+            }
+        }
     }
 }
 

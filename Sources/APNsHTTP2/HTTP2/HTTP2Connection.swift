@@ -106,31 +106,36 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     /// Sends one request and waits for its response or failure.
     public func send(_ request: HTTP2Request) async throws(TransportError) -> HTTP2Response {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTP2Response, TransportError>, Never>) in
-            let stream = PendingStream(request: request, continuation: continuation)
-            let refusal: TransportError? = inbox.withLock { state in
-                if state.closed { return TransportError(.notSent, "connection closed: \(state.closeReason.detail)") }
-                if load.load(ordering: .relaxed) >= options.maximumQueued + options.maximumConcurrentStreams {
-                    return TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)")
+        try await send([request])[0].get()
+    }
+
+    /// Sends requests together and waits for all of them: one hand-off to the
+    /// loop thread and one wake-up of the caller for the whole batch. Each
+    /// request still gets its own stream, timeout and result. A batch that
+    /// does not fit the queue is refused whole with `overloaded`.
+    public func send(_ requests: [HTTP2Request]) async -> [Result<HTTP2Response, TransportError>] {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[Result<HTTP2Response, TransportError>], Never>) in
+            let batch = BatchCompletion(count: requests.count, continuation: continuation)
+            guard !requests.isEmpty else { return }
+            let now = ContinuousClock.now
+            let streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, now: now) }
+            let outcome: (refusal: TransportError?, wake: Bool) = inbox.withLock { state in
+                if state.closed { return (TransportError(.notSent, "connection closed: \(state.closeReason.detail)"), false) }
+                if load.load(ordering: .relaxed) + streams.count > options.maximumQueued + options.maximumConcurrentStreams {
+                    return (TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)"), false)
                 }
-                state.queued.append(stream)
-                load.add(1, ordering: .relaxed)
-                if !state.wakePending {
-                    state.wakePending = true
-                    return nil
-                }
-                return TransportError(.shutdown, "")  // marker: no wake needed
+                state.queued.append(contentsOf: streams)
+                load.add(streams.count, ordering: .relaxed)
+                let wake = !state.wakePending
+                state.wakePending = true
+                return (nil, wake)
             }
-            switch refusal {
-            case nil:
+            if let refusal = outcome.refusal {
+                for stream in streams { stream.finish(.failure(refusal)) }
+            } else if outcome.wake {
                 wake()
-            case let error? where error.kind == .shutdown && error.detail.isEmpty:
-                break
-            case let error?:
-                stream.finish(.failure(error))
             }
         }
-        return try result.get()
     }
 
     /// Stops taking requests; in-flight streams finish (gracefully) or fail.
@@ -286,36 +291,40 @@ public final class HTTP2Connection: @unchecked Sendable {
         waitingHead = 0
     }
 
+    /// Collects every frame nghttp2 has ready (up to 64 KiB) and writes them
+    /// in one TLS write: one record and one syscall for many frames.
     private func flushOutput(_ wantsWriteReadiness: inout Bool) throws(TransportError) {
         guard let session, let socket else { return }
         while true {
-            if outputOffset < output.count {
-                let result = output.withUnsafeBytes { bytes in
-                    socket.write(UnsafeRawBufferPointer(rebasing: bytes[outputOffset...]))
+            if outputOffset == output.count {
+                output.removeAll(keepingCapacity: true)
+                outputOffset = 0
+                while output.count < 64 * 1024 {
+                    var data: UnsafePointer<UInt8>?
+                    let count = nghttp2_session_mem_send(session, &data)
+                    if count < 0 { throw TransportError(.protocolError, nghttp2Message("nghttp2_session_mem_send", Int32(count))) }
+                    if count == 0 { break }
+                    output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
                 }
-                switch result {
-                case let .bytes(count):
-                    outputOffset += count
-                    continue
-                case .wouldBlock:
-                    wantsWriteReadiness = true
+                if output.isEmpty {
+                    wantsWriteReadiness = false
                     return
-                case .closed:
-                    throw TransportError(.connectionLost, "server closed the connection")
-                case let .failed(message):
-                    throw TransportError(.connectionLost, message)
                 }
             }
-            output.removeAll(keepingCapacity: true)
-            outputOffset = 0
-            var data: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &data)
-            if count < 0 { throw TransportError(.protocolError, nghttp2Message("nghttp2_session_mem_send", Int32(count))) }
-            if count == 0 {
-                wantsWriteReadiness = false
-                return
+            let result = output.withUnsafeBytes { bytes in
+                socket.write(UnsafeRawBufferPointer(rebasing: bytes[outputOffset...]))
             }
-            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+            switch result {
+            case let .bytes(count):
+                outputOffset += count
+            case .wouldBlock:
+                wantsWriteReadiness = true
+                return
+            case .closed:
+                throw TransportError(.connectionLost, "server closed the connection")
+            case let .failed(message):
+                throw TransportError(.connectionLost, message)
+            }
         }
     }
 
@@ -400,7 +409,11 @@ public final class HTTP2Connection: @unchecked Sendable {
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let stream = inFlight[streamID] else { return }
         if name.elementsEqual(":status".utf8) {
-            stream.status = Int(String(decoding: value, as: UTF8.self))
+            var status = 0
+            for digit in value where digit >= 0x30 && digit <= 0x39 { status = status * 10 + Int(digit - 0x30) }
+            stream.status = status
+        } else if let kept = options.keptHeaderBytes, !kept.contains(where: { $0.elementsEqual(name) }) {
+            return
         } else {
             stream.responseHeaders.append(HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }

@@ -13,6 +13,14 @@ public struct HTTP2ConnectionOptions: Sendable {
     public var pingTimeout: Duration = .seconds(10)
     /// Larger response bodies are cut here (provider errors are small).
     public var maximumResponseBody = 64 * 1024
+    /// Response headers to keep (lowercase names); nil keeps all. Keeping only
+    /// what the client reads (APNs: `apns-id`, `retry-after`) saves a string
+    /// allocation per header per response.
+    public var keptResponseHeaders: [String]? {
+        didSet { keptHeaderBytes = keptResponseHeaders?.map { Array($0.utf8) } }
+    }
+    /// `keptResponseHeaders` as bytes, compared without allocating.
+    private(set) var keptHeaderBytes: [[UInt8]]?
 
     public init() {}
 }

@@ -37,30 +37,74 @@ public final class HTTP2ConnectionPool: Sendable {
     /// Sends `request`, re-sending it on another connection when the first one
     /// certainly did not process it, until its timeout runs out.
     public func send(_ request: HTTP2Request) async throws(TransportError) -> HTTP2Response {
-        let deadline = ContinuousClock.now + request.timeout
-        var lastError = TransportError(.timeout, "no connection to \(host) within \(request.timeout)")
-        while ContinuousClock.now < deadline {
-            guard !isShutDown.load(ordering: .relaxed) else { throw TransportError(.shutdown, "pool for \(host) shut down") }
-            let connection: HTTP2Connection
-            switch acquire() {
+        try await send([request])[0].get()
+    }
+
+    /// Sends requests spread over the live connections, each batch handed to
+    /// its connection at once. A request that a connection certainly did not
+    /// process (GOAWAY, never sent, connect failed) is sent again on another,
+    /// until its timeout runs out. Every request ends with exactly one result.
+    public func send(_ requests: [HTTP2Request]) async -> [Result<HTTP2Response, TransportError>] {
+        var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
+        var pending = Array(requests.indices)
+        let start = ContinuousClock.now
+        var lastError: [Int: TransportError] = [:]
+        while !pending.isEmpty {
+            let now = ContinuousClock.now
+            // Requests whose time is up end with the last reason they were not sent.
+            pending.removeAll { index in
+                guard start + requests[index].timeout <= now else { return false }
+                results[index] = .failure(lastError[index]
+                    ?? TransportError(.timeout, "no connection to \(host) within \(requests[index].timeout)"))
+                return true
+            }
+            if pending.isEmpty { break }
+            if isShutDown.load(ordering: .relaxed) {
+                for index in pending { results[index] = .failure(TransportError(.shutdown, "pool for \(host) shut down")) }
+                break
+            }
+            let connections: [HTTP2Connection]
+            switch acquire(wanting: pending.count) {
             case let .success(chosen):
-                connection = chosen
+                connections = chosen
             case let .failure(waitUntil):
-                let wait = min(waitUntil.instant, deadline) - ContinuousClock.now
-                if wait > .zero { try? await Task.sleep(for: wait) }
+                let wait = waitUntil.instant - ContinuousClock.now
+                if wait > .zero { try? await Task.sleep(for: min(wait, .milliseconds(200))) }
                 continue
             }
-            var attempt = request
-            attempt.timeout = deadline - ContinuousClock.now
-            do {
-                return try await connection.send(attempt)
-            } catch where error.wasNotProcessed && error.kind != .overloaded {
-                lastError = error
-                if error.kind == .noHTTP2 || error.kind == .certificateRejected { throw error }
-                continue
+            // Split the pending requests evenly over the chosen connections.
+            var shares = Array(repeating: [Int](), count: connections.count)
+            for (position, index) in pending.enumerated() { shares[position % connections.count].append(index) }
+            let answers = await withTaskGroup(of: (Int, [Result<HTTP2Response, TransportError>]).self) { group in
+                for (slot, share) in shares.enumerated() where !share.isEmpty {
+                    let batch = share.map { index in
+                        var attempt = requests[index]
+                        attempt.timeout = max(.milliseconds(1), start + requests[index].timeout - ContinuousClock.now)
+                        return attempt
+                    }
+                    let connection = connections[slot]
+                    group.addTask { (slot, await connection.send(batch)) }
+                }
+                var collected: [(Int, [Result<HTTP2Response, TransportError>])] = []
+                for await answer in group { collected.append(answer) }
+                return collected
             }
+            var retry: [Int] = []
+            for (slot, outcomes) in answers {
+                for (position, outcome) in outcomes.enumerated() {
+                    let index = shares[slot][position]
+                    if case let .failure(error) = outcome, error.wasNotProcessed, error.kind != .overloaded,
+                       error.kind != .noHTTP2, error.kind != .certificateRejected {
+                        lastError[index] = error
+                        retry.append(index)
+                    } else {
+                        results[index] = outcome
+                    }
+                }
+            }
+            pending = retry
         }
-        throw lastError
+        return results.map { $0! }
     }
 
     /// Closes every connection; in-flight requests finish or fail.
@@ -75,40 +119,36 @@ public final class HTTP2ConnectionPool: Sendable {
         for connection in connections { connection.shutdown(graceful: true) }
     }
 
-    /// The least-loaded live connection, a new one in an empty slot, or when
-    /// every slot is backing off, the earliest instant to try again.
-    private func acquire() -> Result<HTTP2Connection, WaitUntilInstant> {
+    /// The live connections to use for `wanting` requests (opening empty
+    /// slots so load spreads), or, when every slot is backing off, the
+    /// earliest instant to try again.
+    private func acquire(wanting: Int) -> Result<[HTTP2Connection], WaitUntilInstant> {
         let now = ContinuousClock.now
-        return slots.withLock { slots -> Result<HTTP2Connection, WaitUntilInstant> in
-            var best: HTTP2Connection?
+        return slots.withLock { slots -> Result<[HTTP2Connection], WaitUntilInstant> in
+            var live: [HTTP2Connection] = []
             var earliest: ContinuousClock.Instant?
-            var emptySlot: Int?
             for index in slots.indices {
                 switch slots[index].action(now: now) {
                 case let .use(connection):
-                    if connection.isAcceptingRequests, best == nil || connection.currentLoad < best!.currentLoad {
-                        best = connection
-                    }
+                    if connection.isAcceptingRequests { live.append(connection) }
                 case .connect:
-                    if emptySlot == nil { emptySlot = index }
+                    do {
+                        let connection = try HTTP2Connection(host: host, port: port, context: context, options: options) { [weak self] ended in
+                            self?.connectionEnded(ended)
+                        }
+                        slots[index].connecting(connection)
+                        live.append(connection)
+                    } catch {
+                        slots[index].ended(neverConnected: true, now: now, jitter: Double.random(in: 0...1))
+                    }
                 case let .waitUntil(instant):
                     earliest = min(earliest ?? instant, instant)
                 }
             }
-            // Open every slot's connection as soon as there is traffic, so load spreads.
-            if let emptySlot, best == nil || best!.currentLoad > 0 {
-                do {
-                    let connection = try HTTP2Connection(host: host, port: port, context: context, options: options) { [weak self] ended in
-                        self?.connectionEnded(ended)
-                    }
-                    slots[emptySlot].connecting(connection)
-                    return .success(connection)
-                } catch {
-                    slots[emptySlot].ended(neverConnected: true, now: now, jitter: Double.random(in: 0...1))
-                }
-            }
-            if let best { return .success(best) }
-            return .failure(WaitUntilInstant(instant: earliest ?? now + .milliseconds(10)))
+            if live.isEmpty { return .failure(WaitUntilInstant(instant: earliest ?? now + .milliseconds(10))) }
+            // A small batch goes to the least-loaded connections only.
+            live.sort { $0.currentLoad < $1.currentLoad }
+            return .success(Array(live.prefix(max(1, min(live.count, wanting)))))
         }
     }
 

@@ -1,17 +1,18 @@
 internal import CNGHTTP2
 import Foundation
 
-/// One request's life inside a connection: the caller's continuation, the
+/// One request's life inside a connection: where its result goes, the
 /// header block and body handed to nghttp2, and the response as it arrives.
 ///
 /// `@unchecked Sendable`: created by the sending task, then handed through the
 /// connection's mutex-protected inbox to the event-loop thread, which alone
-/// touches it from then on (nghttp2 callbacks run on that thread). The
-/// continuation is resumed exactly once, guarded by `finished`.
+/// touches it from then on (nghttp2 callbacks run on that thread). Its result
+/// is delivered exactly once, guarded by `finished`.
 final class PendingStream: @unchecked Sendable {
     let request: HTTP2Request
     let deadline: ContinuousClock.Instant
-    private var continuation: CheckedContinuation<Result<HTTP2Response, TransportError>, Never>?
+    private let batch: BatchCompletion
+    private let index: Int
     private(set) var finished = false
 
     var streamID: Int32 = 0
@@ -24,10 +25,11 @@ final class PendingStream: @unchecked Sendable {
     private var arena: UnsafeMutableRawBufferPointer?
     private(set) var nameValues: UnsafeMutableBufferPointer<nghttp2_nv>?
 
-    init(request: HTTP2Request, continuation: CheckedContinuation<Result<HTTP2Response, TransportError>, Never>) {
+    init(request: HTTP2Request, batch: BatchCompletion, index: Int, now: ContinuousClock.Instant) {
         self.request = request
-        self.continuation = continuation
-        deadline = ContinuousClock.now + request.timeout
+        self.batch = batch
+        self.index = index
+        deadline = now + request.timeout
     }
 
     deinit {
@@ -48,10 +50,10 @@ final class PendingStream: @unchecked Sendable {
         var offset = 0
         func copy(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
             let start = arena.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
-            var count = 0
-            for byte in text.utf8 {
-                start[count] = byte
-                count += 1
+            var text = text
+            let count = text.withUTF8 { utf8 in
+                if let base = utf8.baseAddress { start.update(from: base, count: utf8.count) }
+                return utf8.count
             }
             offset += count
             return (start, count)
@@ -78,16 +80,38 @@ final class PendingStream: @unchecked Sendable {
         return block
     }
 
-    /// Resumes the caller, once; later calls are ignored.
+    /// Delivers the result, once; later calls are ignored.
     func finish(_ result: Result<HTTP2Response, TransportError>) {
         guard !finished else { return }
         finished = true
-        continuation?.resume(returning: result)
-        continuation = nil
+        batch.complete(index, result)
+    }
+}
+
+/// The results of a group of requests sent together, and the one waiter to
+/// resume when the last of them is done: one task wake-up per batch instead
+/// of one per request, which is what lets a 500-recipient event go out at
+/// the connection's speed.
+///
+/// `@unchecked Sendable`: before the batch is handed to a connection's loop
+/// thread only the sending task touches it; afterwards only the loop thread
+/// does. The continuation is resumed exactly once, when `remaining` hits 0.
+final class BatchCompletion: @unchecked Sendable {
+    private var results: [Result<HTTP2Response, TransportError>?]
+    private var remaining: Int
+    private let continuation: CheckedContinuation<[Result<HTTP2Response, TransportError>], Never>
+
+    init(count: Int, continuation: CheckedContinuation<[Result<HTTP2Response, TransportError>], Never>) {
+        results = Array(repeating: nil, count: count)
+        remaining = count
+        self.continuation = continuation
+        if count == 0 { continuation.resume(returning: []) }
     }
 
-    /// Finishes with the response collected so far.
-    func finishWithResponse() {
-        finish(.success(HTTP2Response(status: status ?? 0, headers: responseHeaders, body: responseBody)))
+    func complete(_ index: Int, _ result: Result<HTTP2Response, TransportError>) {
+        guard results[index] == nil else { return }
+        results[index] = result
+        remaining -= 1
+        if remaining == 0 { continuation.resume(returning: results.map { $0! }) }
     }
 }
