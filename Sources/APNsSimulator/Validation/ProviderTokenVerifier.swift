@@ -36,6 +36,9 @@ struct ProviderTokenVerifier {
         allowedClockSkew = configuration.providerTokenAllowedClockSkew
     }
 
+    /// Whether a valid token has been adopted on this connection.
+    var hasCurrentToken: Bool { current != nil }
+
     /// `nil` when the request may proceed, else the answer to give.
     mutating func check(authorization: String?, now: Double) -> APNsSimulatorResponse? {
         guard let authorization, !authorization.isEmpty else { return Self.missing }
