@@ -25,6 +25,7 @@ extension ServerConnection {
         }
         let faults = core.faults
         if let limit = faults.dropConnectionAfterStreams, completedRequests >= limit {
+            answerDue()  // earlier requests whose answer is due still get it
             dropRequested = true
             core.recordDropped()
             core.recordUnanswered(1 + pending.count)

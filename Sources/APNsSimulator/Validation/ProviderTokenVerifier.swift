@@ -12,9 +12,12 @@
 ///   to by its first token → 403 `UnrelatedKeyIdInToken`.
 /// - `iat` older than the maximum age (1 hour) → 403 `ExpiredProviderToken`,
 ///   also for the token already in use.
-/// - A different valid token less than the minimum interval (20 minutes)
+/// - A valid token with a different `iat` less than the minimum interval (20 minutes)
 ///   after the connection adopted its current one → 429
 ///   `TooManyProviderTokenUpdates`; the current token stays in use.
+///
+/// A token with the same `kid` and `iat` as the one in use but another
+/// (randomized) ECDSA signature is the same token, not an update.
 ///
 /// Thread-confined: one instance per connection, used by its thread only.
 /// The token in use is verified once, then compared byte for byte.
@@ -25,7 +28,7 @@ struct ProviderTokenVerifier {
     private let minimumRefreshInterval: Double
     private let allowedClockSkew: Double
     private var parsedKeys: [String: OwnedKey] = [:]
-    private var current: (token: String, issuedAt: Int64, adoptedAt: Double)?
+    private var current: (token: String, keyID: String, issuedAt: Int64, adoptedAt: Double)?
     private var boundKeyID: String?
 
     init(configuration: APNsSimulatorConfiguration) {
@@ -53,8 +56,14 @@ struct ProviderTokenVerifier {
         guard let claims = verifiedClaims(of: token, now: now) else { return Self.invalid }
         if let boundKeyID, boundKeyID != claims.keyID { return Self.unrelatedKey }
         if now - Double(claims.issuedAt) > maxAge { return Self.expired }
+        if let current, current.keyID == claims.keyID, current.issuedAt == claims.issuedAt {
+            // The same claims signed again (ECDSA signatures are randomized):
+            // not a new token, so no refresh is counted.
+            self.current?.token = token
+            return nil
+        }
         if let current, now - current.adoptedAt < minimumRefreshInterval { return Self.tooManyUpdates }
-        current = (token, claims.issuedAt, now)
+        current = (token, claims.keyID, claims.issuedAt, now)
         boundKeyID = claims.keyID
         return nil
     }
