@@ -182,6 +182,7 @@ final class SimTestClient {
     fileprivate(set) var goAway: SimTestGoAway?
     fileprivate(set) var peerMaxConcurrentStreams: [UInt32] = []
     private(set) var isClosed = false
+    private var writeFailed = false
 
     /// Connects to 127.0.0.1:`port`, verifies the server against `caPEM`
     /// for `host` (a DNS name or an IP address), and offers `alpn`.
@@ -342,9 +343,10 @@ final class SimTestClient {
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
             guard length > 0, let data else { return }
-            if SSL_write(ssl, data, Int32(length)) <= 0 {
+            if writeFailed || SSL_write(ssl, data, Int32(length)) <= 0 {
+                // The server may have closed; keep reading what it sent before.
                 ERR_clear_error()
-                isClosed = true
+                writeFailed = true
                 return
             }
         }
