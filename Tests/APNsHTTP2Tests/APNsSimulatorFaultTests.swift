@@ -129,7 +129,7 @@ final class APNsSimulatorFaultTests: XCTestCase {
         let fixture = try SimTestFixture { $0.limitStreamsUntilAuthenticated = true }
         let client = try fixture.client()
         let stranger = try SimTestKey()
-        let forged = stranger.jwt(keyID: SimTestFixture.keyID, teamID: SimTestFixture.teamID, issuedAt: nowSeconds())
+        let forged = stranger.jwt(keyID: SimTestFixture.keyID, teamID: SimTestFixture.teamID, issuedAt: simNowSeconds())
         XCTAssertEqual(client.send(fixture.request(jwt: forged)).reason, "InvalidProviderToken")
         XCTAssertEqual(client.peerMaxConcurrentStreams, [1])
 

@@ -59,21 +59,21 @@ final class SimTestKey {
 
     /// A provider token `{"alg":"ES256","kid":…}.{"iss":…,"iat":…}.sig`.
     func jwt(keyID: String, teamID: String, issuedAt: Int, algorithm: String = "ES256") -> String {
-        let header = base64URL(Array(#"{"alg":"\#(algorithm)","kid":"\#(keyID)"}"#.utf8))
-        let claims = base64URL(Array(#"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#.utf8))
+        let header = simBase64URL(Array(#"{"alg":"\#(algorithm)","kid":"\#(keyID)"}"#.utf8))
+        let claims = simBase64URL(Array(#"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#.utf8))
         let signingInput = header + "." + claims
-        return signingInput + "." + base64URL(sign(Array(signingInput.utf8)))
+        return signingInput + "." + simBase64URL(sign(Array(signingInput.utf8)))
     }
 }
 
-func base64URL(_ bytes: [UInt8]) -> String {
+func simBase64URL(_ bytes: [UInt8]) -> String {
     Data(bytes).base64EncodedString()
         .replacingOccurrences(of: "+", with: "-")
         .replacingOccurrences(of: "/", with: "_")
         .replacingOccurrences(of: "=", with: "")
 }
 
-func nowSeconds() -> Int { Int(Date().timeIntervalSince1970) }
+func simNowSeconds() -> Int { Int(Date().timeIntervalSince1970) }
 
 // MARK: - Minimal HTTP/2 client on nghttp2 + OpenSSL
 
@@ -401,7 +401,7 @@ final class SimTestFixture {
     }
 
     /// A token minted now, reused like a real provider reuses its token.
-    private(set) lazy var currentJWT = jwt(issuedAt: nowSeconds())
+    private(set) lazy var currentJWT = jwt(issuedAt: simNowSeconds())
 
     func jwt(issuedAt: Int) -> String {
         key.jwt(keyID: Self.keyID, teamID: Self.teamID, issuedAt: issuedAt)
@@ -508,7 +508,7 @@ final class APNsSimulatorTests: XCTestCase {
     func testTokenSignedWithAnotherKeyIsInvalidProviderToken() throws {
         let fixture = try SimTestFixture()
         let stranger = try SimTestKey()
-        let forged = stranger.jwt(keyID: SimTestFixture.keyID, teamID: SimTestFixture.teamID, issuedAt: nowSeconds())
+        let forged = stranger.jwt(keyID: SimTestFixture.keyID, teamID: SimTestFixture.teamID, issuedAt: simNowSeconds())
         let response = try fixture.client().send(fixture.request(jwt: forged))
         XCTAssertEqual(response.status, 403)
         XCTAssertEqual(response.reason, "InvalidProviderToken")
@@ -516,7 +516,7 @@ final class APNsSimulatorTests: XCTestCase {
 
     func testMalformedOrForeignTokensAreInvalidProviderToken() throws {
         let fixture = try SimTestFixture()
-        let now = nowSeconds()
+        let now = simNowSeconds()
         let valid = fixture.currentJWT
         let parts = valid.split(separator: ".")
         let tokens = [
@@ -544,13 +544,13 @@ final class APNsSimulatorTests: XCTestCase {
 
     func testTokenOlderThanAnHourIsExpiredProviderToken() throws {
         let fixture = try SimTestFixture()
-        let response = try fixture.client().send(fixture.request(jwt: fixture.jwt(issuedAt: nowSeconds() - 3601)))
+        let response = try fixture.client().send(fixture.request(jwt: fixture.jwt(issuedAt: simNowSeconds() - 3601)))
         XCTAssertEqual(response.status, 403)
         XCTAssertEqual(response.reason, "ExpiredProviderToken")
     }
 
     func testNewTokenWithinTwentyMinutesOnOneConnectionIsTooManyProviderTokenUpdates() throws {
-        let clock = SimTestClock(start: Double(nowSeconds()))
+        let clock = SimTestClock(start: Double(simNowSeconds()))
         let fixture = try SimTestFixture { $0.clock = { clock.now } }
         let client = try fixture.client()
         let first = fixture.jwt(issuedAt: Int(clock.now))
@@ -588,7 +588,7 @@ final class APNsSimulatorTests: XCTestCase {
             guard case SimTestClientError.handshake(let text) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(text.contains("no application protocol"), text)
         }
-        XCTAssertTrue(waitUntil { fixture.simulator.statistics.connectionsRefused == 1 })
+        XCTAssertTrue(simWaitUntil { fixture.simulator.statistics.connectionsRefused == 1 })
     }
 
     func testClientWithoutALPNIsClosedAfterTheHandshake() throws {
@@ -596,7 +596,7 @@ final class APNsSimulatorTests: XCTestCase {
         let client = try fixture.client(alpn: [])
         XCTAssertNil(client.negotiatedProtocol)
         XCTAssertTrue(client.waitForClose())
-        XCTAssertTrue(waitUntil { fixture.simulator.statistics.connectionsRefused == 1 })
+        XCTAssertTrue(simWaitUntil { fixture.simulator.statistics.connectionsRefused == 1 })
     }
 
     func testCertificateNamesBothLocalhostAnd127001() throws {
@@ -686,7 +686,7 @@ final class SimTestClock: Sendable {
 }
 
 /// Polls `condition` for up to `timeout`.
-func waitUntil(timeout: Duration = .seconds(3), _ condition: () -> Bool) -> Bool {
+func simWaitUntil(timeout: Duration = .seconds(3), _ condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }

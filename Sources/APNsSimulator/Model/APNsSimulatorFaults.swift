@@ -10,9 +10,11 @@ public struct APNsSimulatorFaults: Sendable, Equatable {
     /// processed stream; later streams are neither processed nor answered, and
     /// the connection closes once the processed ones are answered.
     public var goAwayAfterStreams: Int?
-    /// The request that reaches this count on a connection is not answered:
-    /// the TCP connection is closed at once, with no GOAWAY and no TLS
-    /// close_notify. Earlier answers are flushed first.
+    /// After this many requests on a connection, the next request is not
+    /// answered: when it completes, the TCP connection is closed at once,
+    /// mid-stream, with no GOAWAY and no TLS close_notify. Answers already
+    /// due for earlier requests are sent first; requests that arrive with
+    /// or after the dropped one are not processed. `0` drops at the first request.
     public var dropConnectionAfterStreams: Int?
     /// Every answer is held back this long after its request completed.
     public var responseDelay: Duration

@@ -10,6 +10,13 @@ import Glibc
 /// exact rules and reasons) and answers `:status`, `apns-id` and, for
 /// errors, `{"reason":…}`.
 ///
+/// Where Apple documents no reason, the simulator picks the nearest one
+/// Apple does document: malformed JSON, a payload that is not an object,
+/// or one without an `aps` object → 400 `PayloadEmpty`; `apns-priority` 10
+/// with push type `background` → 400 `BadPriority`; an empty `/3/device/`
+/// → 400 `MissingDeviceToken`; a JWT `iat` more than the allowed skew in the
+/// future → 403 `InvalidProviderToken`.
+///
 /// Faults (GOAWAY, dropped connections, delays, silence, new stream limits)
 /// and per-token scripted answers can be changed while it runs; the
 /// statistics prove what was accepted, once each.
