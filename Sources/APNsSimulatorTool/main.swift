@@ -53,6 +53,7 @@ do {
     var received: Int32 = 0
     sigwait(&signals, &received)
     simulator.stop()
+    if options.caOutputPath == nil { unlink(caPath) }  // the default file is ours to remove
     let statistics = simulator.statistics
     printError("apns-simulator: stopped by signal \(received); accepted \(statistics.acceptedTotal), rejected \(statistics.rejectedTotal), connections \(statistics.connectionsAccepted)")
     exit(0)
