@@ -1,0 +1,40 @@
+/// Connection-level misbehaviour to inject, changeable while the simulator
+/// runs (`APNsSimulator.setFaults(_:)`).
+///
+/// Counts are per connection and count requests whose last frame arrived
+/// (END_STREAM). Each setting is read when a request completes, so a change
+/// applies to the next request on every open connection.
+public struct APNsSimulatorFaults: Sendable, Equatable {
+    /// After this many requests on a connection, send GOAWAY (NO_ERROR, debug
+    /// data `{"reason":"Shutdown"}`) whose last-stream-id is the highest
+    /// processed stream; later streams are neither processed nor answered, and
+    /// the connection closes once the processed ones are answered.
+    public var goAwayAfterStreams: Int?
+    /// After this many requests on a connection, the next request is not
+    /// answered: when it completes, the TCP connection is closed at once,
+    /// mid-stream, with no GOAWAY and no TLS close_notify. Answers already
+    /// due for earlier requests are sent first; requests that arrive with
+    /// or after the dropped one are not processed. `0` drops at the first request.
+    public var dropConnectionAfterStreams: Int?
+    /// Every answer is held back this long after its request completed.
+    public var responseDelay: Duration
+    /// Accept requests but never answer them (for client timeouts). They are
+    /// counted in `APNsSimulatorStatistics.unansweredStreams`.
+    public var silent: Bool
+
+    /// No faults unless given.
+    public init(
+        goAwayAfterStreams: Int? = nil,
+        dropConnectionAfterStreams: Int? = nil,
+        responseDelay: Duration = .zero,
+        silent: Bool = false
+    ) {
+        self.goAwayAfterStreams = goAwayAfterStreams
+        self.dropConnectionAfterStreams = dropConnectionAfterStreams
+        self.responseDelay = responseDelay
+        self.silent = silent
+    }
+
+    /// No faults at all.
+    public static let none = APNsSimulatorFaults()
+}

@@ -1,0 +1,179 @@
+import Synchronization
+import Glibc
+
+/// A strict APNs provider-API server on 127.0.0.1, for tests (in process)
+/// and demos (`apns-simulator`).
+///
+/// It speaks HTTP/2 (nghttp2 server sessions) over TLS 1.2+ with ALPN `h2`
+/// only, serves a `ThrowawayPKI` certificate, validates every request as
+/// Apple does (see `RequestValidator` and `ProviderTokenVerifier` for the
+/// exact rules and reasons) and answers `:status`, `apns-id` and, for
+/// errors, `{"reason":…}`.
+///
+/// Where Apple documents no reason, the simulator picks the nearest one
+/// Apple does document: malformed JSON, a payload that is not an object,
+/// or one without an `aps` object → 400 `PayloadEmpty`; `apns-priority` 10
+/// with push type `background` → 400 `BadPriority`; an empty `/3/device/`
+/// → 400 `MissingDeviceToken`; a JWT `iat` more than the allowed skew in the
+/// future → 403 `InvalidProviderToken`.
+///
+/// Faults (GOAWAY, dropped connections, delays, silence, new stream limits)
+/// and per-token scripted answers can be changed while it runs; the
+/// statistics prove what was accepted, once each.
+///
+/// Threads: one accept thread and one thread per connection (at most
+/// `configuration.maxConnections`). `stop()` wakes, joins and closes them
+/// all; `deinit` calls `stop()`. Every method is thread-safe.
+public final class APNsSimulator: Sendable {
+    /// The configuration it was created with.
+    public let configuration: APNsSimulatorConfiguration
+    /// The certificates it serves; give `pki.caPEM` to clients.
+    public let pki: ThrowawayPKI
+
+    private let core: SimulatorCore
+    private let registry: ConnectionRegistry
+    private let lifecycle = Mutex(Lifecycle.created)
+
+    private enum Lifecycle {
+        case created
+        case running(Running)
+        case stopped
+    }
+
+    private struct Running {
+        let listener: Int32
+        let port: Int
+        let acceptThread: JoinableThread
+        let acceptWake: WakeSignal
+    }
+
+    /// Creates a stopped simulator. Makes a `ThrowawayPKI` unless the
+    /// configuration brings one, and checks that every key is a P-256 public key.
+    public init(configuration: APNsSimulatorConfiguration) throws {
+        for (keyID, pem) in configuration.keys {
+            let key = try OwnedKey.publicKey(pem: pem)
+            guard key.isP256 else {
+                throw APNsSimulatorError(operation: "keys[\(keyID)]", detail: "not a P-256 (ES256) key")
+            }
+        }
+        self.configuration = configuration
+        pki = try configuration.pki ?? ThrowawayPKI()
+        core = SimulatorCore(configuration: configuration, pki: pki)
+        registry = ConnectionRegistry(capacity: configuration.maxConnections)
+    }
+
+    deinit { stop() }
+
+    /// Binds 127.0.0.1 and starts accepting. Throws when the port is taken,
+    /// the TLS context cannot be built, or it was already started.
+    public func start() throws {
+        _ = try TLSServerContext(pki: pki)  // fail here, not per connection
+        try lifecycle.withLock { state in
+            guard case .created = state else {
+                throw APNsSimulatorError(operation: "start", detail: "the simulator was already started")
+            }
+            let (listener, port) = try Listener.open(port: configuration.port)
+            let wake: WakeSignal
+            do {
+                wake = try WakeSignal()
+            } catch {
+                close(listener)
+                throw error
+            }
+            let loop = AcceptLoop(core: core, registry: registry, listener: listener, wake: wake)
+            do {
+                let thread = try JoinableThread.spawn { loop.run() }
+                state = .running(Running(listener: listener, port: port, acceptThread: thread, acceptWake: wake))
+            } catch {
+                wake.close()
+                close(listener)
+                throw error
+            }
+        }
+    }
+
+    /// Stops accepting, closes every connection (no GOAWAY), and joins all
+    /// threads. Idempotent; a stopped simulator cannot be started again.
+    public func stop() {
+        let running = lifecycle.withLock { state -> Running? in
+            defer { state = .stopped }
+            if case .running(let running) = state { return running }
+            return nil
+        }
+        guard let running else { return }
+        registry.beginStopping()
+        running.acceptWake.signal()
+        running.acceptThread.join()
+        registry.joinAll()
+        running.acceptWake.close()
+        close(running.listener)
+    }
+
+    /// The bound port (0 until started).
+    public var port: Int {
+        lifecycle.withLock { state in
+            if case .running(let running) = state { return running.port }
+            return 0
+        }
+    }
+
+    /// `https://127.0.0.1:<port>`, the base URL for clients.
+    public var url: String { "https://127.0.0.1:\(port)" }
+
+    /// The CA certificate (PEM) clients must trust.
+    public var caPEM: String { pki.caPEM }
+
+    /// Writes the CA certificate to `path`, for clients that take a CA file.
+    public func writeCA(to path: String) throws { try pki.writeCA(to: path) }
+
+    /// Connections currently open.
+    public var openConnections: Int { registry.count }
+
+    // MARK: Faults and scripts
+
+    /// The connection-level faults in force.
+    public var faults: APNsSimulatorFaults { core.faults }
+
+    /// Replaces the faults; applies from the next completed request.
+    public func setFaults(_ faults: APNsSimulatorFaults) { core.faults = faults }
+
+    /// Answers the next valid requests for `token` with `responses`, in
+    /// order, then every later one with `thereafter` (or 200 when `nil`).
+    /// Invalid requests are answered by validation and do not use up the script.
+    public func script(token: String, responses: [APNsSimulatorResponse], thereafter: APNsSimulatorResponse? = nil) {
+        core.script(token: token, responses: responses, thereafter: thereafter)
+    }
+
+    /// Answers every valid request for `token` with `response`.
+    public func always(token: String, _ response: APNsSimulatorResponse) {
+        core.script(token: token, responses: [], thereafter: response)
+    }
+
+    /// Removes the script of `token`, or of every token when `nil`.
+    public func clearScript(token: String? = nil) { core.clearScript(token: token) }
+
+    /// Binds `token` to `topic` (a bundle ID): other topics get 400
+    /// DeviceTokenNotForTopic. `nil` removes the binding.
+    public func registerDevice(token: String, topic: String?) {
+        core.registerDevice(token: token, topic: topic)
+    }
+
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS for new connections and, through a
+    /// new SETTINGS frame, for every open one.
+    public var maxConcurrentStreams: Int { core.maxConcurrentStreams }
+
+    /// Changes SETTINGS_MAX_CONCURRENT_STREAMS; open connections send a new
+    /// SETTINGS frame at once.
+    public func setMaxConcurrentStreams(_ limit: Int) {
+        core.maxConcurrentStreams = max(0, limit)
+        registry.wakeAll()
+    }
+
+    // MARK: Statistics
+
+    /// What the simulator has counted so far.
+    public var statistics: APNsSimulatorStatistics { core.statistics }
+
+    /// Zeroes the statistics (connections stay open).
+    public func resetStatistics() { core.resetStatistics() }
+}

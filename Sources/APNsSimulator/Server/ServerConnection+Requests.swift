@@ -1,0 +1,110 @@
+/// Request assembly, fault injection and answers, driven by the nghttp2
+/// callbacks and the connection's loop.
+extension ServerConnection {
+    func beginRequest(streamID: Int32) {
+        streams[streamID] = Stream()
+    }
+
+    func receiveHeader(streamID: Int32, name: String, value: String) {
+        guard let count = streams[streamID]?.request.headers.count, count < Self.headerFieldLimit else { return }
+        streams[streamID]?.request.headers.append((name, value))
+    }
+
+    func receiveBody(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
+        streams[streamID]?.request.appendBody(chunk)
+    }
+
+    /// The request on `streamID` is complete: apply the faults in force, then
+    /// schedule its answer.
+    func completeRequest(streamID: Int32) {
+        guard !dropRequested, streams[streamID]?.phase == .receiving else { return }
+        if let last = goAwayLastStreamID, streamID > last {
+            streams[streamID]?.phase = .ignored
+            core.recordUnanswered(1)
+            return
+        }
+        let faults = core.faults
+        if let limit = faults.dropConnectionAfterStreams, completedRequests >= limit {
+            answerDue()  // earlier requests whose answer is due still get it
+            dropRequested = true
+            core.recordDropped()
+            core.recordUnanswered(1 + pending.count)
+            return
+        }
+        completedRequests += 1
+        highestCompletedStreamID = max(highestCompletedStreamID, streamID)
+        if faults.silent {
+            streams[streamID]?.phase = .silent
+            core.recordUnanswered(1)
+        } else {
+            streams[streamID]?.phase = .waiting
+            schedule(streamID, due: ContinuousClock.now + faults.responseDelay)
+        }
+        if let limit = faults.goAwayAfterStreams, goAwayLastStreamID == nil, completedRequests >= limit {
+            goAwayLastStreamID = highestCompletedStreamID
+            session?.submitGoAway(lastStreamID: highestCompletedStreamID, debugData: Self.goAwayDebugData)
+            core.recordGoAway()
+        }
+    }
+
+    func streamClosed(streamID: Int32) {
+        streams[streamID] = nil
+    }
+
+    /// Copies the next part of a response body for nghttp2.
+    func readResponseBody(streamID: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, finished: Bool) {
+        guard var stream = streams[streamID] else { return (0, true) }
+        let count = min(buffer.count, stream.responseBody.count - stream.responseOffset)
+        stream.responseBody.withUnsafeBufferPointer { body in
+            for index in 0..<count { buffer[index] = body[stream.responseOffset + index] }
+        }
+        stream.responseOffset += count
+        streams[streamID] = stream
+        return (count, stream.responseOffset == stream.responseBody.count)
+    }
+
+    /// Inserts an answer into the due-ordered queue.
+    private func schedule(_ streamID: Int32, due: ContinuousClock.Instant) {
+        let index = pending.firstIndex { $0.due > due } ?? pending.endIndex
+        pending.insert(PendingAnswer(due: due, streamID: streamID), at: index)
+    }
+
+    /// Answers every request whose delay has passed.
+    func answerDue() {
+        guard !dropRequested else { return }
+        let now = ContinuousClock.now
+        while let first = pending.first, first.due <= now {
+            pending.removeFirst()
+            answer(first.streamID)
+        }
+    }
+
+    /// Validates the request, picks the answer and submits it.
+    private func answer(_ streamID: Int32) {
+        guard let stream = streams[streamID], stream.phase == .waiting, let session else { return }
+        let core = self.core
+        let hadToken = tokens.hasCurrentToken
+        let verdict = core.validator.validate(
+            stream.request,
+            tokens: &tokens,
+            registeredTopic: { core.registeredTopic(for: $0) },
+            now: core.configuration.clock()
+        )
+        if !hadToken, tokens.hasCurrentToken { applyStreamLimit() }
+        let response: APNsSimulatorResponse
+        let apnsID: String
+        switch verdict {
+        case .rejected(let rejection, let id):
+            core.recordRejection(rejection)
+            response = rejection
+            apnsID = id
+        case .valid(let notification):
+            response = core.answer(for: notification, connection: number, streamID: streamID)
+            apnsID = notification.apnsID
+        }
+        let body = response.body
+        streams[streamID]?.phase = .answered
+        streams[streamID]?.responseBody = body
+        _ = session.submitResponse(streamID: streamID, status: response.status, apnsID: apnsID, hasBody: !body.isEmpty)
+    }
+}

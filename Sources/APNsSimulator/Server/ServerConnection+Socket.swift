@@ -1,0 +1,122 @@
+import Glibc
+
+/// Socket-level work of a connection: waiting, flushing, the handshake and
+/// the two ways of closing.
+extension ServerConnection {
+    enum Readiness {
+        case ready(readable: Bool, writable: Bool)
+        case timeout
+        /// The simulator is stopping.
+        case stop
+    }
+
+    /// Polls the socket and the wake pipe. A wake-up re-reads the stream
+    /// limit, or reports `.stop` when the simulator is stopping.
+    func waitForSocket(read: Bool, write: Bool, timeoutMilliseconds: Int32) -> Readiness {
+        var events: Int16 = 0
+        if read { events |= Int16(POLLIN) }
+        if write { events |= Int16(POLLOUT) }
+        var descriptors = [
+            pollfd(fd: socket, events: events, revents: 0),
+            pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        let result = poll(&descriptors, 2, timeoutMilliseconds)
+        if result < 0 { return errno == EINTR ? .timeout : .stop }
+        if result == 0 { return .timeout }
+        if descriptors[1].revents != 0 {
+            wake.drain()
+            if registry.isStopping { return .stop }
+            applyStreamLimit()
+        }
+        let revents = descriptors[0].revents
+        let failed = revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
+        return .ready(readable: revents & Int16(POLLIN) != 0 || failed, writable: revents & Int16(POLLOUT) != 0)
+    }
+
+    /// Sends as much of `outbound` as the socket takes without blocking.
+    /// Returns `false` when the socket failed.
+    func flushOutbound() -> Bool {
+        while outboundOffset < outbound.count {
+            let sent = outbound.withUnsafeBytes { raw in
+                send(socket, raw.baseAddress! + outboundOffset, raw.count - outboundOffset, Int32(MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                outboundOffset += sent
+            } else if sent < 0, errno == EINTR {
+                continue
+            } else if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                break
+            } else {
+                return false
+            }
+        }
+        if outboundOffset == outbound.count {
+            outbound.removeAll(keepingCapacity: true)
+            outboundOffset = 0
+        }
+        return true
+    }
+
+    /// Flushes `outbound` completely, waiting at most `limit`.
+    func flushCompletely(within limit: Duration = .seconds(1)) {
+        let deadline = ContinuousClock.now + limit
+        while outboundOffset < outbound.count, flushOutbound(), outboundOffset < outbound.count {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return }
+            var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + 1)
+            guard poll(&descriptor, 1, milliseconds) > 0 else { return }
+        }
+    }
+
+    /// Runs the TLS server handshake within the configured time.
+    func performHandshake() -> Bool {
+        let deadline = ContinuousClock.now + core.configuration.handshakeTimeout
+        while true {
+            let step = tls.handshake()
+            tls.drainOutput(into: &outbound)
+            guard flushOutbound() else { return false }
+            switch step {
+            case .done:
+                return true
+            case .failed:
+                flushCompletely(within: .milliseconds(200))  // the alert
+                return false
+            case .needsInput:
+                break
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return false }
+            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            switch waitForSocket(read: true, write: outboundOffset < outbound.count, timeoutMilliseconds: milliseconds) {
+            case .stop, .timeout:
+                return false
+            case .ready(let readable, _):
+                guard readable else { continue }
+                let count = recv(socket, readBuffer.baseAddress, readBuffer.count, 0)
+                if count == 0 { return false }
+                if count < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                    return false
+                }
+                tls.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+            }
+        }
+    }
+
+    /// Sends what is queued, a TLS close_notify, and returns (the caller closes).
+    func closeGracefully() {
+        produceOutput()
+        tls.shutdown()
+        tls.drainOutput(into: &outbound)
+        flushCompletely()
+    }
+
+    /// The injected fault: earlier answers are flushed, the request that
+    /// triggered it is not answered, and TCP closes with no GOAWAY and no
+    /// close_notify.
+    func dropConnection() {
+        produceOutput()
+        flushCompletely()
+    }
+}

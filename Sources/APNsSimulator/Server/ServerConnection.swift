@@ -1,0 +1,202 @@
+import CNGHTTP2
+import Glibc
+
+/// One accepted TCP connection, served on its own thread from TLS
+/// handshake to close: TLS through memory BIOs, an nghttp2 server session,
+/// request validation, scripted answers and injected faults.
+///
+/// Thread-confined: created, run and released by the connection's thread.
+/// nghttp2 calls back into it (see `HTTP2Callbacks.swift`) only from inside
+/// `nghttp2_session_mem_recv`/`mem_send`, which this class calls itself.
+final class ServerConnection {
+    enum Phase { case receiving, waiting, silent, answered, ignored }
+
+    struct Stream {
+        var request = ReceivedRequest()
+        var phase = Phase.receiving
+        var responseBody: [UInt8] = []
+        var responseOffset = 0
+    }
+
+    struct PendingAnswer {
+        let due: ContinuousClock.Instant
+        let streamID: Int32
+    }
+
+    let core: SimulatorCore
+    let registry: ConnectionRegistry
+    let number: Int
+    let socket: Int32
+    let wake: WakeSignal
+    let tls: TLSSession
+    var session: HTTP2ServerSession?
+    var streams: [Int32: Stream] = [:]
+    var pending: [PendingAnswer] = []
+    var outbound: [UInt8] = []
+    var outboundOffset = 0
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
+    let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
+    var tokens: ProviderTokenVerifier
+    var completedRequests = 0
+    var highestCompletedStreamID: Int32 = 0
+    var goAwayLastStreamID: Int32?
+    var advertisedStreamLimit: Int?
+    var dropRequested = false
+    var peerClosed = false
+
+    /// Bytes waiting for the socket beyond which the connection stops reading.
+    static let outboundBacklogLimit = 4 * 1024 * 1024
+    /// At most this many header fields are kept per request.
+    static let headerFieldLimit = 256
+    /// Apple's GOAWAY debug data when it closes a connection.
+    static let goAwayDebugData = Array(#"{"reason":"Shutdown"}"#.utf8)
+
+    init(core: SimulatorCore, registry: ConnectionRegistry, number: Int, socket: Int32, wake: WakeSignal) throws {
+        self.core = core
+        self.registry = registry
+        self.number = number
+        self.socket = socket
+        self.wake = wake
+        tls = try TLSSession(context: TLSServerContext(pki: core.pki))
+        tokens = ProviderTokenVerifier(configuration: core.configuration)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        plainBuffer.deallocate()
+    }
+
+    /// Serves the connection until it ends. The caller closes the socket.
+    func run() {
+        guard performHandshake() else {
+            core.recordRefused()
+            return
+        }
+        guard tls.negotiatedProtocol == "h2" else {
+            // No ALPN at all (a client that offers only other protocols
+            // already failed in the handshake with no_application_protocol).
+            core.recordRefused()
+            closeGracefully()
+            return
+        }
+        do {
+            session = try HTTP2ServerSession(userData: Unmanaged.passUnretained(self).toOpaque())
+        } catch {
+            return
+        }
+        applyStreamLimit()
+        serve()
+    }
+
+    // MARK: Event loop
+
+    private func serve() {
+        guard let session else { return }
+        while true {
+            if dropRequested {
+                dropConnection()
+                return
+            }
+            produceOutput()
+            guard flushOutbound() else { return }
+            if isFinished(session) {
+                closeGracefully()
+                return
+            }
+            let backlog = outbound.count - outboundOffset
+            let readiness = waitForSocket(
+                read: !peerClosed && backlog < Self.outboundBacklogLimit,
+                write: backlog > 0,
+                timeoutMilliseconds: pollTimeout()
+            )
+            switch readiness {
+            case .stop:
+                return
+            case .ready(let readable, _):
+                if readable, !receive() {
+                    produceOutput()
+                    _ = flushOutbound()
+                    return
+                }
+            case .timeout:
+                break
+            }
+            answerDue()
+        }
+    }
+
+    /// Whether the connection has nothing left to do.
+    private func isFinished(_ session: HTTP2ServerSession) -> Bool {
+        let flushed = outboundOffset == outbound.count
+        if peerClosed { return true }
+        if !session.isAlive { return flushed }
+        if let last = goAwayLastStreamID, flushed, !session.wantsWrite {
+            return !streams.contains { id, stream in
+                id <= last && (stream.phase == .receiving || stream.phase == .waiting || stream.phase == .silent)
+            }
+        }
+        return false
+    }
+
+    /// Milliseconds until the next delayed answer is due, or -1.
+    private func pollTimeout() -> Int32 {
+        guard let due = pending.first?.due else { return -1 }
+        let remaining = ContinuousClock.now.duration(to: due)
+        if remaining <= .zero { return 0 }
+        let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
+        return Int32(clamping: milliseconds)
+    }
+
+    /// Reads what the socket has, decrypts it and feeds it to nghttp2.
+    /// Returns `false` when the connection must end.
+    private func receive() -> Bool {
+        guard let session else { return false }
+        let count = recv(socket, readBuffer.baseAddress, readBuffer.count, 0)
+        if count == 0 { return false }
+        if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR }
+        tls.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+        while !dropRequested {
+            switch tls.read(into: plainBuffer) {
+            case .bytes(let plain):
+                let consumed = nghttp2_session_mem_recv(session.pointer, plainBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), plain)
+                if consumed < 0 { return false }  // nghttp2 has queued GOAWAY; the caller flushes it
+            case .needsInput:
+                return true
+            case .closed:
+                peerClosed = true
+                return true
+            case .failed:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Serializes queued HTTP/2 frames, encrypts them, and collects the
+    /// ciphertext in `outbound`.
+    func produceOutput() {
+        tls.drainOutput(into: &outbound)
+        guard let session else { return }
+        while outbound.count - outboundOffset < Self.outboundBacklogLimit {
+            var data: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session.pointer, &data)
+            guard length > 0, let data else { break }
+            guard tls.write(UnsafeRawBufferPointer(start: data, count: length)) else { break }
+            tls.drainOutput(into: &outbound)
+        }
+    }
+
+    // MARK: Stream limit
+
+    /// Advertises the stream limit in force: 1 before the first valid JWT
+    /// when configured like Apple, else the simulator's current limit.
+    func applyStreamLimit() {
+        guard let session else { return }
+        let limit = core.configuration.limitStreamsUntilAuthenticated && !tokens.hasCurrentToken
+            ? 1 : core.maxConcurrentStreams
+        if limit != advertisedStreamLimit {
+            session.submitMaxConcurrentStreams(limit)
+            advertisedStreamLimit = limit
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Synchronization
+
+/// The state every connection thread and the public API share: the
+/// configuration, the validator, and one lock around faults, scripts,
+/// device registrations, the stream limit and the statistics.
+///
+/// `Sendable` because its stored properties are immutable `Sendable`
+/// values or a `Mutex`.
+final class SimulatorCore: Sendable {
+    let configuration: APNsSimulatorConfiguration
+    let pki: ThrowawayPKI
+    let validator: RequestValidator
+    private let control: Mutex<ControlState>
+
+    private struct ControlState {
+        var faults = APNsSimulatorFaults.none
+        var scripts: [String: TokenScript] = [:]
+        var registeredDevices: [String: String]
+        var maxConcurrentStreams: Int
+        var statistics = APNsSimulatorStatistics()
+        var connectionCount = 0
+    }
+
+    init(configuration: APNsSimulatorConfiguration, pki: ThrowawayPKI) {
+        self.configuration = configuration
+        self.pki = pki
+        validator = RequestValidator(configuration: configuration)
+        var devices: [String: String] = [:]
+        for (token, topic) in configuration.registeredDevices { devices[token.lowercased()] = topic }
+        control = Mutex(ControlState(registeredDevices: devices, maxConcurrentStreams: configuration.maxConcurrentStreams))
+    }
+
+    // MARK: Control (public API)
+
+    var faults: APNsSimulatorFaults {
+        get { control.withLock { $0.faults } }
+        set { control.withLock { $0.faults = newValue } }
+    }
+
+    func script(token: String, responses: [APNsSimulatorResponse], thereafter: APNsSimulatorResponse?) {
+        control.withLock { $0.scripts[token.lowercased()] = TokenScript(queue: responses, thereafter: thereafter) }
+    }
+
+    func clearScript(token: String?) {
+        control.withLock { state in
+            if let token { state.scripts[token.lowercased()] = nil } else { state.scripts.removeAll() }
+        }
+    }
+
+    func registerDevice(token: String, topic: String?) {
+        control.withLock { $0.registeredDevices[token.lowercased()] = topic }
+    }
+
+    func registeredTopic(for token: String) -> String? {
+        control.withLock { $0.registeredDevices[token] }
+    }
+
+    var maxConcurrentStreams: Int {
+        get { control.withLock { $0.maxConcurrentStreams } }
+        set { control.withLock { $0.maxConcurrentStreams = newValue } }
+    }
+
+    var statistics: APNsSimulatorStatistics {
+        control.withLock { $0.statistics }
+    }
+
+    func resetStatistics() {
+        control.withLock { $0.statistics = APNsSimulatorStatistics() }
+    }
+
+    // MARK: Recording (connection threads)
+
+    /// Counts a new TCP connection and returns its 1-based number.
+    func connectionAccepted() -> Int {
+        control.withLock { state in
+            state.connectionCount += 1
+            state.statistics.connectionsAccepted += 1
+            return state.connectionCount
+        }
+    }
+
+    /// The answer to a valid notification (its token's script, or 200),
+    /// recorded as accepted or rejected in the same critical section.
+    func answer(for notification: ValidatedNotification, connection: Int, streamID: Int32) -> APNsSimulatorResponse {
+        let key = notification.deviceToken.lowercased()
+        let recordsNotifications = configuration.recordsNotifications
+        let recordsIDs = configuration.recordsAcceptedIDs
+        return control.withLock { state in
+            var response = APNsSimulatorResponse.success
+            if var script = state.scripts[key] {
+                let next = script.next()
+                response = next.response
+                state.scripts[key] = next.exhausted ? nil : script
+            }
+            if response.status == 200 {
+                state.statistics.acceptedTotal += 1
+                state.statistics.acceptedPerToken[key, default: 0] += 1
+                if recordsIDs { state.statistics.acceptedIDs.append(notification.apnsID) }
+                if recordsNotifications {
+                    state.statistics.notifications.append(APNsSimulatorNotification(
+                        deviceToken: notification.deviceToken,
+                        apnsID: notification.apnsID,
+                        apnsIDWasSent: notification.apnsIDWasSent,
+                        topic: notification.topic,
+                        pushType: notification.pushType,
+                        priority: notification.priority,
+                        expiration: notification.expiration,
+                        collapseID: notification.collapseID,
+                        payload: notification.payload,
+                        connectionNumber: connection,
+                        streamID: Int(streamID)
+                    ))
+                }
+            } else {
+                Self.countRejection(response.reason, in: &state.statistics)
+            }
+            return response
+        }
+    }
+
+    func recordRejection(_ response: APNsSimulatorResponse) {
+        control.withLock { Self.countRejection(response.reason, in: &$0.statistics) }
+    }
+
+    func recordUnanswered(_ count: Int) {
+        guard count > 0 else { return }
+        control.withLock { $0.statistics.unansweredStreams += count }
+    }
+
+    func recordRefused() {
+        control.withLock { $0.statistics.connectionsRefused += 1 }
+    }
+
+    func recordDropped() {
+        control.withLock { $0.statistics.connectionsDropped += 1 }
+    }
+
+    func recordGoAway() {
+        control.withLock { $0.statistics.goAwaysSent += 1 }
+    }
+
+    private static func countRejection(_ reason: String?, in statistics: inout APNsSimulatorStatistics) {
+        statistics.rejectedTotal += 1
+        statistics.rejectedPerReason[reason ?? "(none)", default: 0] += 1
+    }
+}

@@ -1,0 +1,52 @@
+import COpenSSL
+import COpenSSLShims
+
+/// ALPN selection: choose `h2` when the client offers it, otherwise fail
+/// the handshake with a fatal `no_application_protocol` alert. A file-level
+/// constant, as C callbacks must be; it needs no context.
+private let selectH2: SSL_CTX_alpn_select_cb_func = { _, selected, selectedLength, offered, offeredLength, _ in
+    guard let selected, let selectedLength, let offered else { return SSL_TLSEXT_ERR_ALERT_FATAL }
+    var index = 0
+    let total = Int(offeredLength)
+    while index < total {
+        let length = Int(offered[index])
+        guard index + 1 + length <= total else { break }
+        if length == 2, offered[index + 1] == UInt8(ascii: "h"), offered[index + 2] == UInt8(ascii: "2") {
+            selected.pointee = offered + index + 1
+            selectedLength.pointee = 2
+            return SSL_TLSEXT_ERR_OK
+        }
+        index += 1 + length
+    }
+    return SSL_TLSEXT_ERR_ALERT_FATAL
+}
+
+/// Owns the server `SSL_CTX`: TLS 1.2 or later, no compression or
+/// renegotiation, the throwaway certificate and key, ALPN `h2` only.
+///
+/// Each connection thread builds its own context from the PEM text, so no
+/// OpenSSL handle is shared between threads.
+final class TLSServerContext {
+    let pointer: OpaquePointer
+
+    init(pki: ThrowawayPKI) throws {
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw OpenSSLFailure.error("SSL_CTX_new") }
+        pointer = context
+        guard pgw_ssl_ctx_set_min_proto_version(context, pgw_ssl_tls1_2_version()) == 1 else {
+            throw OpenSSLFailure.error("SSL_CTX_set_min_proto_version")
+        }
+        _ = SSL_CTX_set_options(context, pgw_ssl_op_no_compression() | pgw_ssl_op_no_renegotiation() | pgw_ssl_op_cipher_server_preference())
+        _ = pgw_ssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        let certificate = try OwnedCertificate.parse(pem: pki.certificatePEM)
+        guard SSL_CTX_use_certificate(context, certificate.pointer) == 1 else {
+            throw OpenSSLFailure.error("SSL_CTX_use_certificate")
+        }
+        let key = try OwnedKey.privateKey(pem: pki.privateKeyPEM)
+        guard SSL_CTX_use_PrivateKey(context, key.pointer) == 1, SSL_CTX_check_private_key(context) == 1 else {
+            throw OpenSSLFailure.error("SSL_CTX_use_PrivateKey")
+        }
+        SSL_CTX_set_alpn_select_cb(context, selectH2, nil)
+    }
+
+    deinit { SSL_CTX_free(pointer) }
+}

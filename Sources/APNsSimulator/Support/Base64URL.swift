@@ -1,0 +1,39 @@
+/// Decodes unpadded base64url (RFC 4648 §5), the encoding of JWT parts.
+///
+/// Strict: padding, whitespace, characters outside the URL-safe alphabet and
+/// non-zero leftover bits are all refused, so a token that differs in any
+/// character from the signed one cannot decode to the same bytes.
+enum Base64URL {
+    /// The decoded bytes, or `nil` when `text` is not canonical base64url.
+    static func decode(_ text: Substring) -> [UInt8]? {
+        let input = Array(text.utf8)
+        guard input.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in input {
+            guard let value = sextet(byte) else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // Canonical encodings leave only zero bits behind.
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return output
+    }
+
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x41...0x5A: return byte - 0x41
+        case 0x61...0x7A: return byte - 0x61 + 26
+        case 0x30...0x39: return byte - 0x30 + 52
+        case UInt8(ascii: "-"): return 62
+        case UInt8(ascii: "_"): return 63
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// One HTTP/2 request as the simulator received it: every header field in
+/// arrival order (pseudo-headers included) and the body.
+struct ReceivedRequest {
+    /// Header fields as received; names are lowercase (HTTP/2 requires it
+    /// and nghttp2 enforces it).
+    var headers: [(name: String, value: String)] = []
+    /// The body, kept up to `bodyLimit` bytes.
+    var body: [UInt8] = []
+    /// The full body length, even past `bodyLimit`.
+    var bodyLength = 0
+
+    /// More than any APNs payload limit; the rest is counted, not kept.
+    static let bodyLimit = 64 * 1024
+
+    /// Appends a body chunk, keeping at most `bodyLimit` bytes.
+    mutating func appendBody(_ chunk: UnsafeBufferPointer<UInt8>) {
+        bodyLength += chunk.count
+        let room = Self.bodyLimit - body.count
+        if room > 0 { body.append(contentsOf: chunk.prefix(room)) }
+    }
+
+    /// The single value of `name`, or `nil` when absent.
+    func value(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+
+    /// A non-pseudo header name that occurs more than once.
+    var duplicatedHeaderName: String? {
+        var seen = Set<String>()
+        for field in headers where !field.name.hasPrefix(":") {
+            if !seen.insert(field.name).inserted { return field.name }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,145 @@
+/// Apple's request checks (PROTOCOLS.md A2–A5), in a fixed order, first
+/// failure wins:
+///
+/// 1. `:method` is POST, else 405 `MethodNotAllowed`.
+/// 2. `:path` is `/3/device/<token>`, else 404 `BadPath`; an empty token is
+///    400 `MissingDeviceToken`; a token that is not even-length hex of 64–200
+///    digits is 400 `BadDeviceToken`.
+/// 3. No header field twice, else 400 `DuplicateHeaders`.
+/// 4. The provider token (see `ProviderTokenVerifier`): 403 or 429.
+/// 5. `apns-topic` present (400 `MissingTopic`), one of the team's topics or
+///    a topic plus a push-type suffix (400 `BadTopic`), and the token's own
+///    topic when the token is registered (400 `DeviceTokenNotForTopic`).
+/// 6. `apns-push-type`, when sent, one of Apple's 11 (400 `InvalidPushType`).
+/// 7. `apns-priority`, when sent, 10, 5 or 1; and not 10 for `background`
+///    (400 `BadPriority`).
+/// 8. `apns-id`, when sent, a lowercase 8-4-4-4-12 UUID (400 `BadMessageId`).
+/// 9. `apns-collapse-id` at most 64 bytes (400 `BadCollapseId`).
+/// 10. `apns-expiration`, when sent, decimal digits (400 `BadExpirationDate`).
+/// 11. A body (400 `PayloadEmpty`) of at most 4096 bytes, 5120 for `voip`
+///     (413 `PayloadTooLarge`), that is a JSON object with an `aps` object.
+///     Apple has no reason for malformed JSON; the simulator answers 400
+///     `PayloadEmpty`, the nearest reason Apple documents ("the message
+///     payload was empty" — nothing deliverable was found).
+///
+/// Pure apart from the connection's token state, which the caller owns.
+struct RequestValidator {
+    private let topics: Set<String>
+    private let requiresAPSDictionary: Bool
+
+    /// The push types Apple lists (PROTOCOLS.md A2).
+    static let pushTypes: Set<String> = [
+        "alert", "background", "location", "voip", "complication", "fileprovider",
+        "liveactivity", "pushtotalk", "widgets", "controls", "mdm",
+    ]
+    /// Topic suffixes some push types require after the bundle ID.
+    static let topicSuffixes = [
+        ".voip", ".complication", ".pushkit.fileprovider", ".location-query",
+        ".push-type.liveactivity", ".voip-ptt", ".push-type.widgets", ".push-type.controls",
+    ]
+    static let payloadLimit = 4096
+    static let voipPayloadLimit = 5120
+    static let collapseIDLimit = 64
+
+    init(configuration: APNsSimulatorConfiguration) {
+        topics = Set(configuration.topics)
+        requiresAPSDictionary = configuration.requiresAPSDictionary
+    }
+
+    /// Validates `request`. `registeredTopic` gives the topic a token is bound
+    /// to, if any; `tokens` is the connection's provider-token state.
+    func validate(
+        _ request: ReceivedRequest,
+        tokens: inout ProviderTokenVerifier,
+        registeredTopic: (String) -> String?,
+        now: Double
+    ) -> RequestVerdict {
+        let sentID = request.value("apns-id")
+        let answerID = sentID.flatMap { APNsIdentifier.isValid($0) ? $0 : nil } ?? APNsIdentifier.generate()
+        func reject(_ status: Int, _ reason: String) -> RequestVerdict {
+            .rejected(APNsSimulatorResponse(status: status, reason: reason), apnsID: answerID)
+        }
+
+        guard request.value(":method") == "POST" else { return reject(405, "MethodNotAllowed") }
+        let path = request.value(":path") ?? ""
+        let prefix = "/3/device/"
+        guard path.hasPrefix(prefix) else { return reject(404, "BadPath") }
+        let deviceToken = String(path.dropFirst(prefix.count))
+        guard !deviceToken.isEmpty else { return reject(400, "MissingDeviceToken") }
+        guard Self.isWellFormedDeviceToken(deviceToken) else { return reject(400, "BadDeviceToken") }
+        if request.duplicatedHeaderName != nil { return reject(400, "DuplicateHeaders") }
+
+        if let tokenProblem = tokens.check(authorization: request.value("authorization"), now: now) {
+            return .rejected(tokenProblem, apnsID: answerID)
+        }
+
+        guard let topic = request.value("apns-topic"), !topic.isEmpty else { return reject(400, "MissingTopic") }
+        guard let bundle = bundleID(of: topic) else { return reject(400, "BadTopic") }
+        if let bound = registeredTopic(deviceToken.lowercased()), bound != bundle {
+            return reject(400, "DeviceTokenNotForTopic")
+        }
+
+        let pushType = request.value("apns-push-type")
+        if let pushType, !Self.pushTypes.contains(pushType) { return reject(400, "InvalidPushType") }
+
+        var priority = 10
+        if let text = request.value("apns-priority") {
+            guard let value = Int(text), [10, 5, 1].contains(value), String(value) == text else {
+                return reject(400, "BadPriority")
+            }
+            priority = value
+            if pushType == "background", value == 10 { return reject(400, "BadPriority") }
+        }
+
+        if let sentID, !APNsIdentifier.isValid(sentID) { return reject(400, "BadMessageId") }
+
+        let collapseID = request.value("apns-collapse-id")
+        if let collapseID, collapseID.utf8.count > Self.collapseIDLimit { return reject(400, "BadCollapseId") }
+
+        var expiration: Int64?
+        if let text = request.value("apns-expiration") {
+            guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int64(text) else {
+                return reject(400, "BadExpirationDate")
+            }
+            expiration = value
+        }
+
+        guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
+        let limit = pushType == "voip" ? Self.voipPayloadLimit : Self.payloadLimit
+        guard request.bodyLength <= limit else { return reject(413, "PayloadTooLarge") }
+        guard let payload = SimulatorJSONParser.parse(request.body), payload.isObject else {
+            return reject(400, "PayloadEmpty")
+        }
+        if requiresAPSDictionary, payload["aps"]?.isObject != true { return reject(400, "PayloadEmpty") }
+
+        return .valid(ValidatedNotification(
+            deviceToken: deviceToken,
+            apnsID: answerID,
+            apnsIDWasSent: sentID != nil,
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: expiration,
+            collapseID: collapseID,
+            payload: request.body
+        ))
+    }
+
+    /// Even-length hex, 64 to 200 digits (today's tokens are 64; Apple says
+    /// not to assume a fixed length).
+    static func isWellFormedDeviceToken(_ token: String) -> Bool {
+        let bytes = token.utf8
+        guard bytes.count >= 64, bytes.count <= 200, bytes.count % 2 == 0 else { return false }
+        return bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The configured bundle ID `topic` belongs to, if any.
+    private func bundleID(of topic: String) -> String? {
+        if topics.contains(topic) { return topic }
+        for suffix in Self.topicSuffixes where topic.hasSuffix(suffix) {
+            let bundle = String(topic.dropLast(suffix.count))
+            if topics.contains(bundle) { return bundle }
+        }
+        return nil
+    }
+}
