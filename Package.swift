@@ -44,7 +44,7 @@ let package = Package(
 
         .testTarget(
             name: "APNsHTTP2Tests",
-            dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -387,7 +387,9 @@ public final class HTTP2Connection: @unchecked Sendable {
             state.queued.removeAll()
             return queued
         }
-        let notSent = TransportError(.notSent, "connection to \(host) ended before sending: \(reason.detail)")
+        // Never connected: the queue ends with the connect error itself (the pool
+        // backs off and retries a connect failure, and stops on a certificate or ALPN refusal).
+        let notSent = didConnect ? TransportError(.notSent, "connection to \(host) ended before sending: \(reason.detail)") : reason
         waiting.append(contentsOf: queued)
         failWaiting(notSent)
         let lost = reason.kind == .connectionLost || reason.kind == .protocolError

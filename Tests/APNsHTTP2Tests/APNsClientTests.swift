@@ -1,0 +1,194 @@
+import APNsHTTP2
+import APNsSimulator
+import PayloadBuilder
+import XCTest
+
+/// The APNs client against the strict in-process simulator, over real
+/// sockets, TLS and HTTP/2.
+final class APNsClientTests: XCTestCase {
+    func testAnAcceptedNotificationReturnsTheAPNsIDItWasSentWith() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        let request = try testbed.requests(count: 1)[0]
+        let outcome = try await client.send(request)
+        XCTAssertEqual(outcome, .accepted(apnsID: request.header("apns-id")!))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+    }
+
+    func testEveryScriptedRejectionIsClassifiedAsAppleSays() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        let cases: [(APNsSimulatorResponse, APNsReason, APNsAction)] = [
+            (.unregistered(timestampMilliseconds: 1_767_225_600_123), .unregistered, .dropToken),
+            (.badDeviceToken, .badDeviceToken, .dropToken),
+            (.deviceTokenNotForTopic, .deviceTokenNotForTopic, .dropToken),
+            (.expiredToken, .expiredToken, .dropToken),
+            (.tooManyRequests, .tooManyRequests, .retry(after: nil)),
+            (.internalServerError, .internalServerError, .retry(after: nil)),
+            (.serviceUnavailable, .serviceUnavailable, .retry(after: nil)),
+            (.shutdown, .shutdown, .retry(after: nil)),
+            (.forbidden, .forbidden, .doNotRetry),
+        ]
+        let requests = try testbed.requests(count: cases.count)
+        for (index, (response, _, _)) in cases.enumerated() {
+            testbed.simulator.always(token: requests[index].token, response)
+        }
+        let outcomes = await client.send(requests)
+        for (index, (response, reason, action)) in cases.enumerated() {
+            guard case let .success(.rejected(rejection)) = outcomes[index] else {
+                XCTFail("\(reason): expected a rejection, got \(outcomes[index])")
+                continue
+            }
+            XCTAssertEqual(rejection.status, response.status, "\(reason)")
+            XCTAssertEqual(rejection.reason, reason)
+            XCTAssertEqual(rejection.action, action, "\(reason)")
+            XCTAssertEqual(rejection.apnsID, requests[index].header("apns-id"))
+        }
+        guard case let .success(.rejected(unregistered)) = outcomes[0] else { return XCTFail() }
+        XCTAssertEqual(unregistered.timestamp, 1_767_225_600_123)
+        XCTAssertTrue(unregistered.dropsToken)
+    }
+
+    func testOneProviderTokenServesFiftySends() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        for request in try testbed.requests(count: 50) {
+            let outcome = try await client.send(request)
+            guard case .accepted = outcome else { return XCTFail("\(outcome)") }
+        }
+        XCTAssertEqual(testbed.tokens.mintCount, 1)
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 50)
+    }
+
+    func testAnExpiredProviderTokenIsReplacedOnceAndTheNotificationSentAgain() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        let realNow = testbed.clock.now
+        // Our clock 2 hours behind: the first token's iat is stale for Apple.
+        testbed.clock.set(realNow - 7200)
+        let requests = try testbed.requests(count: 3)
+        _ = try await client.send(requests[0])
+        // Back to the right time: the rejected token is now old by our clock too.
+        testbed.clock.set(realNow)
+        let outcome = try await client.send(requests[1])
+        XCTAssertEqual(outcome, .accepted(apnsID: requests[1].header("apns-id")!))
+        XCTAssertEqual(testbed.tokens.mintCount, 2)
+    }
+
+    func testAnExpiredTokenThatIsYoungByOurClockIsAConfigurationError() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        testbed.clock.set(testbed.clock.now - 7200)
+        let outcome = try await client.send(try testbed.requests(count: 1)[0])
+        guard case let .rejected(rejection) = outcome else { return XCTFail("\(outcome)") }
+        XCTAssertEqual(rejection.reason, .expiredProviderToken)
+        XCTAssertEqual(rejection.action, .configurationError)
+        XCTAssertEqual(testbed.tokens.mintCount, 1, "never mint twice within 20 minutes")
+    }
+
+    func testRetryableThenSuccessfulAnswersArriveInOrder() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        let request = try testbed.requests(count: 1)[0]
+        testbed.simulator.script(token: request.token, responses: [.serviceUnavailable], thereafter: .success)
+        guard case let .rejected(first) = try await client.send(request) else { return XCTFail() }
+        XCTAssertTrue(first.action.isRetryable)
+        let second = try await client.send(request)
+        XCTAssertEqual(second, .accepted(apnsID: request.header("apns-id")!))
+    }
+
+    func testStreamLimitOfOneStillDeliversEverything() async throws {
+        let testbed = try APNsTestbed { $0.maxConcurrentStreams = 1 }
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        let outcomes = await client.send(try testbed.requests(count: 200))
+        XCTAssertEqual(outcomes.filter { if case .success(.accepted) = $0 { return true } else { return false } }.count, 200)
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 200)
+    }
+
+    func testALimitThatDropsToOneMidConnectionIsHonoured() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        let requests = try testbed.requests(count: 600)
+        let first = await client.send(Array(requests[..<300]))
+        testbed.simulator.setMaxConcurrentStreams(1)
+        let second = await client.send(Array(requests[300...]))
+        let accepted = (first + second).filter { if case .success(.accepted) = $0 { return true } else { return false } }
+        XCTAssertEqual(accepted.count, 600)
+    }
+
+    func testASilentServerEndsInATimeout() async throws {
+        let testbed = try APNsTestbed()
+        testbed.simulator.setFaults(APNsSimulatorFaults(silent: true))
+        let client = try testbed.client(requestTimeout: .milliseconds(300))
+        defer { client.shutdown() }
+        let request = try testbed.requests(count: 1)[0]
+        do throws(TransportError) {
+            _ = try await client.send(request)
+            XCTFail("expected a timeout")
+        } catch {
+            XCTAssertEqual(error.kind, .timeout)
+            XCTAssertTrue(error.isRetryable)
+        }
+    }
+
+    func testAFullQueueAnswersOverloadedInsteadOfGrowing() async throws {
+        let testbed = try APNsTestbed()
+        testbed.simulator.setFaults(APNsSimulatorFaults(silent: true))
+        var options = HTTP2ConnectionOptions()
+        options.maximumQueued = 10
+        options.maximumConcurrentStreams = 10
+        let client = try testbed.client(requestTimeout: .milliseconds(500), options: options)
+        defer { client.shutdown() }
+        let outcomes = await client.send(try testbed.requests(count: 100))
+        let kinds = outcomes.compactMap { outcome -> TransportError.Kind? in
+            if case let .failure(error) = outcome { return error.kind }
+            return nil
+        }
+        XCTAssertEqual(kinds.count, 100, "nothing is accepted by a silent server")
+        XCTAssertTrue(kinds.allSatisfy { $0 == .overloaded }, "\(Set(kinds))")
+    }
+
+    func testAnUntrustedCertificateIsRefusedAndNothingIsSent() async throws {
+        let testbed = try APNsTestbed()
+        let clock = testbed.clock
+        let client = try APNsClient(origin: testbed.simulator.url, tls: TLSConfiguration(), tokens: testbed.tokens,
+                                    requestTimeout: .seconds(2), now: { clock.now })
+        defer { client.shutdown() }
+        let request = try testbed.requests(count: 1)[0]
+        do throws(TransportError) {
+            _ = try await client.send(request)
+            XCTFail("expected a certificate error")
+        } catch {
+            XCTAssertEqual(error.kind, .certificateRejected, "\(error)")
+        }
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0)
+    }
+
+    func testNothingListeningEndsInAConnectFailureWithinTheTimeout() async throws {
+        let testbed = try APNsTestbed()
+        let origin = testbed.simulator.url
+        let clock = testbed.clock
+        testbed.simulator.stop()
+        let client = try APNsClient(origin: origin, tls: TLSConfiguration(caFile: testbed.caFile), tokens: testbed.tokens,
+                                    requestTimeout: .milliseconds(500), backoff: Backoff(base: .milliseconds(50)),
+                                    now: { clock.now })
+        defer { client.shutdown() }
+        let start = ContinuousClock.now
+        let request = try testbed.requests(count: 1)[0]
+        do throws(TransportError) {
+            _ = try await client.send(request)
+            XCTFail("expected a connect failure")
+        } catch {
+            XCTAssertEqual(error.kind, .connectFailed, "\(error)")
+        }
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(5))
+    }
+}
