@@ -152,6 +152,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--max-connection-attempts", type=int, default=1,
                    help="aioapns max_connection_attempts (default 1: a failed send is "
                         "counted, not retried after aioapns's 1 s sleep)")
+    p.add_argument("--payload-file", default=None,
+                   help="JSON payload to send (default: the built-in seed payload); "
+                        "bench/apns-vs-peers.sh passes the body pushgw renders, so every client sends the same bytes")
     p.add_argument("--any-version", action="store_true",
                    help=f"run with an aioapns other than {EXPECTED_AIOAPNS}")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -314,6 +317,10 @@ async def run(args) -> tuple[int, int, int, float, list[str], int, bool]:
 
     loop = asyncio.get_running_loop()
     count = args.count
+    payload = PAYLOAD
+    if args.payload_file:
+        with open(args.payload_file, "rb") as handle:
+            payload = json.loads(handle.read())
     next_index = 0
     ok = failed_responses = raised = 0
     errors: list[str] = []
@@ -329,7 +336,7 @@ async def run(args) -> tuple[int, int, int, float, list[str], int, bool]:
             next_index += 1
             request = NotificationRequest(
                 device_token=device_token(index),
-                message=PAYLOAD,
+                message=payload,
                 notification_id=str(uuid.uuid4()),
                 time_to_live=TIME_TO_LIVE,
                 priority=PRIORITY,

@@ -121,6 +121,43 @@ enum APNsBenchmark {
                     now: Int64(Date().timeIntervalSince1970)).requests
     }
 
+    /// Prints the APNs payload of the seed event, exactly as the apns
+    /// benchmark sends it, so peer clients can send the same bytes.
+    static func printPayload() -> Int32 {
+        do {
+            let request = try renderRequests(topic: "com.example.pushgw", origin: "https://127.0.0.1", count: 1)[0]
+            FileHandle.standardOutput.write(Data(request.body))
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("pushgw-bench payload: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    /// Prints one APNs provider token (JWT) signed with the given key, so a
+    /// peer client (h2load) can send the same authorized requests.
+    static func printProviderToken(_ arguments: [String]) -> Int32 {
+        var values: [String: String] = [:]
+        var index = 0
+        while index + 1 < arguments.count {
+            values[arguments[index]] = arguments[index + 1]
+            index += 2
+        }
+        guard let keyFile = values["--key-file"], let keyID = values["--key-id"], let teamID = values["--team-id"] else {
+            return usage("jwt needs --key-file, --key-id and --team-id")
+        }
+        do {
+            let key = try ES256SigningKey(pem: String(contentsOfFile: keyFile, encoding: .utf8))
+            let token = try APNsProviderToken(keyID: keyID, teamID: teamID, issuedAt: Int64(Date().timeIntervalSince1970),
+                                              signingKey: key)
+            print(token.jwt)
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("pushgw-bench jwt: \(error)\n".utf8))
+            return 1
+        }
+    }
+
     private static func usage(_ problem: String) -> Int32 {
         FileHandle.standardError.write(Data("""
         pushgw-bench apns: \(problem)

@@ -8,10 +8,16 @@ case "render":
     exit(RenderBenchmark.run(Array(arguments.dropFirst())))
 case "apns":
     exit(await APNsBenchmark.run(Array(arguments.dropFirst())))
+case "payload":
+    exit(APNsBenchmark.printPayload())
+case "jwt":
+    exit(APNsBenchmark.printProviderToken(Array(arguments.dropFirst())))
 default:
     FileHandle.standardError.write(Data("""
     usage: pushgw-bench render [--seconds S] [--recipients N]
            pushgw-bench apns --origin https://127.0.0.1:PORT [...]   (see pushgw-bench apns --help)
+           pushgw-bench payload    (the APNs body the apns benchmark sends, for peer clients)
+           pushgw-bench jwt --key-file key.p8 --key-id K --team-id T   (a provider token, for h2load)
 
       Renders the seed chat event for N devices per event (default 100) for S
       seconds per measurement (default 3) on one thread, and prints

@@ -56,6 +56,9 @@ public final class HTTP2Connection: @unchecked Sendable {
     private var fatal: TransportError?
     private var lastFrameReceived = ContinuousClock.now
     private var pingSentAt: ContinuousClock.Instant?
+    /// Deadlines are scanned at most this often, not on every loop turn.
+    private var nextTimerCheck = ContinuousClock.now
+    private static let timerResolution: Duration = .milliseconds(20)
     private var fixedHeaders: UnsafeMutableBufferPointer<nghttp2_nv>?
     private var fixedHeaderStorage: [UnsafeMutableRawBufferPointer] = []
 
@@ -354,6 +357,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     private func checkTimers() {
         guard let session else { return }
         let now = ContinuousClock.now
+        guard now >= nextTimerCheck else { return }
+        nextTimerCheck = now + Self.timerResolution
         for (streamID, stream) in inFlight where stream.deadline <= now {
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.request.timeout)")))

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# APNs sending benchmark, side by side in one run, loopback only:
+#   servers: the in-repo strict simulator (apns-simulator) and Debian's nghttpd
+#   clients: pushgw's APNsClient (1 and 4 connections), h2load (the ceiling:
+#            nghttp2's own load generator, same headers and body) and aioapns 4.0
+#
+# Usage: bench/apns-vs-peers.sh [SECONDS]     (default 5; each figure runs that long)
+# Needs: nghttp2-server nghttp2-client (apt), python3-venv; installs aioapns in a
+# throwaway venv via bench/aioapns-setup.sh.
+set -euo pipefail
+
+seconds="${1:-5}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-apns-bench.XXXXXX")"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+for tool in nghttpd h2load openssl; do
+    command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nghttp2-server nghttp2-client openssl" >&2; exit 1; }
+done
+python="$("$here/aioapns-setup.sh")"
+
+echo "building (release)" >&2
+(cd "$root" && swift build -c release --product pushgw-bench >&2 && swift build -c release --product apns-simulator >&2)
+bench="$root/.build/release/pushgw-bench"
+simulator="$root/.build/release/apns-simulator"
+
+# Throwaway keys and certificates.
+key_id=ABC123DEFG
+team_id=DEF123GHIJ
+topic=com.example.pushgw
+openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
+openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/key.p8"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/server.key" \
+    -out "$work/server.crt" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+mkdir -p "$work/htdocs"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+nghttpd_port="$(free_port)"
+simulator_port="$(free_port)"
+/usr/sbin/nghttpd -a 127.0.0.1 --htdocs="$work/htdocs" "$nghttpd_port" "$work/server.key" "$work/server.crt" >/dev/null 2>&1 &
+pids+=($!)
+"$simulator" --port "$simulator_port" --team-id "$team_id" --key-id "$key_id" --public-key "$work/key.p8" \
+    --topic "$topic" --ca-out "$work/simulator-ca.pem" >/dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do [[ -s "$work/simulator-ca.pem" ]] && break; sleep 0.1; done
+sleep 0.5
+
+jwt="$("$bench" jwt --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id")"
+token=$(printf '0%.0s' $(seq 63))1
+"$bench" payload > "$work/payload.json"   # the exact body pushgw sends (816 bytes)
+
+h2load_rate() {  # origin ca connections
+    local count=$(( 30000 * seconds ))
+    h2load -n "$count" -c "$3" -m 100 -t 1 -D "$seconds" -d "$work/payload.json" \
+        -H "authorization: bearer $jwt" -H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-priority: 10" \
+        -H "apns-expiration: 0" -H "apns-id: 6b2a4c8e-1f3d-4e5a-9b7c-0d1e2f3a4b5c" \
+        -H "apns-collapse-id: 37791233165968:537" "$1/3/device/$token" 2>/dev/null \
+        | awk '/^finished in/ { gsub(",", "", $4); print int($4) }'
+}
+pushgw_rate() {  # origin ca connections
+    "$bench" apns --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id" \
+        --topic "$topic" --connections "$3" --concurrency $(( 2 * $3 )) --batch 100 --seconds "$seconds" \
+        | awk '{ print $2 }'
+}
+aioapns_rate() {  # origin ca
+    "$python" "$here/aioapns_send.py" --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" \
+        --team-id "$team_id" --topic "$topic" --count 1000000 --concurrency 100 --connections 1 --seconds "$seconds" \
+        --payload-file "$work/payload.json" \
+        | awk '{ print $2 }'
+}
+
+printf '%-28s %-10s %12s %12s\n' server client "1 conn /s" "4 conn /s"
+for server in simulator nghttpd; do
+    if [[ $server == simulator ]]; then origin="https://127.0.0.1:$simulator_port"; ca="$work/simulator-ca.pem"
+    else origin="https://127.0.0.1:$nghttpd_port"; ca="$work/server.crt"; fi
+    h1="$(h2load_rate "$origin" "$ca" 1)"; h4="$(h2load_rate "$origin" "$ca" 4)"
+    p1="$(pushgw_rate "$origin" "$ca" 1)"; p4="$(pushgw_rate "$origin" "$ca" 4)"
+    a1="$(aioapns_rate "$origin" "$ca")"
+    printf '%-28s %-10s %12s %12s\n' "$server" h2load "$h1" "$h4"
+    printf '%-28s %-10s %12s %12s\n' "$server" pushgw "$p1" "$p4"
+    printf '%-28s %-10s %12s %12s\n' "$server" aioapns "$a1" "-"
+    awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v a1="$a1" -v s="$server" 'BEGIN {
+        printf "%-28s pushgw/h2load: %.0f%% (1 conn), %.0f%% (4 conn); pushgw/aioapns: %.1fx (1 conn)\n", s, 100*p1/h1, 100*p4/h4, p1/a1 }'
+done
