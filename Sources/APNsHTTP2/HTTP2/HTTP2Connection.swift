@@ -52,7 +52,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     private var inFlight: [Int32: PendingStream] = [:]
     private var output: [UInt8] = []
     private var outputOffset = 0
-    private var goawayLastStreamID: Int32?
+    private var lifecycle = ConnectionLifecycle()
     private var fatal: TransportError?
     private var lastFrameReceived = ContinuousClock.now
     private var pingSentAt: ContinuousClock.Instant?
@@ -162,6 +162,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         do throws(TransportError) {
             socket = try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout)
             connectedFlag.store(true, ordering: .relaxed)
+            lifecycle.connected()
             try startSession()
             try loop()
         } catch {
@@ -213,17 +214,13 @@ public final class HTTP2Connection: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var wantsWriteReadiness = false
         while true {
-            let shutdownRequested = drainInbox()
+            if drainInbox() { apply(lifecycle.shutdownRequested()) }
             submitWaiting()
             try flushOutput(&wantsWriteReadiness)
             checkTimers()
             try flushOutput(&wantsWriteReadiness)
             if let fatal { throw fatal }
-            if goawayLastStreamID != nil || shutdownRequested {
-                accepting.store(false, ordering: .relaxed)
-                failWaiting(TransportError(.notSent, goawayLastStreamID != nil ? "server sent GOAWAY" : "connection shutting down"))
-                if inFlight.isEmpty { return }
-            }
+            if case .close = lifecycle.turnEnded(openStreams: inFlight.count) { return }
 
             var entries = [
                 pollfd(fd: socket.descriptor, events: Int16(POLLIN) | (wantsWriteReadiness || outputOffset < output.count ? Int16(POLLOUT) : 0), revents: 0),
@@ -258,7 +255,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     }
 
     private func submitWaiting() {
-        guard let session, let fixedHeaders, goawayLastStreamID == nil else { return }
+        guard let session, let fixedHeaders, lifecycle.opensStreams else { return }
         let peerLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
         let limit = min(peerLimit, options.maximumConcurrentStreams)
         while waitingHead < waiting.count, inFlight.count < limit {
@@ -397,9 +394,9 @@ public final class HTTP2Connection: @unchecked Sendable {
         let notSent = didConnect ? TransportError(.notSent, "connection to \(host) ended before sending: \(reason.detail)") : reason
         waiting.append(contentsOf: queued)
         failWaiting(notSent)
-        let lost = reason.kind == .connectionLost || reason.kind == .protocolError
-            ? reason : TransportError(.connectionLost, reason.detail)
-        for stream in inFlight.values { complete(stream, .failure(lost)) }
+        if case let .close(lost) = lifecycle.failed(reason) {
+            for stream in inFlight.values { complete(stream, .failure(lost)) }
+        }
         inFlight.removeAll()
         if let session { nghttp2_session_del(session) }
         session = nil
@@ -450,15 +447,26 @@ public final class HTTP2Connection: @unchecked Sendable {
         }
     }
 
-    fileprivate func frameReceived(type: UInt8, goawayLastStreamID lastStreamID: Int32?, goawayDebug: String?, pingAck: Bool) {
-        if let lastStreamID {
-            goawayLastStreamID = lastStreamID
-            accepting.store(false, ordering: .relaxed)
+    fileprivate func frameReceived(goaway: Bool, debug: String?, pingAck: Bool) {
+        if goaway {
+            let action = lifecycle.goawayReceived(from: host, debug: debug)
             inbox.withLock { state in
-                state.closeReason = TransportError(.refused, "GOAWAY from \(host)\(goawayDebug.map { ": \($0)" } ?? "")")
+                state.closeReason = TransportError(.refused, "GOAWAY from \(host)\(debug.map { ": \($0)" } ?? "")")
             }
+            apply(action)
         }
         if pingAck { pingSentAt = nil }
+    }
+
+    /// Carries out what the lifecycle decided.
+    private func apply(_ action: ConnectionLifecycle.Action) {
+        switch action {
+        case .none, .close:
+            break
+        case let .stopAccepting(error):
+            accepting.store(false, ordering: .relaxed)
+            failWaiting(error)
+        }
     }
 
     fileprivate func bodyChunk(_ stream: PendingStream, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (Int, Bool) {
@@ -508,9 +516,9 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
         if let opaque = goaway.opaque_data, goaway.opaque_data_len > 0 {
             debug = String(decoding: UnsafeBufferPointer(start: opaque, count: min(goaway.opaque_data_len, 512)), as: UTF8.self)
         }
-        connection(userData).frameReceived(type: type, goawayLastStreamID: goaway.last_stream_id, goawayDebug: debug, pingAck: false)
+        connection(userData).frameReceived(goaway: true, debug: debug, pingAck: false)
     } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
-        connection(userData).frameReceived(type: type, goawayLastStreamID: nil, goawayDebug: nil, pingAck: true)
+        connection(userData).frameReceived(goaway: false, debug: nil, pingAck: true)
     }
     return 0
 }

@@ -1,0 +1,81 @@
+/// The life of one HTTP/2 connection as a value-type state machine: given
+/// what just happened, it says what the event loop must do. Pure (no
+/// sockets, no clock), so GOAWAY, shutdown and failure are tested alone.
+///
+/// connecting → ready → draining (GOAWAY or shutdown: no new streams, the
+/// open ones finish) → closed; any failure → closed.
+public struct ConnectionLifecycle: Sendable, Equatable {
+    public enum State: Sendable, Equatable {
+        case connecting
+        case ready
+        /// No new streams; waiting for the open ones to finish.
+        case draining(because: String)
+        case closed
+    }
+
+    /// What the loop must do.
+    public enum Action: Sendable, Equatable {
+        case none
+        /// Stop taking requests; end the ones not yet submitted with this
+        /// error (they were never sent, so the pool re-sends them elsewhere).
+        case stopAccepting(failWaiting: TransportError)
+        /// Close the connection; streams still open end with this error.
+        case close(failInFlight: TransportError)
+    }
+
+    public private(set) var state: State = .connecting
+
+    public init() {}
+
+    public var acceptsRequests: Bool {
+        switch state {
+        case .connecting, .ready: return true
+        case .draining, .closed: return false
+        }
+    }
+
+    /// May new streams be opened now?
+    public var opensStreams: Bool { state == .ready }
+
+    public mutating func connected() {
+        if state == .connecting { state = .ready }
+    }
+
+    /// The server sent GOAWAY: streams above its last stream id were refused
+    /// by nghttp2 already; the rest may finish.
+    public mutating func goawayReceived(from host: String, debug: String?) -> Action {
+        drain(because: "\(host) sent GOAWAY\(debug.map { " (\($0))" } ?? "")")
+    }
+
+    /// The owner asked the connection to stop.
+    public mutating func shutdownRequested() -> Action {
+        drain(because: "connection shutting down")
+    }
+
+    /// End of a loop turn: a draining connection with no open stream closes.
+    public mutating func turnEnded(openStreams: Int) -> Action {
+        guard case .draining = state, openStreams == 0 else { return .none }
+        state = .closed
+        return .close(failInFlight: TransportError(.shutdown, "connection drained"))
+    }
+
+    /// The socket, TLS or HTTP/2 failed: close; open streams may or may not
+    /// have been processed, so they end as `connectionLost` (retryable).
+    public mutating func failed(_ error: TransportError) -> Action {
+        guard state != .closed else { return .none }
+        state = .closed
+        let lost = error.kind == .connectionLost || error.kind == .protocolError || error.kind == .shutdown
+            ? error : TransportError(.connectionLost, error.detail)
+        return .close(failInFlight: lost)
+    }
+
+    private mutating func drain(because reason: String) -> Action {
+        switch state {
+        case .connecting, .ready:
+            state = .draining(because: reason)
+            return .stopAccepting(failWaiting: TransportError(.notSent, reason))
+        case .draining, .closed:
+            return .none
+        }
+    }
+}
