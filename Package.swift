@@ -31,9 +31,23 @@ let package = Package(
 
         .target(name: "PayloadBuilder", swiftSettings: swiftSettings),
         .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
+        // FCM HTTP v1: OAuth2 service-account tokens (RS256, libcurl) and the
+        // messages:send client on the HTTP/2 connection layer.
+        .target(
+            name: "FCMClient",
+            dependencies: ["APNsHTTP2", "PayloadBuilder", "COpenSSL", "COpenSSLShims", "CCurl", "CCurlShims"],
+            swiftSettings: swiftSettings
+        ),
+        // The service: HTTP ingest (libmicrohttpd), configuration, dispatcher,
+        // avatar resolver, metrics. A library so end-to-end tests run it in-process.
+        .target(
+            name: "GatewayService",
+            dependencies: ["PayloadBuilder", "APNsHTTP2", "FCMClient", "APNsSimulator", "CCurl", "CCurlShims", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "PushGateway",
-            dependencies: ["PayloadBuilder", "APNsHTTP2", "CCurl", "CCurlShims", "CMicroHTTPD"],
+            dependencies: ["PayloadBuilder", "GatewayService"],
             swiftSettings: swiftSettings
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
@@ -45,6 +59,16 @@ let package = Package(
         .testTarget(
             name: "APNsHTTP2Tests",
             dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FCMClientTests",
+            dependencies: ["FCMClient", "APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayServiceTests",
+            dependencies: ["GatewayService", "PayloadBuilder", "APNsHTTP2", "FCMClient", "APNsSimulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,1 @@
+// Placeholder until the FCM client tests land.
