@@ -1,0 +1,62 @@
+public import APNsHTTP2
+public import PayloadBuilder
+
+/// What a provider said about one notification, in the dispatcher's terms:
+/// the common ground of APNs and FCM outcomes.
+public enum DeliveryResult: Sendable, Equatable {
+    /// Taken by the provider; its id (`apns-id`, FCM message name).
+    case accepted(providerID: String)
+    /// Refused by the provider with a reason and what to do about it.
+    case rejected(status: Int, reason: String, disposition: Disposition)
+    /// No answer: the transport failed (retryable or not, as it says).
+    case failed(TransportError)
+
+    /// What the dispatcher does with a rejection.
+    public enum Disposition: Sendable, Equatable {
+        /// The token is dead: report `invalid_token` and list it in `rejected`.
+        case dropToken
+        /// Try again, after `after` when the provider said so.
+        case retry(after: Duration?)
+        /// Final failure: configuration, gateway bug, payload refused.
+        case final
+    }
+}
+
+/// Sends rendered requests of one provider and says what happened to each.
+/// Implemented by the APNs and FCM adapters; the dispatcher knows only this.
+public protocol NotificationSender: Sendable {
+    /// `pushgw_*{provider=...}` label: `apns` or `fcm`.
+    var provider: String { get }
+    /// One result per request, in order.
+    func send(_ requests: [ProviderRequest]) async -> [DeliveryResult]
+}
+
+/// `NotificationSender` over the APNs client.
+public struct APNsSender: NotificationSender {
+    public let client: APNsClient
+    public var provider: String { "apns" }
+
+    public init(client: APNsClient) {
+        self.client = client
+    }
+
+    public func send(_ requests: [ProviderRequest]) async -> [DeliveryResult] {
+        await client.send(requests).map { outcome in
+            switch outcome {
+            case let .success(.accepted(apnsID)):
+                return .accepted(providerID: apnsID)
+            case let .success(.rejected(rejection)):
+                let disposition: DeliveryResult.Disposition
+                switch rejection.action {
+                case .dropToken: disposition = .dropToken
+                case let .retry(after): disposition = .retry(after: after)
+                case .retryOnNewConnection, .retryWithNewProviderToken: disposition = .retry(after: nil)
+                case .configurationError, .gatewayBug, .doNotRetry: disposition = .final
+                }
+                return .rejected(status: rejection.status, reason: rejection.reason.rawValue, disposition: disposition)
+            case let .failure(error):
+                return .failed(error)
+            }
+        }
+    }
+}

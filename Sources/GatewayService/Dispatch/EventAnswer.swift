@@ -1,0 +1,42 @@
+import PayloadBuilder
+
+/// The answer of `/v1/notify` for one event (API.md "The answer").
+struct EventAnswer: Sendable {
+    var results: [RecipientResult]
+    var duplicate: Bool
+
+    /// Every recipient ended sent, skipped or invalid_token.
+    var allSettled: Bool { results.allSatisfy(\.isSettled) }
+
+    /// 200 when all settled, else 502 with the same body, so a caller that
+    /// only looks at the status retries.
+    func response(eventID: String) -> HTTPResponse {
+        var writer = JSONWriter(capacity: 256 + results.count * 200)
+        writer.beginObject()
+        writer.member("event_id", eventID)
+        writer.key("duplicate")
+        writer.bool(duplicate)
+        writer.key("results")
+        writer.beginArray()
+        for result in results {
+            writer.beginObject()
+            writer.member("platform", result.platform.rawValue)
+            writer.member("token", result.token)
+            writer.member("status", result.status.rawValue)
+            if let providerID = result.providerID { writer.member("provider_id", providerID) }
+            if let retryable = result.retryable {
+                writer.key("retryable")
+                writer.bool(retryable)
+            }
+            if let reason = result.reason { writer.member("reason", reason) }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("rejected")
+        writer.beginArray()
+        for result in results where result.status == .invalidToken { writer.string(result.token) }
+        writer.endArray()
+        writer.endObject()
+        return HTTPResponse(status: allSettled ? 200 : 502, body: writer.bytes)
+    }
+}

@@ -1,0 +1,32 @@
+public import PayloadBuilder
+
+/// The final result for one recipient of an event, as `/v1/notify` reports it.
+public struct RecipientResult: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        case sent
+        case invalidToken = "invalid_token"
+        case failed
+        case skipped
+    }
+
+    public var platform: Platform
+    public var token: String
+    public var status: Status
+    public var providerID: String?
+    public var reason: String?
+    /// For `failed`: would a later retry of the event have a chance?
+    public var retryable: Bool?
+
+    public init(platform: Platform, token: String, status: Status, providerID: String? = nil, reason: String? = nil,
+                retryable: Bool? = nil) {
+        self.platform = platform
+        self.token = token
+        self.status = status
+        self.providerID = providerID
+        self.reason = reason
+        self.retryable = retryable
+    }
+
+    /// Done for good: a retry of the event will not send it again.
+    public var isSettled: Bool { status != .failed }
+}

@@ -1,0 +1,38 @@
+/// An HTTP request as the service's routes see it: method, path, the few
+/// headers the gateway reads, and the body (already capped by the server).
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path without the query string.
+    public var path: String
+    /// Lowercase header names → values, for the headers the server copies.
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// The body was longer than the server's limit; `body` is empty then.
+    public var bodyTooLarge: Bool
+
+    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], bodyTooLarge: Bool = false) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+    }
+}
+
+/// An HTTP response to send.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var contentType: String
+    public var body: [UInt8]
+
+    public init(status: Int, contentType: String = "application/json", body: [UInt8]) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+    }
+}
+
+/// Answers requests. Called concurrently from many connections.
+public protocol HTTPHandler: Sendable {
+    func handle(_ request: HTTPRequest) async -> HTTPResponse
+}

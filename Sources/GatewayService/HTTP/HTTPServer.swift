@@ -1,0 +1,248 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// Bounds the server puts on clients, so a slow or hostile client cannot
+/// hold more than its share.
+public struct HTTPServerLimits: Sendable {
+    /// Largest request body; more is answered by the handler as too large.
+    public var maximumBodyBytes = 64 * 1024
+    /// Per-connection memory for headers and buffers (caps header size).
+    public var connectionMemory = 32 * 1024
+    public var maximumConnections = 1024
+    /// Idle seconds before a connection is closed (slowloris).
+    public var connectionTimeoutSeconds = 15
+    /// Worker threads (epoll each); defaults to the number of cores.
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    public init() {}
+}
+
+/// The HTTP/1.1 ingest server on libmicrohttpd: epoll with a thread pool,
+/// and suspend/resume so that a request waiting on providers holds no
+/// thread: the connection is suspended, the handler runs as a Swift task,
+/// and the connection is resumed with the answer.
+///
+/// `@unchecked Sendable`: the daemon handle is set in `start` and cleared in
+/// `stop`, both guarded by `state`'s mutex; libmicrohttpd itself is
+/// thread-safe for the calls made on it from other threads (resume, stop).
+public final class HTTPServer: @unchecked Sendable {
+    public let address: String
+    public let limits: HTTPServerLimits
+    let handler: any HTTPHandler
+    private let requestedPort: Int
+    private let state = Mutex<(daemon: DaemonHandle?, port: Int)>((nil, 0))
+
+    public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler) {
+        self.address = address
+        requestedPort = port
+        self.limits = limits
+        self.handler = handler
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The port actually bound (useful with port 0).
+    public var port: Int { state.withLock { $0.port } }
+
+    public func start() throws(ServiceError) {
+        let listener = try Self.listen(address, port: requestedPort)
+        let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let options: [any CVarArg] = [
+            MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, limits.threads)),
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(limits.maximumConnections),
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(limits.connectionTimeoutSeconds),
+            MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, limits.connectionMemory,
+            MHD_OPTION.LISTEN_SOCKET.rawValue, listener.descriptor,
+            MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
+            MHD_OPTION.END.rawValue,
+        ]
+        let daemon = withVaList(options) { list in
+            MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, context, list)
+        }
+        guard let daemon else {
+            close(listener.descriptor)
+            throw ServiceError(setting: "listen", "cannot start the HTTP server on \(address):\(listener.port)")
+        }
+        let handle = DaemonHandle(pointer: daemon)
+        state.withLock { $0 = (handle, listener.port) }
+    }
+
+    /// Stops listening and closes every connection.
+    public func stop() {
+        let daemon = state.withLock { state -> DaemonHandle? in
+            let daemon = state.daemon
+            state.daemon = nil
+            return daemon
+        }
+        if let daemon { MHD_stop_daemon(daemon.pointer) }
+    }
+
+    /// Binds and listens on `address:port` (port 0: any free port).
+    private static func listen(_ address: String, port: Int) throws(ServiceError) -> (descriptor: Int32, port: Int) {
+        var ipv4 = in_addr()
+        var ipv6 = in6_addr()
+        let family: Int32
+        if inet_pton(AF_INET, address, &ipv4) == 1 {
+            family = AF_INET
+        } else if inet_pton(AF_INET6, address, &ipv6) == 1 {
+            family = AF_INET6
+        } else {
+            throw ServiceError(setting: "listen", "\(address) is not an IP address (use e.g. 127.0.0.1 or 0.0.0.0)")
+        }
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw ServiceError(setting: "listen", "socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        if family == AF_INET {
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = in_port_t(UInt16(port).bigEndian)
+            socketAddress.sin_addr = ipv4
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeBytes(of: socketAddress) { bytes in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+            }
+        } else {
+            var socketAddress = sockaddr_in6()
+            socketAddress.sin6_family = sa_family_t(AF_INET6)
+            socketAddress.sin6_port = in_port_t(UInt16(port).bigEndian)
+            socketAddress.sin6_addr = ipv6
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeBytes(of: socketAddress) { bytes in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+            }
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0, Glibc.listen(descriptor, 1024) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw ServiceError(setting: "listen", "cannot listen on \(address):\(port): \(reason)")
+        }
+        length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        let boundPort = withUnsafeBytes(of: storage) { bytes -> Int in
+            // sin_port and sin6_port sit at the same offset, in network order.
+            Int(UInt16(bytes[2]) << 8 | UInt16(bytes[3]))
+        }
+        return (descriptor, boundPort)
+    }
+}
+
+/// One request's state across libmicrohttpd's calls: the body as it
+/// arrives, then the answer the handler task produced.
+///
+/// `@unchecked Sendable`: the body is written only by libmicrohttpd's thread
+/// for this connection (calls for one connection are serialized); the
+/// response crosses from the handler task back to that thread through a Mutex.
+final class RequestState: @unchecked Sendable {
+    var body: [UInt8] = []
+    var tooLarge = false
+    var started = false
+    let response = Mutex<HTTPResponse?>(nil)
+}
+
+/// The libmicrohttpd daemon handle.
+///
+/// `@unchecked Sendable`: it is stored and taken under the server's mutex,
+/// and the only call made with it, `MHD_stop_daemon`, happens once.
+private struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+private func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer {
+    Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+}
+
+/// A C handle that crosses from libmicrohttpd's thread to the handler task.
+///
+/// `@unchecked Sendable`: the task uses it for exactly one call,
+/// `MHD_resume_connection`, which libmicrohttpd allows from any thread on a
+/// suspended connection; the connection cannot be freed while suspended.
+private struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
+    guard let connection, let requestContext, let uploadSize else { return .NO }
+    let server = server(context)
+    if requestContext.pointee == nil {
+        let state = RequestState()
+        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
+           length > server.limits.maximumBodyBytes {
+            state.tooLarge = true
+        }
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        return .YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(requestContext.pointee!).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if !state.tooLarge, let uploadData {
+            if state.body.count + uploadSize.pointee > server.limits.maximumBodyBytes {
+                state.tooLarge = true
+                state.body = []
+            } else {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) { bytes in
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: uploadSize.pointee))
+                }
+            }
+        }
+        uploadSize.pointee = 0
+        return .YES
+    }
+    if let response = state.response.withLock({ $0 }) {
+        return queue(response, on: connection)
+    }
+    guard !state.started else { return .YES }
+    state.started = true
+    var headers: [String: String] = [:]
+    for name in ["Authorization", "Content-Type"] {
+        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
+            headers[name.lowercased()] = String(cString: value)
+        }
+    }
+    var path = url.map { String(cString: $0) } ?? "/"
+    if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
+    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers,
+                              body: state.body, bodyTooLarge: state.tooLarge)
+    state.body = []
+    let suspended = SuspendedConnection(pointer: connection)
+    MHD_suspend_connection(connection)
+    let handler = server.handler
+    Task {
+        let response = await handler.handle(request)
+        state.response.withLock { $0 = response }
+        MHD_resume_connection(suspended.pointer)
+    }
+    return .YES
+}
+
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    var body = response.body
+    let handle = body.withUnsafeMutableBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, bytes.baseAddress, .RESPMEM_MUST_COPY)
+    }
+    guard let handle else { return .NO }
+    defer { MHD_destroy_response(handle) }
+    _ = MHD_add_response_header(handle, "Content-Type", response.contentType)
+    _ = MHD_add_response_header(handle, "Cache-Control", "no-store")
+    return MHD_queue_response(connection, UInt32(response.status), handle)
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let pointer = requestContext.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(pointer).release()
+    requestContext.pointee = nil
+}

@@ -1,0 +1,37 @@
+/// The metric families API.md requires, declared once, with helpers that
+/// keep their labels bounded.
+public struct GatewayMetrics: Sendable {
+    public let registry: MetricsRegistry
+
+    public static let events = MetricsRegistry.Family(
+        "pushgw_events_total", "Events received on /v1/notify, by outcome.", type: "counter")
+    public static let notifications = MetricsRegistry.Family(
+        "pushgw_notifications_total", "Per-device results, by provider and status.", type: "counter")
+    public static let providerDuration = MetricsRegistry.Family(
+        "pushgw_provider_request_duration_seconds", "Time for one batch of provider requests.", type: "histogram")
+    public static let providerInFlight = MetricsRegistry.Family(
+        "pushgw_provider_in_flight", "Provider requests in flight.", type: "gauge")
+    public static let rejectedTokens = MetricsRegistry.Family(
+        "pushgw_rejected_tokens_total", "Device tokens the caller was told to delete.", type: "counter")
+    public static let tokenRefresh = MetricsRegistry.Family(
+        "pushgw_token_refresh_total", "Provider credentials minted (APNs JWT, FCM OAuth grant).", type: "counter")
+    public static let avatarFetch = MetricsRegistry.Family(
+        "pushgw_avatar_fetch_total", "Avatar resolutions, by result.", type: "counter")
+    public static let httpRequests = MetricsRegistry.Family(
+        "pushgw_http_requests_total", "HTTP requests served, by route and status code.", type: "counter")
+    public static let retries = MetricsRegistry.Family(
+        "pushgw_provider_retries_total", "Provider requests sent again after a retryable failure.", type: "counter")
+
+    public init(registry: MetricsRegistry = MetricsRegistry()) {
+        self.registry = registry
+        registry.declare(Self.events, labels: ["outcome"])
+        registry.declare(Self.notifications, labels: ["provider", "status"])
+        registry.declare(Self.providerDuration, labels: ["provider"])
+        registry.declare(Self.providerInFlight, labels: ["provider"])
+        registry.declare(Self.rejectedTokens, labels: ["provider"])
+        registry.declare(Self.tokenRefresh, labels: ["kind"])
+        registry.declare(Self.avatarFetch, labels: ["result"])
+        registry.declare(Self.httpRequests, labels: ["route", "code"])
+        registry.declare(Self.retries, labels: ["provider"])
+    }
+}

@@ -1,0 +1,68 @@
+public import PayloadBuilder
+
+/// Routes HTTP requests to the gateway's endpoints (API.md "Endpoints"):
+/// bearer auth, the JSON error shapes, `/metrics`, health and readiness.
+public struct GatewayHandler: HTTPHandler {
+    public let dispatcher: Dispatcher
+    public let tokens: BearerTokens
+    /// nil: `/metrics` is open; else its own token.
+    public let metricsTokens: BearerTokens?
+    /// Only when explicitly allowed on loopback.
+    public let allowUnauthenticated: Bool
+    public let metrics: GatewayMetrics
+    /// Credentials loaded and providers not known bad.
+    public let readiness: @Sendable () -> Bool
+
+    public init(dispatcher: Dispatcher, tokens: BearerTokens, metricsTokens: BearerTokens? = nil, allowUnauthenticated: Bool = false,
+                metrics: GatewayMetrics, readiness: @escaping @Sendable () -> Bool = { true }) {
+        self.dispatcher = dispatcher
+        self.tokens = tokens
+        self.metricsTokens = metricsTokens
+        self.allowUnauthenticated = allowUnauthenticated
+        self.metrics = metrics
+        self.readiness = readiness
+    }
+
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let (route, response) = await answer(request)
+        metrics.registry.increment(GatewayMetrics.httpRequests, [route, String(response.status)])
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest) async -> (route: String, response: HTTPResponse) {
+        switch request.path {
+        case "/v1/notify", "/v1/render":
+            let route = request.path
+            guard request.method == "POST" else { return (route, Self.error(.methodNotAllowed, "use POST")) }
+            guard allowUnauthenticated || tokens.authorizes(request.headers["authorization"]) else {
+                return (route, Self.error(.unauthorized, "send Authorization: Bearer <token> with a configured token"))
+            }
+            if request.bodyTooLarge {
+                return (route, Self.error(.bodyTooLarge, "the body is larger than \(dispatcher.config.limits.maximumBodyBytes) bytes"))
+            }
+            if route == "/v1/notify" { return (route, await dispatcher.notify(body: request.body)) }
+            return (route, await dispatcher.render(body: request.body))
+        case "/metrics":
+            guard request.method == "GET" else { return ("/metrics", Self.error(.methodNotAllowed, "use GET")) }
+            if let metricsTokens, !metricsTokens.authorizes(request.headers["authorization"]) {
+                return ("/metrics", Self.error(.unauthorized, "send Authorization: Bearer <metrics token>"))
+            }
+            return ("/metrics", HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
+                                             body: Array(metrics.registry.exposition().utf8)))
+        case "/healthz":
+            guard request.method == "GET" else { return ("/healthz", Self.error(.methodNotAllowed, "use GET")) }
+            return ("/healthz", HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8)))
+        case "/readyz":
+            guard request.method == "GET" else { return ("/readyz", Self.error(.methodNotAllowed, "use GET")) }
+            let ready = readiness()
+            return ("/readyz", HTTPResponse(status: ready ? 200 : 503,
+                                            body: Array((ready ? #"{"status":"ready"}"# : #"{"status":"not_ready"}"#).utf8)))
+        default:
+            return ("other", Self.error(.notFound, "no such endpoint; see /v1/notify, /v1/render, /metrics, /healthz, /readyz"))
+        }
+    }
+
+    static func error(_ code: ErrorCode, _ message: String) -> HTTPResponse {
+        HTTPResponse(status: code.httpStatus, body: EventError(code, field: nil, message).jsonBody)
+    }
+}

@@ -1,0 +1,156 @@
+import APNsSimulator
+import GatewayService
+import PayloadBuilder
+import XCTest
+
+/// `/v1/notify` end to end: HTTP in, real HTTP/2 to the strict APNs
+/// simulator, per-device outcomes out.
+final class NotifyEndToEndTests: XCTestCase {
+    func testAnEventIsSentAndEveryDeviceReported() async throws {
+        let testbed = try ServiceTestbed()
+        let tokens = (0..<3).map(ServiceTestbed.token)
+        let answer = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(tokens: tokens))
+        XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+        let json = try JSONParser.parse(answer.body)
+        XCTAssertEqual(json["event_id"], .string("c-1:m-1"))
+        XCTAssertEqual(json["duplicate"], .bool(false))
+        guard case let .array(results)? = json["results"] else { return XCTFail("no results") }
+        XCTAssertEqual(results.count, 3)
+        for (index, result) in results.enumerated() {
+            XCTAssertEqual(result["status"], .string("sent"))
+            XCTAssertEqual(result["token"], .string(tokens[index]), "results carry full tokens")
+        }
+        XCTAssertEqual(json["rejected"], .array([]))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 3)
+    }
+
+    func testRejectedTokensAreListedAndAFailureAnswers502() async throws {
+        var settings = Dispatcher.Settings()
+        settings.retry.initialDelay = .milliseconds(5)
+        settings.retry.maximumAttempts = 3
+        let testbed = try ServiceTestbed(settings: settings)
+        let tokens = (0..<3).map(ServiceTestbed.token)
+        testbed.simulator.always(token: tokens[0], .unregistered(timestampMilliseconds: 1_767_225_600_000))
+        testbed.simulator.always(token: tokens[1], .internalServerError)
+        let answer = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(tokens: tokens))
+        XCTAssertEqual(answer.status, 502, "a failed device makes the caller retry")
+        let json = try JSONParser.parse(answer.body)
+        XCTAssertEqual(json["rejected"], .array([.string(tokens[0])]))
+        guard case let .array(results)? = json["results"] else { return XCTFail() }
+        XCTAssertEqual(results[0]["status"], .string("invalid_token"))
+        XCTAssertEqual(results[0]["reason"], .string("Unregistered"))
+        XCTAssertEqual(results[1]["status"], .string("failed"))
+        XCTAssertEqual(results[1]["retryable"], .bool(true))
+        XCTAssertEqual(results[1]["reason"], .string("InternalServerError"))
+        XCTAssertEqual(results[2]["status"], .string("sent"))
+        XCTAssertEqual(testbed.simulator.statistics.rejectedPerReason["InternalServerError"], 3, "retried up to the attempt limit")
+    }
+
+    func testARetryableFailureThenSuccessIsSent() async throws {
+        var settings = Dispatcher.Settings()
+        settings.retry.initialDelay = .milliseconds(5)
+        let testbed = try ServiceTestbed(settings: settings)
+        let token = ServiceTestbed.token(1)
+        testbed.simulator.script(token: token, responses: [.serviceUnavailable, .tooManyRequests], thereafter: .success)
+        let answer = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(tokens: [token]))
+        XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+    }
+
+    func testTheSameEventTwiceIsNotSentTwice() async throws {
+        let testbed = try ServiceTestbed()
+        let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(1), ServiceTestbed.token(2)])
+        let first = try await testbed.call("POST", "/v1/notify", body: body)
+        try await Task.sleep(for: .milliseconds(50))
+        let second = try await testbed.call("POST", "/v1/notify", body: body)
+        XCTAssertEqual(first.status, 200)
+        XCTAssertEqual(second.status, 200)
+        XCTAssertEqual(try JSONParser.parse(second.body)["duplicate"], .bool(true))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 2, "the duplicate sent nothing")
+    }
+
+    func testTheSenderIsNeverNotified() async throws {
+        let testbed = try ServiceTestbed()
+        let tokens = [ServiceTestbed.token(1), ServiceTestbed.token(2)]
+        let answer = try await testbed.call("POST", "/v1/notify",
+                                            body: ServiceTestbed.event(tokens: tokens, senderID: "42", userIDs: ["42", "7"]))
+        let results = try JSONParser.parse(answer.body)["results"]
+        guard case let .array(items)? = results else { return XCTFail() }
+        XCTAssertEqual(items[0]["status"], .string("skipped"))
+        XCTAssertEqual(items[0]["reason"], .string("self"))
+        XCTAssertEqual(items[1]["status"], .string("sent"))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+    }
+
+    func testRequestsWithoutTheBearerTokenAreRefused() async throws {
+        let testbed = try ServiceTestbed()
+        let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(1)])
+        for bearer in [nil, "wrong", ServiceTestbed.bearer + "x", String(ServiceTestbed.bearer.dropLast())] {
+            let answer = try await testbed.call("POST", "/v1/notify", body: body, bearer: bearer)
+            XCTAssertEqual(answer.status, 401)
+            XCTAssertEqual(try JSONParser.parse(answer.body)["error"]?["code"], .string("unauthorized"))
+        }
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0)
+    }
+
+    func testBadInputIsAJSONErrorNamingTheField() async throws {
+        let testbed = try ServiceTestbed()
+        let cases: [([UInt8], Int, String, String?)] = [
+            ([], 400, "empty_body", nil),
+            (Array("{".utf8), 400, "invalid_json", nil),
+            (Array(#"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"apns","token":"abc"}]}"#.utf8),
+             400, "invalid_event", "recipients[0].token"),
+            ([UInt8](repeating: 0x20, count: 70_000), 413, "body_too_large", nil),
+        ]
+        for (body, status, code, field) in cases {
+            let answer = try await testbed.call("POST", "/v1/notify", body: body)
+            XCTAssertEqual(answer.status, status, code)
+            let error = try JSONParser.parse(answer.body)["error"]
+            XCTAssertEqual(error?["code"], .string(code))
+            XCTAssertEqual(error?["field"], field.map(JSONValue.string) ?? .null)
+        }
+        let health = try await testbed.call("GET", "/healthz")
+        XCTAssertEqual(health.status, 200, "the process still serves")
+    }
+
+    func testUnknownPathsAndMethodsAreJSONErrors() async throws {
+        let testbed = try ServiceTestbed()
+        let missing = try await testbed.call("GET", "/v2/nothing")
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual(try JSONParser.parse(missing.body)["error"]?["code"], .string("not_found"))
+        let wrongMethod = try await testbed.call("GET", "/v1/notify")
+        XCTAssertEqual(wrongMethod.status, 405)
+        XCTAssertEqual(try JSONParser.parse(wrongMethod.body)["error"]?["code"], .string("method_not_allowed"))
+    }
+
+    func testRenderShowsWhatNotifySendsWithTheAuthorizationRedacted() async throws {
+        let testbed = try ServiceTestbed()
+        let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(9)])
+        let render = try await testbed.call("POST", "/v1/render", body: body)
+        XCTAssertEqual(render.status, 200)
+        let requests = try JSONParser.parse(render.body)["requests"]
+        guard case let .array(items)? = requests, let first = items.first else { return XCTFail() }
+        XCTAssertEqual(first["headers"]?["authorization"], .string("bearer <redacted>"))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0, "render sends nothing")
+        _ = try await testbed.call("POST", "/v1/notify", body: body)
+        let sent = try XCTUnwrap(testbed.simulator.statistics.notifications.first)
+        XCTAssertEqual(try JSONParser.parse(Array(sent.payload)), first["body"], "render == what notify sends")
+    }
+
+    func testMetricsAreExposedInPrometheusFormat() async throws {
+        let testbed = try ServiceTestbed()
+        _ = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(tokens: [ServiceTestbed.token(1)]))
+        let answer = try await testbed.call("GET", "/metrics", bearer: nil)
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.contentType, "text/plain; version=0.0.4; charset=utf-8")
+        let text = String(decoding: answer.body, as: UTF8.self)
+        for name in ["pushgw_events_total", "pushgw_notifications_total", "pushgw_provider_request_duration_seconds",
+                     "pushgw_provider_in_flight", "pushgw_rejected_tokens_total", "pushgw_token_refresh_total",
+                     "pushgw_avatar_fetch_total", "pushgw_http_requests_total"] {
+            XCTAssertTrue(text.contains("# TYPE \(name) "), name)
+        }
+        XCTAssertTrue(text.contains(#"pushgw_notifications_total{provider="apns",status="sent"} 1"#), text)
+        XCTAssertTrue(text.contains(#"pushgw_http_requests_total{route="/v1/notify",code="200"} 1"#), text)
+        XCTAssertFalse(text.contains(ServiceTestbed.token(1)), "never a token in a label")
+    }
+}

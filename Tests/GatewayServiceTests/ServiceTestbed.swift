@@ -1,0 +1,94 @@
+import APNsHTTP2
+import APNsSimulator
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GatewayService
+import PayloadBuilder
+
+/// A gateway (HTTP server, dispatcher, real APNs client) on 127.0.0.1 in
+/// front of the strict APNs simulator, and a tiny HTTP client to call it.
+final class ServiceTestbed {
+    static let bearer = "test-token-0123456789"
+    static let topic = "com.example.pushgw"
+
+    let simulator: APNsSimulator
+    let server: HTTPServer
+    let metrics = GatewayMetrics()
+    let tokens: ProviderTokenCache
+    let caFile: String
+    let apns: APNsClient
+    let dispatcher: Dispatcher
+
+    init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = []) throws {
+        let key = try ES256SigningKey.generate()
+        simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
+            teamID: "TEAM123456", keys: ["KEYID12345": key.publicKeyPEM], topics: [Self.topic]))
+        try simulator.start()
+        caFile = NSTemporaryDirectory() + "pushgw-service-ca-\(UUID().uuidString).pem"
+        try simulator.writeCA(to: caFile)
+        tokens = try ProviderTokenCache(keyID: "KEYID12345", teamID: "TEAM123456", signingKey: key)
+        apns = try APNsClient(origin: simulator.url, tls: TLSConfiguration(caFile: caFile), tokens: tokens,
+                              requestTimeout: .seconds(5), now: { Int64(Date().timeIntervalSince1970) })
+        let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url))
+        let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
+        dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns)]],
+                                avatars: UncheckedAvatars(), metrics: metrics, settings: settings,
+                                logger: Logger(minimumLevel: .error))
+        server = HTTPServer(address: "127.0.0.1", port: 0,
+                            handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics))
+        try server.start()
+    }
+
+    deinit {
+        server.stop()
+        apns.shutdown()
+        simulator.stop()
+        try? FileManager.default.removeItem(atPath: caFile)
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(server.port)" }
+
+    /// Calls the gateway over real HTTP (Foundation's URLSession).
+    func call(_ method: String, _ path: String, body: [UInt8]? = nil, bearer: String? = ServiceTestbed.bearer) async throws -> (status: Int, body: [UInt8], contentType: String?) {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        return (http.statusCode, Array(data), http.value(forHTTPHeaderField: "Content-Type"))
+    }
+
+    static func token(_ index: Int) -> String {
+        let hex = String(index, radix: 16)
+        return String(repeating: "0", count: 64 - hex.count) + hex
+    }
+
+    /// A valid event for APNs recipients `tokens`.
+    static func event(id: String = "c-1:m-1", tokens: [String], text: String = "hello", senderID: String = "u-1",
+                      userIDs: [String?]? = nil) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.member("event_id", id)
+        writer.key("conversation"); writer.beginObject(); writer.member("id", "c-1"); writer.endObject()
+        writer.key("message"); writer.beginObject(); writer.member("id", "m-1"); writer.member("text", text); writer.endObject()
+        writer.key("sender"); writer.beginObject(); writer.member("id", senderID); writer.member("display_name", "Alice"); writer.endObject()
+        writer.key("recipients")
+        writer.beginArray()
+        for (index, token) in tokens.enumerated() {
+            writer.beginObject()
+            writer.member("platform", "apns")
+            writer.member("token", token)
+            if let userID = userIDs?[index] { writer.member("user_id", userID) }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+}
