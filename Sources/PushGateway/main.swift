@@ -1,17 +1,22 @@
 import Foundation
+import GatewayService
 
-// pushgw: the push gateway's command line. `render` prints the provider
-// requests an event would produce; the HTTP service comes with the service issue.
+// pushgw: the push gateway. `pushgw` (or `pushgw serve`) runs the service;
+// `pushgw render EVENT.json` prints what an event would send, offline.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
 switch arguments.first {
 case "render":
     status = RenderCommand.run(Array(arguments.dropFirst()))
-case "--help", "-h", "help", nil:
-    print(Usage.text)
-    status = arguments.isEmpty ? 2 : 0
-default:
-    FileHandle.standardError.write(Data("pushgw: unknown command \"\(arguments[0])\"\n\n\(Usage.text)\n".utf8))
+case "--help", "-h", "help":
+    print(SettingCatalog.helpText)
+    status = 0
+case "serve":
+    status = await ServeCommand.run(Array(arguments.dropFirst()))
+case let first? where !first.hasPrefix("-"):
+    FileHandle.standardError.write(Data("pushgw: unknown command \"\(first)\"\n\n\(SettingCatalog.helpText)\n".utf8))
     status = 2
+default:
+    status = await ServeCommand.run(arguments)
 }
 exit(status)

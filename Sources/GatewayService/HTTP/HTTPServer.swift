@@ -35,6 +35,8 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: any HTTPHandler
     private let requestedPort: Int
     private let state = Mutex<(daemon: DaemonHandle?, port: Int)>((nil, 0))
+    /// Requests whose handler is running (suspended connections).
+    let active = Atomic<Int>(0)
 
     public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler) {
         self.address = address
@@ -72,6 +74,19 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let handle = DaemonHandle(pointer: daemon)
         state.withLock { $0 = (handle, listener.port) }
+    }
+
+    /// Requests being handled right now.
+    public var activeRequests: Int { active.load(ordering: .relaxed) }
+
+    /// Stops accepting connections; requests in progress go on.
+    public func quiesce() {
+        state.withLock { state in
+            if let daemon = state.daemon {
+                let listener = MHD_quiesce_daemon(daemon.pointer)
+                if listener >= 0 { close(listener) }
+            }
+        }
     }
 
     /// Stops listening and closes every connection.
@@ -221,10 +236,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     let suspended = SuspendedConnection(pointer: connection)
     MHD_suspend_connection(connection)
     let handler = server.handler
+    server.active.add(1, ordering: .relaxed)
     Task {
         let response = await handler.handle(request)
         state.response.withLock { $0 = response }
         MHD_resume_connection(suspended.pointer)
+        server.active.subtract(1, ordering: .relaxed)
     }
     return .YES
 }

@@ -12,15 +12,19 @@ public struct GatewayHandler: HTTPHandler {
     public let metrics: GatewayMetrics
     /// Credentials loaded and providers not known bad.
     public let readiness: @Sendable () -> Bool
+    /// Refreshes gauges and polled counters just before `/metrics` renders.
+    public let beforeScrape: @Sendable () -> Void
 
     public init(dispatcher: Dispatcher, tokens: BearerTokens, metricsTokens: BearerTokens? = nil, allowUnauthenticated: Bool = false,
-                metrics: GatewayMetrics, readiness: @escaping @Sendable () -> Bool = { true }) {
+                metrics: GatewayMetrics, readiness: @escaping @Sendable () -> Bool = { true },
+                beforeScrape: @escaping @Sendable () -> Void = {}) {
         self.dispatcher = dispatcher
         self.tokens = tokens
         self.metricsTokens = metricsTokens
         self.allowUnauthenticated = allowUnauthenticated
         self.metrics = metrics
         self.readiness = readiness
+        self.beforeScrape = beforeScrape
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -47,6 +51,7 @@ public struct GatewayHandler: HTTPHandler {
             if let metricsTokens, !metricsTokens.authorizes(request.headers["authorization"]) {
                 return ("/metrics", Self.error(.unauthorized, "send Authorization: Bearer <metrics token>"))
             }
+            beforeScrape()
             return ("/metrics", HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                              body: Array(metrics.registry.exposition().utf8)))
         case "/healthz":

@@ -69,25 +69,7 @@ extension RenderConfig {
         guard apns != nil || fcm != nil else {
             throw ConfigError(setting: setting, "the app \"\(name)\" needs an apns or an fcm section")
         }
-        var dataKeys = DataKeyNames()
-        if let keysValue = object.value("data_keys"), keysValue != .null {
-            guard case let .object(members) = keysValue else {
-                throw ConfigError(setting: "\(setting).data_keys", "must be an object of new names (or null to leave a key out)")
-            }
-            var renames: [(standard: String, wireName: String?)] = []
-            for (key, member) in members {
-                switch member {
-                case .null: renames.append((key, nil))
-                case let .string(newName): renames.append((key, newName))
-                default: throw ConfigError(setting: "\(setting).data_keys.\(key)", "must be a string or null")
-                }
-            }
-            do {
-                dataKeys = try DataKeyNames(renaming: renames)
-            } catch {
-                throw ConfigError(setting: "\(setting).\(error.setting)", error.message)
-            }
-        }
+        let dataKeys = try DataKeyNames(json: object.value("data_keys"), setting: "\(setting).data_keys")
         return AppProfile(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys)
     }
 }
@@ -148,4 +130,32 @@ private struct ConfigObject {
 
 private func name(_ key: String, in setting: String) -> String {
     setting.isEmpty ? key : "\(setting).\(key)"
+}
+
+extension DataKeyNames {
+    /// Reads a `data_keys` object: standard key → new name, or null to leave
+    /// the key out. `setting` names it in errors. Absent or null: the defaults.
+    public init(json value: JSONValue?, setting: String) throws(ConfigError) {
+        guard let value, value != .null else {
+            self.init()
+            return
+        }
+        guard case let .object(members) = value else {
+            throw ConfigError(setting: setting, "must be an object of new names (or null to leave a key out)")
+        }
+        var renames: [(standard: String, wireName: String?)] = []
+        for (key, member) in members {
+            switch member {
+            case .null: renames.append((key, nil))
+            case let .string(newName): renames.append((key, newName))
+            default: throw ConfigError(setting: "\(setting).\(key)", "must be a string or null")
+            }
+        }
+        do {
+            try self.init(renaming: renames)
+        } catch {
+            let suffix = error.setting.hasPrefix("data_keys") ? String(error.setting.dropFirst("data_keys".count)) : "." + error.setting
+            throw ConfigError(setting: setting + suffix, error.message)
+        }
+    }
 }

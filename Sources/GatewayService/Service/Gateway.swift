@@ -1,0 +1,91 @@
+import APNsHTTP2
+import Foundation
+import PayloadBuilder
+
+/// The running service: provider clients built from the configuration, the
+/// dispatcher, and the HTTP server in front of them.
+public final class Gateway: Sendable {
+    public let configuration: GatewayConfiguration
+    public let server: HTTPServer
+    public let metrics: GatewayMetrics
+    let apnsClients: [APNsClient]
+    let logger: Logger
+
+    /// Builds every client and starts listening. Fails with the setting at fault.
+    public init(configuration: GatewayConfiguration, logger: Logger) throws(ServiceError) {
+        guard !configuration.bearerTokens.isEmpty || (configuration.insecureNoAuth && configuration.listensOnLoopback) else {
+            if configuration.insecureNoAuth {
+                throw ServiceError(setting: "PUSHGW_INSECURE_NO_AUTH",
+                                   "only allowed on a loopback address; \(configuration.listenAddress) is not one")
+            }
+            throw ServiceError(setting: "PUSHGW_BEARER_TOKENS_FILE",
+                               "no API token configured: put one per line in a file (e.g. `openssl rand -hex 32 > tokens`) and set PUSHGW_BEARER_TOKENS_FILE, or pass --insecure-no-auth on a loopback address")
+        }
+        self.configuration = configuration
+        self.logger = logger
+        let metrics = GatewayMetrics()
+        self.metrics = metrics
+        let renderConfig = try configuration.renderConfig()
+
+        var senders: [String: [Platform: any NotificationSender]] = [:]
+        var apnsClients: [APNsClient] = []
+        var tokenCaches: [ProviderTokenCache] = []
+        for app in configuration.apps {
+            if let apns = app.apns {
+                let (client, cache) = try Self.apnsClient(apns, app: app.name)
+                apnsClients.append(client)
+                tokenCaches.append(cache)
+                senders[app.name, default: [:]][.apns] = APNsSender(client: client)
+            }
+            if app.fcm != nil {
+                logger.warning("FCM sending is not built yet; FCM recipients of this app will fail", [("app", app.name)])
+            }
+        }
+        self.apnsClients = apnsClients
+        var settings = Dispatcher.Settings()
+        settings.dedupWindow = configuration.dedupWindow
+        settings.requestDeadline = configuration.requestDeadline
+        let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: UncheckedAvatars(), metrics: metrics,
+                                    settings: settings, logger: logger)
+        let caches = tokenCaches
+        let handler = GatewayHandler(
+            dispatcher: dispatcher, tokens: BearerTokens(configuration.bearerTokens),
+            metricsTokens: configuration.metricsToken.map { BearerTokens([$0]) },
+            allowUnauthenticated: configuration.bearerTokens.isEmpty && configuration.insecureNoAuth,
+            metrics: metrics,
+            beforeScrape: {
+                metrics.registry.set(GatewayMetrics.tokenRefresh, ["apns_jwt"], to: Double(caches.reduce(0) { $0 + $1.mintCount }))
+            })
+        server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, handler: handler)
+        try server.start()
+    }
+
+    private static func apnsClient(_ settings: GatewayConfiguration.APNsSettings,
+                                   app: String) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
+        let setting = "apps.\(app).apns"
+        do {
+            let pem = try String(contentsOfFile: settings.keyFile, encoding: .utf8)
+            let key = try ES256SigningKey(pem: pem)
+            let cache = try ProviderTokenCache(keyID: settings.keyID, teamID: settings.teamID, signingKey: key)
+            let client = try APNsClient(origin: settings.baseURL, tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
+                                        connections: settings.connections, now: { Int64(Date().timeIntervalSince1970) })
+            return (client, cache)
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError(setting: "\(setting).key_file", "cannot use the APNs key \(settings.keyFile): \(error)")
+        }
+    }
+
+    /// Graceful stop: no new connections, requests in progress get up to
+    /// `drain` to finish, then everything closes.
+    public func shutdown(drain: Duration = .seconds(10)) async {
+        server.quiesce()
+        let deadline = ContinuousClock.now + drain
+        while server.activeRequests > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        server.stop()
+        for client in apnsClients { client.shutdown() }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import GatewayService
+
+/// `pushgw [serve]`: loads the configuration, starts the gateway (with the
+/// built-in simulators when no provider credentials are configured), and
+/// stops gracefully on SIGTERM or SIGINT.
+enum ServeCommand {
+    static func run(_ arguments: [String]) async -> Int32 {
+        var configFile: String?
+        var insecure = false
+        var forceDemo = false
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--config":
+                guard index + 1 < arguments.count else { return fail("--config needs a file") }
+                configFile = arguments[index + 1]
+                index += 1
+            case "--insecure-no-auth": insecure = true
+            case "--demo": forceDemo = true
+            default: return fail("unknown argument \"\(arguments[index])\" (see pushgw --help)")
+            }
+            index += 1
+        }
+
+        var configuration: GatewayConfiguration
+        do {
+            configuration = try ConfigurationLoader(environment: ProcessInfo.processInfo.environment).load(configFile: configFile)
+        } catch {
+            return fail("configuration: \(error)")
+        }
+        if insecure { configuration.insecureNoAuth = true }
+        let logger = Logger(minimumLevel: configuration.logLevel)
+
+        var demo: DemoProviders?
+        if forceDemo || configuration.needsDemoProviders {
+            do {
+                let providers = try DemoProviders()
+                providers.configure(&configuration)
+                demo = providers
+            } catch {
+                return fail("\(error)")
+            }
+            if configuration.bearerTokens.isEmpty && !configuration.insecureNoAuth {
+                configuration.bearerTokens = [randomToken()]
+            }
+        }
+
+        let gateway: Gateway
+        do {
+            gateway = try Gateway(configuration: configuration, logger: logger)
+        } catch {
+            demo?.stop()
+            return fail("\(error)")
+        }
+        let address = "http://\(configuration.listenAddress):\(gateway.server.port)"
+        logger.info("pushgw listening", [("address", address), ("apps", configuration.apps.map(\.name).joined(separator: ",")),
+                                          ("demo", demo == nil ? "false" : "true")])
+        if let demo {
+            printDemoBanner(address: address, token: configuration.bearerTokens.first, simulator: demo.apns.url)
+        }
+
+        await waitForTermination()
+        logger.info("pushgw stopping: draining requests in progress")
+        await gateway.shutdown(drain: .seconds(10))
+        demo?.stop()
+        logger.info("pushgw stopped")
+        return 0
+    }
+
+    private static func printDemoBanner(address: String, token: String?, simulator: String) {
+        let auth = token.map { " -H 'Authorization: Bearer \($0)'" } ?? ""
+        print("""
+
+        pushgw is running WITHOUT provider credentials: APNs requests go to the built-in
+        strict APNs simulator at \(simulator) (throwaway key and certificate).
+        Send the seed event and watch the per-device outcome:
+
+          curl -s\(auth) --data-binary @fixtures/payloads/seed-chat-sdk.event.json \(address)/v1/notify
+          curl -s\(auth) --data-binary @fixtures/payloads/seed-chat-sdk.event.json \(address)/v1/render
+          curl -s \(address)/metrics
+
+        Configure real credentials with PUSHGW_APNS_* / PUSHGW_FCM_* (pushgw --help). Ctrl-C stops.
+
+        """)
+        fflush(nil)
+    }
+
+    /// Waits for SIGTERM or SIGINT.
+    private static func waitForTermination() async {
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
+        let queue = DispatchQueue(label: "pushgw-signals")
+        let (signals, continuation) = AsyncStream<Int32>.makeStream()
+        let sources = [SIGTERM, SIGINT].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+        for await _ in signals { break }
+        withExtendedLifetime(sources) {}
+    }
+
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
+    }
+
+    private static func fail(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("pushgw: \(message)\n".utf8))
+        return 2
+    }
+}
