@@ -1,0 +1,132 @@
+import GatewayService
+import PayloadBuilder
+import XCTest
+
+/// Configuration from the environment and the JSON file, with errors that
+/// name the setting. Files are served from a dictionary, not the disk.
+final class ConfigurationLoaderTests: XCTestCase {
+    private let files: [String: [UInt8]] = [
+        "/run/tokens": Array("# API tokens\n0123456789abcdef0123\nfedcba9876543210fedc\n".utf8),
+        "/run/short": Array("short\n".utf8),
+        "/run/key.p8": Array("-----BEGIN PRIVATE KEY-----\n...\n".utf8),
+        "/run/sa.json": Array(#"{"type":"service_account","project_id":"chat-prod","client_email":"x@y"}"#.utf8),
+        "/etc/pushgw.json": Array("""
+            {"listen": "0.0.0.0:9090", "bearer_tokens_file": "/run/tokens", "dedup_window_seconds": 60,
+             "self_sender_ids": ["owner"],
+             "apps": [{"name": "chat", "apns": {"key_file": "/run/key.p8", "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ",
+                                                "topic": "com.example.chat", "environment": "sandbox"},
+                       "fcm": {"service_account_file": "/run/sa.json"},
+                       "data_keys": {"ps_thread_id": "conversationId"}}]}
+            """.utf8),
+    ]
+
+    private func loader(_ environment: [String: String]) -> ConfigurationLoader {
+        let files = files
+        return ConfigurationLoader(environment: environment, readFile: { files[$0] })
+    }
+
+    private func expectError(_ environment: [String: String], setting: String, file: StaticString = #filePath, line: UInt = #line) {
+        do {
+            _ = try loader(environment).load()
+            XCTFail("expected an error about \(setting)", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error.setting, setting, "\(error)", file: file, line: line)
+            XCTAssertFalse(error.message.isEmpty, file: file, line: line)
+        }
+    }
+
+    func testDefaultsNeedTheDemoProviders() throws {
+        let configuration = try loader([:]).load()
+        XCTAssertEqual(configuration.listenAddress, "127.0.0.1")
+        XCTAssertEqual(configuration.listenPort, 8080)
+        XCTAssertTrue(configuration.needsDemoProviders)
+        XCTAssertEqual(configuration.bearerTokens, [])
+    }
+
+    func testTheFileDescribesAppsAndSecretsComeFromFiles() throws {
+        let configuration = try loader(["PUSHGW_CONFIG_FILE": "/etc/pushgw.json"]).load()
+        XCTAssertEqual(configuration.listenAddress, "0.0.0.0")
+        XCTAssertEqual(configuration.listenPort, 9090)
+        XCTAssertEqual(configuration.bearerTokens, ["0123456789abcdef0123", "fedcba9876543210fedc"])
+        XCTAssertEqual(configuration.dedupWindow, .seconds(60))
+        XCTAssertEqual(configuration.selfSenderIDs, ["owner"])
+        let app = try XCTUnwrap(configuration.apps.first)
+        XCTAssertEqual(app.name, "chat")
+        XCTAssertEqual(app.apns?.baseURL, APNsTarget.sandbox)
+        XCTAssertEqual(app.fcm?.projectID, "chat-prod", "the project comes from the service account")
+        XCTAssertEqual(app.dataKeys.wireName(.threadID), "conversationId")
+        XCTAssertFalse(configuration.needsDemoProviders)
+        let render = try configuration.renderConfig()
+        XCTAssertEqual(render.apps.first?.fcm?.sendURL, "https://fcm.googleapis.com/v1/projects/chat-prod/messages:send")
+    }
+
+    func testTheEnvironmentWinsOverTheFile() throws {
+        let configuration = try loader(["PUSHGW_CONFIG_FILE": "/etc/pushgw.json", "PUSHGW_LISTEN": "127.0.0.1:7000",
+                                        "PUSHGW_DEDUP_WINDOW_SECONDS": "5"]).load()
+        XCTAssertEqual(configuration.listenPort, 7000)
+        XCTAssertEqual(configuration.dedupWindow, .seconds(5))
+    }
+
+    func testOneAppFromTheEnvironment() throws {
+        let configuration = try loader([
+            "PUSHGW_APNS_KEY_FILE": "/run/key.p8", "PUSHGW_APNS_KEY_ID": "ABC123DEFG", "PUSHGW_APNS_TEAM_ID": "DEF123GHIJ",
+            "PUSHGW_APNS_TOPIC": "com.example.chat", "PUSHGW_APNS_BASE_URL": "https://127.0.0.1:8443",
+            "PUSHGW_DATA_KEYS": #"{"avatar_url": null}"#, "PUSHGW_BEARER_TOKENS_FILE": "/run/tokens",
+        ]).load()
+        let app = try XCTUnwrap(configuration.apps.first)
+        XCTAssertEqual(app.name, "default")
+        XCTAssertEqual(app.apns?.baseURL, "https://127.0.0.1:8443")
+        XCTAssertNil(app.dataKeys.wireName(.avatarURL))
+    }
+
+    func testEveryBadSettingIsNamed() {
+        expectError(["PUSHGW_LISTEN": "8080"], setting: "PUSHGW_LISTEN")
+        expectError(["PUSHGW_BEARER_TOKENS_FILE": "/run/missing"], setting: "PUSHGW_BEARER_TOKENS_FILE")
+        expectError(["PUSHGW_BEARER_TOKENS_FILE": "/run/short"], setting: "PUSHGW_BEARER_TOKENS_FILE")
+        expectError(["PUSHGW_DEDUP_WINDOW_SECONDS": "ten"], setting: "PUSHGW_DEDUP_WINDOW_SECONDS")
+        expectError(["PUSHGW_INSECURE_NO_AUTH": "maybe"], setting: "PUSHGW_INSECURE_NO_AUTH")
+        expectError(["PUSHGW_LOG_LEVEL": "loud"], setting: "PUSHGW_LOG_LEVEL")
+        expectError(["PUSHGW_APNS_TOPIC": "com.example"], setting: "PUSHGW_APNS_KEY_FILE")
+        expectError(["PUSHGW_APNS_KEY_FILE": "/run/key.p8", "PUSHGW_APNS_KEY_ID": "short", "PUSHGW_APNS_TEAM_ID": "DEF123GHIJ",
+                     "PUSHGW_APNS_TOPIC": "t"], setting: "PUSHGW_APNS_KEY_ID")
+        expectError(["PUSHGW_APNS_KEY_FILE": "/run/key.p8", "PUSHGW_APNS_KEY_ID": "ABC123DEFG", "PUSHGW_APNS_TEAM_ID": "DEF123GHIJ",
+                     "PUSHGW_APNS_TOPIC": "t", "PUSHGW_APNS_ENVIRONMENT": "staging"], setting: "PUSHGW_APNS_ENVIRONMENT")
+        expectError(["PUSHGW_FCM_SERVICE_ACCOUNT_FILE": "/run/missing.json"], setting: "PUSHGW_FCM_SERVICE_ACCOUNT_FILE")
+        expectError(["PUSHGW_DATA_KEYS": #"{"ps_thread_id": "from"}"#], setting: "PUSHGW_DATA_KEYS.ps_thread_id")
+        expectError(["PUSHGW_CONFIG_FILE": "/nowhere.json"], setting: "PUSHGW_CONFIG_FILE")
+    }
+
+    func testUnknownFileSettingsAreRefusedByName() {
+        let files = ["/c.json": Array(#"{"apps": [{"name": "a", "apns": {"key_fiel": "/run/key.p8"}}]}"#.utf8)]
+        do {
+            _ = try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/c.json"], readFile: { files[$0] }).load()
+            XCTFail("expected an error")
+        } catch {
+            XCTAssertEqual(error.setting, "apps[0].apns.key_fiel")
+        }
+    }
+
+    func testTheHelpListsEverySetting() {
+        for setting in SettingCatalog.all {
+            XCTAssertTrue(SettingCatalog.helpText.contains(setting.environment), setting.environment)
+        }
+    }
+
+    func testTheGatewayRefusesToStartWithoutTokensUnlessInsecureOnLoopback() throws {
+        var configuration = GatewayConfiguration()
+        configuration.listenPort = 0
+        XCTAssertThrowsError(try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))) { error in
+            XCTAssertEqual((error as? ServiceError)?.setting, "PUSHGW_BEARER_TOKENS_FILE")
+        }
+        configuration.insecureNoAuth = true
+        configuration.listenAddress = "0.0.0.0"
+        XCTAssertThrowsError(try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))) { error in
+            XCTAssertEqual((error as? ServiceError)?.setting, "PUSHGW_INSECURE_NO_AUTH")
+        }
+        configuration.listenAddress = "127.0.0.1"
+        configuration.apps = [GatewayConfiguration.AppSettings(name: "demo")]
+        let gateway = try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))
+        XCTAssertGreaterThan(gateway.server.port, 0)
+        gateway.server.stop()
+    }
+}
