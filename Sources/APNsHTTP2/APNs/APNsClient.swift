@@ -88,12 +88,10 @@ public final class APNsClient: Sendable {
     }
 
     private func send(_ requests: [ProviderRequest], token: String) async -> [Result<APNsOutcome, TransportError>] {
-        let authorization = HTTPHeader("authorization", "bearer \(token)")
+        let authorization = "bearer \(token)"
         let http = requests.map { request in
-            var headers = [authorization]
-            headers.reserveCapacity(request.headers.count + 1)
-            for header in request.headers { headers.append(HTTPHeader(header.name, header.value)) }
-            return HTTP2Request(method: "POST", path: request.path, headers: headers, body: request.body, timeout: requestTimeout)
+            HTTP2Request(method: "POST", path: request.path, authorization: authorization, headers: request.headers,
+                         body: request.body, timeout: requestTimeout)
         }
         let responses = await pool.send(http)
         return zip(requests, responses).map { request, response in

@@ -117,11 +117,16 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// request still gets its own stream, timeout and result. A batch that
     /// does not fit the queue is refused whole with `overloaded`.
     public func send(_ requests: [HTTP2Request]) async -> [Result<HTTP2Response, TransportError>] {
+        await send(requests, startedAt: ContinuousClock.now)
+    }
+
+    /// As `send(_:)`, with each request's timeout counted from `startedAt`
+    /// (the pool passes the time of the first attempt).
+    func send(_ requests: [HTTP2Request], startedAt: ContinuousClock.Instant) async -> [Result<HTTP2Response, TransportError>] {
         await withCheckedContinuation { (continuation: CheckedContinuation<[Result<HTTP2Response, TransportError>], Never>) in
             let batch = BatchCompletion(count: requests.count, continuation: continuation)
             guard !requests.isEmpty else { return }
-            let now = ContinuousClock.now
-            let streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, now: now) }
+            let streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, startedAt: startedAt) }
             let outcome: (refusal: TransportError?, wake: Bool) = inbox.withLock { state in
                 if state.closed { return (TransportError(.notSent, "connection closed: \(state.closeReason.detail)"), false) }
                 if load.load(ordering: .relaxed) + streams.count > options.maximumQueued + options.maximumConcurrentStreams {

@@ -77,13 +77,9 @@ public final class HTTP2ConnectionPool: Sendable {
             for (position, index) in pending.enumerated() { shares[position % connections.count].append(index) }
             let answers = await withTaskGroup(of: (Int, [Result<HTTP2Response, TransportError>]).self) { group in
                 for (slot, share) in shares.enumerated() where !share.isEmpty {
-                    let batch = share.map { index in
-                        var attempt = requests[index]
-                        attempt.timeout = max(.milliseconds(1), start + requests[index].timeout - ContinuousClock.now)
-                        return attempt
-                    }
+                    let batch = share.count == requests.count ? requests : share.map { requests[$0] }
                     let connection = connections[slot]
-                    group.addTask { (slot, await connection.send(batch)) }
+                    group.addTask { (slot, await connection.send(batch, startedAt: start)) }
                 }
                 var collected: [(Int, [Result<HTTP2Response, TransportError>])] = []
                 for await answer in group { collected.append(answer) }

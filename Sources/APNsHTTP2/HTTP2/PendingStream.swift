@@ -21,44 +21,50 @@ final class PendingStream: @unchecked Sendable {
     var responseBody: [UInt8] = []
     var bodyOffset = 0
 
-    /// Header names and values, contiguous; `nameValues` point into it.
+    /// The name/value array followed by the header bytes it points into.
     private var arena: UnsafeMutableRawBufferPointer?
     private(set) var nameValues: UnsafeMutableBufferPointer<nghttp2_nv>?
 
-    init(request: HTTP2Request, batch: BatchCompletion, index: Int, now: ContinuousClock.Instant) {
+    /// `startedAt` + the request's timeout is its deadline.
+    init(request: HTTP2Request, batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
         self.request = request
         self.batch = batch
         self.index = index
-        deadline = now + request.timeout
+        deadline = startedAt + request.timeout
     }
 
     deinit {
         arena?.deallocate()
-        nameValues?.deallocate()
     }
 
     /// Builds the header block: `fixed` pseudo headers shared by the
-    /// connection (not copied: nghttp2 is told so), then `:path` and the
-    /// request's headers copied once into this stream's arena.
+    /// connection (not copied: nghttp2 is told so), then `:method`, `:path`,
+    /// `authorization` and the request's headers, copied once into one
+    /// allocation that also holds the name/value array.
     func buildHeaderBlock(fixed: UnsafeBufferPointer<nghttp2_nv>) -> UnsafeMutableBufferPointer<nghttp2_nv> {
-        var size = ":method".utf8.count + request.method.utf8.count + ":path".utf8.count + request.path.utf8.count
-        for header in request.headers { size += header.name.utf8.count + header.value.utf8.count }
-        let arena = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 1)
+        let count = fixed.count + 2 + (request.authorization == nil ? 0 : 1) + request.headers.count
+        var textBytes = ":method".utf8.count + request.method.utf8.count + ":path".utf8.count + request.path.utf8.count
+        if let authorization = request.authorization { textBytes += "authorization".utf8.count + authorization.utf8.count }
+        for header in request.headers { textBytes += header.name.utf8.count + header.value.utf8.count }
+        let entriesBytes = count * MemoryLayout<nghttp2_nv>.stride
+        let arena = UnsafeMutableRawBufferPointer.allocate(byteCount: entriesBytes + max(textBytes, 1),
+                                                           alignment: MemoryLayout<nghttp2_nv>.alignment)
         self.arena = arena
-        let block = UnsafeMutableBufferPointer<nghttp2_nv>.allocate(capacity: fixed.count + 2 + request.headers.count)
+        let block = UnsafeMutableBufferPointer(start: arena.baseAddress!.bindMemory(to: nghttp2_nv.self, capacity: count), count: count)
         nameValues = block
-        var offset = 0
+        var offset = entriesBytes
         func copy(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
             let start = arena.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
             var text = text
-            let count = text.withUTF8 { utf8 in
+            let length = text.withUTF8 { utf8 in
                 if let base = utf8.baseAddress { start.update(from: base, count: utf8.count) }
                 return utf8.count
             }
-            offset += count
-            return (start, count)
+            offset += length
+            return (start, length)
         }
         let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
+        let neverIndexed = noCopy | UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
         var index = 0
         func add(_ name: String, _ value: String, flags: UInt8) {
             let (namePointer, nameLength) = copy(name)
@@ -71,12 +77,10 @@ final class PendingStream: @unchecked Sendable {
             block[index] = entry
             index += 1
         }
-        add(":path", request.path, flags: noCopy | UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
-        for header in request.headers {
-            // Never put a credential in the HPACK dynamic table (APNs asks this of authorization).
-            let sensitive = header.name == "authorization" ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : 0
-            add(header.name, header.value, flags: noCopy | sensitive)
-        }
+        // APNs: `:path` and `authorization` are literals without indexing.
+        add(":path", request.path, flags: neverIndexed)
+        if let authorization = request.authorization { add("authorization", authorization, flags: neverIndexed) }
+        for header in request.headers { add(header.name, header.value, flags: noCopy) }
         return block
     }
 
