@@ -1,6 +1,7 @@
 import APNsSimulator
 import GatewayService
 import PayloadBuilder
+import Synchronization
 import XCTest
 
 /// `/v1/notify` end to end: HTTP in, real HTTP/2 to the strict APNs
@@ -153,4 +154,33 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertTrue(text.contains(#"pushgw_http_requests_total{route="/v1/notify",code="200"} 1"#), text)
         XCTAssertFalse(text.contains(ServiceTestbed.token(1)), "never a token in a label")
     }
+
+    func testLogsAreJSONLinesWithTokensRedactedAndNoSecrets() async throws {
+        let lines = LogCapture()
+        var settings = Dispatcher.Settings()
+        settings.retry.maximumAttempts = 1
+        let testbed = try ServiceTestbed(settings: settings, logger: Logger(minimumLevel: .info, sink: { lines.append($0) }))
+        let token = ServiceTestbed.token(77)
+        testbed.simulator.always(token: token, .internalServerError)
+        _ = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(tokens: [token]))
+        let text = lines.text
+        XCTAssertTrue(text.contains(#""msg":"delivery failed""#), text)
+        XCTAssertTrue(text.contains(Logger.redact(token: token)))
+        XCTAssertFalse(text.contains(token), "a full device token never reaches the log")
+        XCTAssertFalse(text.contains(ServiceTestbed.bearer), "the API token never reaches the log")
+        for line in text.split(separator: "\n") {
+            XCTAssertNoThrow(try JSONParser.parse(Array(line.utf8)), String(line))
+        }
+    }
+}
+
+/// Collects log lines written by the logger's sink.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[UInt8]>([])
+
+    func append(_ line: [UInt8]) {
+        lines.withLock { $0 += line }
+    }
+
+    var text: String { lines.withLock { String(decoding: $0, as: UTF8.self) } }
 }

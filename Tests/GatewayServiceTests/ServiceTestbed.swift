@@ -21,7 +21,8 @@ final class ServiceTestbed {
     let apns: APNsClient
     let dispatcher: Dispatcher
 
-    init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = []) throws {
+    init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
+         logger: Logger = Logger(minimumLevel: .error)) throws {
         let key = try ES256SigningKey.generate()
         simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
             teamID: "TEAM123456", keys: ["KEYID12345": key.publicKeyPEM], topics: [Self.topic]))
@@ -34,8 +35,7 @@ final class ServiceTestbed {
         let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url))
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
         dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns)]],
-                                avatars: UncheckedAvatars(), metrics: metrics, settings: settings,
-                                logger: Logger(minimumLevel: .error))
+                                avatars: UncheckedAvatars(), metrics: metrics, settings: settings, logger: logger)
         server = HTTPServer(address: "127.0.0.1", port: 0,
                             handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics))
         try server.start()

@@ -142,6 +142,19 @@ public final class Dispatcher: Sendable {
         let answer = EventAnswer(results: results, duplicate: duplicate)
         let outcome = answer.allSettled ? (duplicate ? "duplicate" : "delivered") : "failed"
         metrics.registry.increment(GatewayMetrics.events, [outcome])
+        var counts: [RecipientResult.Status: Int] = [:]
+        for result in results { counts[result.status, default: 0] += 1 }
+        logger.log(answer.allSettled ? .info : .warning, "event", [
+            ("event_id", event.eventID), ("outcome", outcome), ("recipients", String(results.count)),
+            ("sent", String(counts[.sent] ?? 0)), ("invalid_token", String(counts[.invalidToken] ?? 0)),
+            ("failed", String(counts[.failed] ?? 0)), ("skipped", String(counts[.skipped] ?? 0)),
+        ])
+        for result in results where result.status == .failed {
+            logger.warning("delivery failed", [
+                ("event_id", event.eventID), ("platform", result.platform.rawValue), ("token", Logger.redact(token: result.token)),
+                ("reason", result.reason ?? "unknown"), ("retryable", String(result.retryable ?? false)),
+            ])
+        }
         let window = settings.dedupWindow
         let store = dedup
         Task { await store.record(key, RecordedEvent(results: results), expires: ContinuousClock.now + window) }

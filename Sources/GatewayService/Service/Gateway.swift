@@ -1,6 +1,7 @@
 import APNsHTTP2
 import Foundation
 import PayloadBuilder
+import Synchronization
 
 /// The running service: provider clients built from the configuration, the
 /// dispatcher, and the HTTP server in front of them.
@@ -10,6 +11,8 @@ public final class Gateway: Sendable {
     public let metrics: GatewayMetrics
     let apnsClients: [APNsClient]
     let logger: Logger
+    /// Set when shutdown starts: `/readyz` answers 503 so load balancers move away.
+    private let draining = DrainFlag()
 
     /// Builds every client and starts listening. Fails with the setting at fault.
     public init(configuration: GatewayConfiguration, logger: Logger) throws(ServiceError) {
@@ -48,11 +51,13 @@ public final class Gateway: Sendable {
         let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: UncheckedAvatars(), metrics: metrics,
                                     settings: settings, logger: logger)
         let caches = tokenCaches
+        let draining = draining
         let handler = GatewayHandler(
             dispatcher: dispatcher, tokens: BearerTokens(configuration.bearerTokens),
             metricsTokens: configuration.metricsToken.map { BearerTokens([$0]) },
             allowUnauthenticated: configuration.bearerTokens.isEmpty && configuration.insecureNoAuth,
             metrics: metrics,
+            readiness: { !draining.isDraining },
             beforeScrape: {
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["apns_jwt"], to: Double(caches.reduce(0) { $0 + $1.mintCount }))
             })
@@ -80,6 +85,7 @@ public final class Gateway: Sendable {
     /// Graceful stop: no new connections, requests in progress get up to
     /// `drain` to finish, then everything closes.
     public func shutdown(drain: Duration = .seconds(10)) async {
+        draining.start()
         server.quiesce()
         let deadline = ContinuousClock.now + drain
         while server.activeRequests > 0, ContinuousClock.now < deadline {
@@ -87,5 +93,16 @@ public final class Gateway: Sendable {
         }
         server.stop()
         for client in apnsClients { client.shutdown() }
+    }
+}
+
+/// Whether the gateway is shutting down; read by `/readyz`.
+final class DrainFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    var isDraining: Bool { flag.load(ordering: .relaxed) }
+
+    func start() {
+        flag.store(true, ordering: .relaxed)
     }
 }
