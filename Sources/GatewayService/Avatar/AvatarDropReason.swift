@@ -9,8 +9,10 @@ public struct AvatarDropReason: RawRepresentable, Sendable, Hashable, CustomStri
     /// The label, e.g. `private_address`.
     public let rawValue: String
 
+    /// A reason with this label (for reasons this type does not name yet).
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// The label.
     public var description: String { rawValue }
 
     /// Not a URL libcurl can parse (or longer than 2048 bytes).

@@ -21,6 +21,7 @@ public struct AvatarImageType: Sendable, Hashable, CustomStringConvertible {
     /// Every known type.
     public static let all: Set<AvatarImageType> = [.png, .jpeg, .gif, .webp]
 
+    /// The media type.
     public var description: String { mime }
 
     /// The type whose signature `bytes` starts with, if any.
