@@ -1,0 +1,110 @@
+import CCurl
+public import PayloadBuilder
+import Synchronization
+
+/// Decides whether the sender's avatar URL may be forwarded to the device,
+/// by downloading it first: the Linux side of an iOS Communication
+/// Notification, so that a dead or hostile URL never reaches the phone
+/// (where it would stall the Notification Service Extension).
+///
+/// `resolve(_:)` answers `.ok` with the image's type, size and SHA-256 when
+/// the URL passes the `AvatarPolicy`, else `.dropped` with a short reason.
+/// Results are cached (LRU with TTL, refusals included for a shorter TTL),
+/// and concurrent resolves of one URL share one download. Downloads use
+/// libcurl, which blocks, on a few dedicated threads
+/// (`policy.maxConcurrentFetches`), never on Swift's cooperative pool.
+///
+/// Thread-safe: all shared state is behind one `Mutex`. Cancelling a
+/// resolving task does not cut its wait short; `totalTimeout` bounds it.
+public final class AvatarResolver: Sendable {
+    /// The policy every download is checked against.
+    public let policy: AvatarPolicy
+
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let onFetch: @Sendable (String) -> Void
+    private let fetcher: AvatarFetcher
+    private let pool: AvatarFetchPool
+    private let state: Mutex<AvatarResolverState<CheckedContinuation<AvatarState, Never>>>
+
+    /// A resolver for `policy`.
+    ///
+    /// - Parameters:
+    ///   - now: the clock for cache expiry (tests pass one they can move).
+    ///     Network timeouts always run on real time.
+    ///   - onFetch: called once per non-nil `resolve` with a bounded label for
+    ///     metrics (`pushgw_avatar_fetch_total{result}`): `ok`, `cached` (a
+    ///     cache hit), `coalesced` (joined a download already running), or the
+    ///     drop reason (an `AvatarDropReason` raw value). Never the URL.
+    ///     Called on the resolving task or on a download thread; keep it quick.
+    public init(
+        policy: AvatarPolicy = AvatarPolicy(),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+        onFetch: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        // Reference-counted and thread-safe in libcurl ≥ 7.84 (Debian 12 has 7.88);
+        // balanced in deinit.
+        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        self.policy = policy
+        self.now = now
+        self.onFetch = onFetch
+        self.fetcher = AvatarFetcher(policy: policy)
+        self.pool = AvatarFetchPool(limit: policy.maxConcurrentFetches)
+        self.state = Mutex(AvatarResolverState(
+            capacity: policy.cacheCapacity,
+            positiveTTL: policy.cacheTTL,
+            negativeTTL: policy.negativeCacheTTL
+        ))
+    }
+
+    deinit {
+        curl_global_cleanup()
+    }
+
+    /// What to forward for the avatar at `url`: `.none` for `nil`, `.ok` when
+    /// it downloaded within the policy as a known image, else `.dropped`.
+    ///
+    /// What can be refused without the network (scheme, credentials,
+    /// allow-list, a literal private address) is refused at once and not
+    /// cached; everything else is downloaded once and cached.
+    public func resolve(_ url: String?) async -> AvatarState {
+        guard let url else { return .none }
+        if case let .refused(reason) = policy.check(url) {
+            onFetch(reason.rawValue)
+            return .dropped(url: url, reason: reason.rawValue)
+        }
+        return await withCheckedContinuation { continuation in
+            let instant = now()
+            let admission = state.withLock { $0.admit(url, waiter: continuation, now: instant) }
+            switch admission {
+            case let .cached(result):
+                onFetch("cached")
+                continuation.resume(returning: result)
+            case .joined:
+                onFetch("coalesced")
+            case .fetch:
+                pool.submit(AvatarFetchPool.Job(
+                    run: { self.finish(url, with: self.fetcher.fetch(url)) },
+                    abandon: { self.finish(url, with: .dropped(url: url, reason: AvatarDropReason.fetchFailed.rawValue)) }
+                ))
+            }
+        }
+    }
+
+    /// Caches the result, reports it, and wakes everyone waiting for `url`.
+    private func finish(_ url: String, with result: AvatarState) {
+        let instant = now()
+        let waiters = state.withLock { $0.finish(url, result: result, now: instant) }
+        onFetch(Self.label(result))
+        for waiter in waiters {
+            waiter.resume(returning: result)
+        }
+    }
+
+    private static func label(_ result: AvatarState) -> String {
+        switch result {
+        case .ok: return "ok"
+        case let .dropped(_, reason): return reason
+        case .none, .unchecked: return AvatarDropReason.fetchFailed.rawValue
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import PayloadBuilder
+
+/// The resolver's shared state as a value type that returns what to do: the
+/// cache and, per URL being fetched, who is waiting for it.
+///
+/// Kept under the resolver's lock; tested without sockets or threads (the
+/// waiter type is generic: continuations in the resolver, plain values in
+/// tests).
+struct AvatarResolverState<Waiter> {
+    typealias Instant = ContinuousClock.Instant
+
+    /// What `admit` decided for one resolve.
+    enum Admission: Equatable {
+        /// A live cache entry; answer it now.
+        case cached(AvatarState)
+        /// A fetch of this URL is running; the waiter was added to it.
+        case joined
+        /// Nothing known; the waiter is the first of a new fetch, which the caller must start.
+        case fetch
+    }
+
+    private var cache: AvatarCache<AvatarState>
+    private var inFlight: [String: [Waiter]] = [:]
+    private let positiveTTL: Duration
+    private let negativeTTL: Duration
+
+    init(capacity: Int, positiveTTL: Duration, negativeTTL: Duration) {
+        self.cache = AvatarCache(capacity: capacity)
+        self.positiveTTL = positiveTTL
+        self.negativeTTL = negativeTTL
+    }
+
+    /// How many URLs are being fetched right now.
+    var fetchesInFlight: Int { inFlight.count }
+
+    /// Looks `url` up in the cache, else joins or starts its fetch.
+    mutating func admit(_ url: String, waiter: Waiter, now: Instant) -> Admission {
+        if let cached = cache.value(for: url, now: now) { return .cached(cached) }
+        if inFlight[url] != nil {
+            inFlight[url, default: []].append(waiter)
+            return .joined
+        }
+        inFlight[url] = [waiter]
+        return .fetch
+    }
+
+    /// Records the fetch's result (accepted ones for the positive TTL, dropped
+    /// ones for the negative TTL) and hands back everyone waiting for it.
+    mutating func finish(_ url: String, result: AvatarState, now: Instant) -> [Waiter] {
+        let ttl: Duration
+        switch result {
+        case .ok: ttl = positiveTTL
+        case .dropped: ttl = negativeTTL
+        case .none, .unchecked: ttl = .zero
+        }
+        if ttl > .zero { cache.insert(result, for: url, expires: now + ttl) }
+        return inFlight.removeValue(forKey: url) ?? []
+    }
+}

@@ -1,0 +1,71 @@
+@testable import GatewayService
+import PayloadBuilder
+import XCTest
+
+/// The LRU cache and the resolver's admit/finish state machine, without
+/// sockets or threads.
+final class AvatarCacheTests: XCTestCase {
+    private let start = ContinuousClock.now
+
+    func testAnEntryLivesUntilItsExpiryAndNotAnInstantLonger() {
+        var cache = AvatarCache<Int>(capacity: 4)
+        cache.insert(1, for: "a", expires: start + .seconds(10))
+        XCTAssertEqual(cache.value(for: "a", now: start + .seconds(9)), 1)
+        XCTAssertNil(cache.value(for: "a", now: start + .seconds(10)))
+        XCTAssertEqual(cache.count, 0, "an expired entry is removed when seen")
+    }
+
+    func testTheLeastRecentlyUsedEntryIsEvictedFirst() {
+        var cache = AvatarCache<Int>(capacity: 2)
+        let later = start + .seconds(60)
+        cache.insert(1, for: "a", expires: later)
+        cache.insert(2, for: "b", expires: later)
+        XCTAssertEqual(cache.value(for: "a", now: start), 1)  // "b" is now the oldest
+        cache.insert(3, for: "c", expires: later)
+        XCTAssertNil(cache.value(for: "b", now: start))
+        XCTAssertEqual(cache.value(for: "a", now: start), 1)
+        XCTAssertEqual(cache.value(for: "c", now: start), 3)
+        XCTAssertEqual(cache.count, 2)
+    }
+
+    func testReplacingAKeyKeepsOneEntryAndSlotsAreReused() {
+        var cache = AvatarCache<Int>(capacity: 3)
+        let later = start + .seconds(60)
+        for round in 0..<100 {
+            cache.insert(round, for: "k\(round % 5)", expires: later)
+            cache.insert(round, for: "k\(round % 5)", expires: later)
+        }
+        XCTAssertEqual(cache.count, 3)
+        XCTAssertEqual(cache.value(for: "k4", now: start), 99)
+        XCTAssertEqual(cache.value(for: "k3", now: start), 98)
+        XCTAssertEqual(cache.value(for: "k2", now: start), 97)
+        XCTAssertNil(cache.value(for: "k1", now: start))
+    }
+
+    func testCapacityZeroCachesNothing() {
+        var cache = AvatarCache<Int>(capacity: 0)
+        cache.insert(1, for: "a", expires: start + .seconds(60))
+        XCTAssertNil(cache.value(for: "a", now: start))
+    }
+
+    func testConcurrentResolvesOfOneURLShareOneFetchAndAllGetTheResult() {
+        var state = AvatarResolverState<Int>(capacity: 8, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
+        XCTAssertEqual(state.admit("u", waiter: 1, now: start), .fetch)
+        XCTAssertEqual(state.admit("u", waiter: 2, now: start), .joined)
+        XCTAssertEqual(state.admit("v", waiter: 3, now: start), .fetch)
+        XCTAssertEqual(state.fetchesInFlight, 2)
+        let ok = AvatarState.ok(url: "u", mime: "image/png", bytes: 1, sha256: "00")
+        XCTAssertEqual(state.finish("u", result: ok, now: start), [1, 2])
+        XCTAssertEqual(state.admit("u", waiter: 4, now: start + .seconds(599)), .cached(ok))
+        XCTAssertEqual(state.admit("u", waiter: 5, now: start + .seconds(600)), .fetch)
+    }
+
+    func testRefusalsAreCachedForTheShorterTTL() {
+        var state = AvatarResolverState<Int>(capacity: 8, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
+        let dropped = AvatarState.dropped(url: "u", reason: "timeout")
+        XCTAssertEqual(state.admit("u", waiter: 1, now: start), .fetch)
+        XCTAssertEqual(state.finish("u", result: dropped, now: start), [1])
+        XCTAssertEqual(state.admit("u", waiter: 2, now: start + .seconds(59)), .cached(dropped))
+        XCTAssertEqual(state.admit("u", waiter: 3, now: start + .seconds(60)), .fetch)
+    }
+}

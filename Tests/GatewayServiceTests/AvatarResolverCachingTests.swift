@@ -1,0 +1,95 @@
+@testable import GatewayService
+import PayloadBuilder
+import XCTest
+
+/// The cache and download coalescing, observed from the server's side: how
+/// many requests reached it. Cache expiry runs on the injected clock.
+final class AvatarResolverCachingTests: XCTestCase {
+    private let image: AvatarTestServer.Reply = .body(status: 200, contentType: "image/png", bytes: AvatarFixtures.png)
+
+    func testASecondResolveIsServedFromTheCache() async throws {
+        let server = try startServer(["/a.png": image])
+        let rig = AvatarTestRig(.localTesting)
+        let first = await rig.resolver.resolve(server.url("/a.png"))
+        let second = await rig.resolver.resolve(server.url("/a.png"))
+        XCTAssertEqual(first, second)
+        XCTAssertEqual(server.seen.requests, ["/a.png"])
+        XCTAssertEqual(rig.labels.all, ["ok", "cached"])
+    }
+
+    func testARefusalIsCachedToo() async throws {
+        let server = try startServer([:])
+        let rig = AvatarTestRig(.localTesting)
+        assertDropped(await rig.resolver.resolve(server.url("/missing.png")), .httpStatus(404))
+        assertDropped(await rig.resolver.resolve(server.url("/missing.png")), .httpStatus(404))
+        XCTAssertEqual(server.seen.requests, ["/missing.png"])
+        XCTAssertEqual(rig.labels.all, ["http_status_404", "cached"])
+    }
+
+    func testTwentyConcurrentResolvesOfOneURLMakeOneRequest() async throws {
+        let server = try startServer(["/a.png": .delayed(.milliseconds(300), image)])
+        let rig = AvatarTestRig(.localTesting)
+        let url = server.url("/a.png")
+        let resolver = rig.resolver
+        let results = await withTaskGroup(of: AvatarState.self) { group in
+            for _ in 0..<20 { group.addTask { await resolver.resolve(url) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(results.count, 20)
+        XCTAssertEqual(Set(results.map { "\($0)" }).count, 1, "every waiter gets the same result")
+        XCTAssertEqual(results.first, .ok(url: url, mime: "image/png", bytes: 69, sha256: AvatarFixtures.pngSHA256))
+        XCTAssertEqual(server.seen.requests, ["/a.png"])
+        XCTAssertEqual(server.seen.connections, 1)
+        let labels = rig.labels.all
+        XCTAssertEqual(labels.count, 20)
+        XCTAssertEqual(labels.filter { $0 == "ok" }.count, 1)
+        XCTAssertEqual(labels.filter { $0 == "coalesced" }.count, 19)
+    }
+
+    func testDifferentURLsDownloadInParallelUpToTheLimit() async throws {
+        let paths = (0..<4).map { "/\($0).png" }
+        let server = try startServer(Dictionary(uniqueKeysWithValues: paths.map { ($0, .delayed(.milliseconds(400), image)) }))
+        let resolver = AvatarResolver(policy: .localTesting)  // 4 threads
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for path in paths { group.addTask { _ = await resolver.resolve(server.url(path)) } }
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(1_100), "four downloads overlap")
+        XCTAssertEqual(server.seen.requests.count, 4)
+    }
+
+    func testAnEntryIsFetchedAgainOnceItsTTLHasPassed() async throws {
+        let server = try startServer(["/a.png": image])
+        let rig = AvatarTestRig(.localTesting)  // 10 minutes
+        let url = server.url("/a.png")
+        _ = await rig.resolver.resolve(url)
+        rig.clock.advance(by: .seconds(599))
+        _ = await rig.resolver.resolve(url)
+        XCTAssertEqual(server.seen.requests.count, 1)
+        rig.clock.advance(by: .seconds(2))
+        _ = await rig.resolver.resolve(url)
+        XCTAssertEqual(server.seen.requests.count, 2)
+        XCTAssertEqual(rig.labels.all, ["ok", "cached", "ok"])
+    }
+
+    func testARefusalExpiresAfterTheShorterNegativeTTL() async throws {
+        let server = try startServer([:])
+        let rig = AvatarTestRig(.localTesting)  // 60 seconds
+        let url = server.url("/missing.png")
+        _ = await rig.resolver.resolve(url)
+        rig.clock.advance(by: .seconds(59))
+        _ = await rig.resolver.resolve(url)
+        XCTAssertEqual(server.seen.requests.count, 1)
+        rig.clock.advance(by: .seconds(2))
+        _ = await rig.resolver.resolve(url)
+        XCTAssertEqual(server.seen.requests.count, 2)
+    }
+
+    func testRefusalsBeforeTheNetworkAreReportedButNotCached() async {
+        let rig = AvatarTestRig(AvatarPolicy())
+        _ = await rig.resolver.resolve("http://example.com/a.png")
+        _ = await rig.resolver.resolve("http://example.com/a.png")
+        _ = await rig.resolver.resolve(nil)
+        XCTAssertEqual(rig.labels.all, ["scheme_not_allowed", "scheme_not_allowed"], "nil is not a fetch")
+    }
+}
