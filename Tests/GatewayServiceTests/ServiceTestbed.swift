@@ -22,7 +22,7 @@ final class ServiceTestbed {
     let dispatcher: Dispatcher
 
     init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
-         logger: Logger = Logger(minimumLevel: .error)) throws {
+         logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars()) throws {
         let key = try ES256SigningKey.generate()
         simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
             teamID: "TEAM123456", keys: ["KEYID12345": key.publicKeyPEM], topics: [Self.topic]))
@@ -35,7 +35,7 @@ final class ServiceTestbed {
         let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url))
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
         dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns)]],
-                                avatars: UncheckedAvatars(), metrics: metrics, settings: settings, logger: logger)
+                                avatars: avatars, metrics: metrics, settings: settings, logger: logger)
         server = HTTPServer(address: "127.0.0.1", port: 0,
                             handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics))
         try server.start()
@@ -71,13 +71,15 @@ final class ServiceTestbed {
 
     /// A valid event for APNs recipients `tokens`.
     static func event(id: String = "c-1:m-1", tokens: [String], text: String = "hello", senderID: String = "u-1",
-                      userIDs: [String?]? = nil) -> [UInt8] {
+                      userIDs: [String?]? = nil, avatarURL: String? = nil) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.member("event_id", id)
         writer.key("conversation"); writer.beginObject(); writer.member("id", "c-1"); writer.endObject()
         writer.key("message"); writer.beginObject(); writer.member("id", "m-1"); writer.member("text", text); writer.endObject()
-        writer.key("sender"); writer.beginObject(); writer.member("id", senderID); writer.member("display_name", "Alice"); writer.endObject()
+        writer.key("sender"); writer.beginObject(); writer.member("id", senderID); writer.member("display_name", "Alice")
+        if let avatarURL { writer.member("avatar_url", avatarURL) }
+        writer.endObject()
         writer.key("recipients")
         writer.beginArray()
         for (index, token) in tokens.enumerated() {

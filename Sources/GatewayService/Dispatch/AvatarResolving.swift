@@ -14,3 +14,5 @@ public struct UncheckedAvatars: AvatarResolving {
         AvatarState(unresolvedURL: url)
     }
 }
+
+extension AvatarResolver: AvatarResolving {}

@@ -115,7 +115,6 @@ public final class Dispatcher: Sendable {
         }
 
         let avatar = await avatars.resolve(event.sender.avatarURL)
-        metrics.registry.increment(GatewayMetrics.avatarFetch, [Self.avatarLabel(avatar)])
         let rendered: RenderedEvent
         do throws(EventError) {
             rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
@@ -251,14 +250,5 @@ public final class Dispatcher: Sendable {
             }
         }
         return outcomes.map { $0 ?? .failed(TransportError(.shutdown, "no result")) }
-    }
-
-    private static func avatarLabel(_ avatar: AvatarState) -> String {
-        switch avatar {
-        case .none: return "none"
-        case .unchecked: return "unchecked"
-        case .ok: return "ok"
-        case .dropped: return "dropped"
-        }
     }
 }

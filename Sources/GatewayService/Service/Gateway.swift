@@ -48,7 +48,14 @@ public final class Gateway: Sendable {
         var settings = Dispatcher.Settings()
         settings.dedupWindow = configuration.dedupWindow
         settings.requestDeadline = configuration.requestDeadline
-        let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: UncheckedAvatars(), metrics: metrics,
+        var policy = AvatarPolicy()
+        policy.allowHTTP = configuration.avatar.allowHTTP
+        policy.allowedHosts = configuration.avatar.allowedHosts.isEmpty ? nil : configuration.avatar.allowedHosts
+        policy.allowPrivateAddresses = configuration.avatar.allowPrivateAddresses
+        let avatars = AvatarResolver(policy: policy, onFetch: { result in
+            metrics.registry.increment(GatewayMetrics.avatarFetch, [result])
+        })
+        let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars, metrics: metrics,
                                     settings: settings, logger: logger)
         let caches = tokenCaches
         let draining = draining

@@ -1,0 +1,33 @@
+import GatewayService
+import PayloadBuilder
+import XCTest
+
+/// The avatar resolver in the service: a hostile avatar never reaches the
+/// payload, and `/v1/render` says why it was dropped.
+final class AvatarEndToEndTests: XCTestCase {
+    func testAnAvatarOnALoopbackAddressIsDroppedAndLeftOutOfThePayload() async throws {
+        let metrics = MetricsRegistry()
+        let testbed = try ServiceTestbed(avatars: AvatarResolver(onFetch: { metrics.increment(GatewayMetrics.avatarFetch, [$0]) }))
+        let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(5)], avatarURL: "https://127.0.0.1:9/avatar.png")
+        let render = try await testbed.call("POST", "/v1/render", body: body)
+        let json = try JSONParser.parse(render.body)
+        XCTAssertEqual(json["avatar"]?["state"], .string("dropped"))
+        XCTAssertEqual(json["avatar"]?["reason"], .string("private_address"))
+        guard case let .array(requests)? = json["requests"], let payload = requests.first?["body"] else { return XCTFail() }
+        XCTAssertNil(payload["avatar_url"], "a dropped avatar's data key is absent, never empty")
+        XCTAssertNil(payload["notifee_options"]?["ios"]?["communicationInfo"]?["sender"]?["avatar"])
+        XCTAssertEqual(metrics.value(GatewayMetrics.avatarFetch, ["private_address"]), 1)
+
+        let notify = try await testbed.call("POST", "/v1/notify", body: body)
+        XCTAssertEqual(notify.status, 200, "a dropped avatar does not stop the notification")
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+    }
+
+    func testPlainHTTPAvatarsAreDroppedByDefault() async throws {
+        let testbed = try ServiceTestbed(avatars: AvatarResolver())
+        let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(6)], avatarURL: "http://example.com/a.png")
+        let json = try JSONParser.parse(try await testbed.call("POST", "/v1/render", body: body).body)
+        XCTAssertEqual(json["avatar"]?["state"], .string("dropped"))
+        XCTAssertEqual(json["avatar"]?["reason"], .string("scheme_not_allowed"))
+    }
+}
