@@ -111,7 +111,11 @@ public final class HTTPServer: @unchecked Sendable {
         } else {
             throw ServiceError(setting: "listen", "\(address) is not an IP address (use e.g. 127.0.0.1 or 0.0.0.0)")
         }
-        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Linux's SOCK_STREAM | SOCK_CLOEXEC. Spelled out because in release builds
+        // <sys/socket.h>'s enum is claimed by the CMicroHTTPD module map and is not
+        // visible under that name here.
+        let streamCloseOnExec: Int32 = 1 | 0o2000000
+        let descriptor = socket(family, streamCloseOnExec, 0)
         guard descriptor >= 0 else { throw ServiceError(setting: "listen", "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))

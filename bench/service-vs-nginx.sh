@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The HTTP service under wrk, side by side with nginx `return 200` (the
+# ceiling of a static answer on this box), loopback only, everything on one
+# machine. Reports requests/s, latency and pushgw's peak RSS.
+#
+# Usage: bench/service-vs-nginx.sh [SECONDS] [CONNECTIONS]    (default 10 s, 64)
+# Needs: wrk nginx (apt-get install -y wrk nginx-light)
+set -euo pipefail
+
+seconds="${1:-10}"
+connections="${2:-64}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-service-bench.XXXXXX")"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+for tool in wrk nginx; do
+    command -v "$tool" >/dev/null || [[ -x "/usr/sbin/$tool" ]] || { echo "missing $tool: apt-get install -y wrk nginx-light" >&2; exit 1; }
+done
+
+echo "building (release)" >&2
+(cd "$root" && swift build -c release --product pushgw >&2)
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+nginx_port="$(free_port)"
+pushgw_port="$(free_port)"
+
+mkdir -p "$work/nginx"
+cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes auto;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location / { return 200 '{"ok":true}'; }
+    }
+}
+CONF
+/usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+pids+=($!)
+
+token="$(openssl rand -hex 32)"
+echo "$token" > "$work/tokens"
+PUSHGW_LISTEN="127.0.0.1:$pushgw_port" PUSHGW_BEARER_TOKENS_FILE="$work/tokens" PUSHGW_LOG_LEVEL=error \
+    "$root/.build/release/pushgw" > "$work/pushgw.log" 2>&1 &
+pushgw_pid=$!
+pids+=($pushgw_pid)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$pushgw_port/healthz" >/dev/null && break; sleep 0.1; done
+sleep 0.5
+
+rate() { awk '/^Requests\/sec/ { print int($2) }'; }
+latency() { awk '/^ +Latency/ { print $2 }'; }
+run() {  # name url [script]
+    local out
+    if [[ -n "${3:-}" ]]; then
+        out="$(PUSHGW_TOKEN="$token" PUSHGW_EVENT="$root/fixtures/payloads/seed-chat-sdk.event.json" \
+            wrk -t 2 -c "$connections" -d "${seconds}s" -s "$3" "$2" 2>&1)"
+    else
+        out="$(wrk -t 2 -c "$connections" -d "${seconds}s" "$2" 2>&1)"
+    fi
+    printf '%-34s %10s req/s   avg latency %s\n' "$1" "$(rate <<<"$out")" "$(latency <<<"$out")"
+    grep -E "Non-2xx|Socket errors" <<<"$out" || true
+}
+
+run "nginx return 200" "http://127.0.0.1:$nginx_port/"
+run "pushgw POST /v1/render" "http://127.0.0.1:$pushgw_port/v1/render" "$here/render.lua"
+run "pushgw POST /v1/notify (apns+fcm)" "http://127.0.0.1:$pushgw_port/v1/notify" "$here/notify.lua"
+printf '%-34s %10s MB\n' "pushgw peak RSS (VmHWM)" "$(awk '/VmHWM/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
+printf '%-34s %10s MB\n' "pushgw RSS after the runs" "$(awk '/VmRSS/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
