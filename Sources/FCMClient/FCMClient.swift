@@ -66,7 +66,10 @@ public final class FCMClient: Sendable {
 
     /// Sends rendered FCM requests together (one event's devices) and
     /// classifies each answer. Requests whose access token FCM refused are
-    /// sent once more with a fresh token.
+    /// sent once more with a fresh token. Each request's `path`, headers and
+    /// body go to this client's origin (its `origin` is not consulted), with
+    /// `authorization: Bearer <access token>` added. Every request ends with
+    /// exactly one result, in order.
     public func send(_ requests: [ProviderRequest]) async -> [Result<FCMOutcome, TransportError>] {
         guard !requests.isEmpty else { return [] }
         let token: String

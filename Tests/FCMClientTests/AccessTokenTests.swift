@@ -155,6 +155,20 @@ extension AccessTokenTests {
         }
     }
 
+    func testAResponseOverTheSizeCapFailsTheGrant() async throws {
+        let testbed = try FCMTestbed()
+        var configuration = testbed.tokenEndpoint
+        configuration.maximumResponseBytes = 32
+        let fetcher = ServiceAccountTokenFetcher(serviceAccount: testbed.serviceAccount, configuration: configuration)
+        do {
+            _ = try await fetcher.fetch(now: testbed.clock.now)
+            XCTFail("a response over the cap was read")
+        } catch {
+            XCTAssertEqual(error.kind, .transport)
+            XCTAssertTrue(error.detail.contains("larger than 32 bytes"), error.detail)
+        }
+    }
+
     func testAnUntrustedCertificateFailsTheGrant() async throws {
         let testbed = try FCMTestbed()
         let other = try ThrowawayPKI()
