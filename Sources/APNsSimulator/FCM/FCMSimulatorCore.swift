@@ -204,24 +204,3 @@ final class FCMSimulatorCore: HTTP2Service {
         return "\(milliseconds)%" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
     }
 }
-
-/// The token endpoint set down: every grant is answered 503.
-struct TokenEndpointOutage: Sendable {
-    /// The `Retry-After` of the 503s, in seconds.
-    var retryAfter: Int?
-}
-
-/// The scripted answers for one registration token: a queue used up one
-/// valid request at a time, then an answer for every later request (or 200).
-struct FCMTokenScript: Sendable {
-    var queue: [FCMSimulatorResponse]
-    var thereafter: FCMSimulatorResponse?
-
-    mutating func next() -> (response: FCMSimulatorResponse, exhausted: Bool) {
-        if !queue.isEmpty {
-            let response = queue.removeFirst()
-            return (response, queue.isEmpty && thereafter == nil)
-        }
-        return (thereafter ?? .success, thereafter == nil)
-    }
-}
