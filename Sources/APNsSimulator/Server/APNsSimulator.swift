@@ -1,6 +1,3 @@
-import Synchronization
-import Glibc
-
 /// A strict APNs provider-API server on 127.0.0.1, for tests (in process)
 /// and demos (`apns-simulator`).
 ///
@@ -31,21 +28,7 @@ public final class APNsSimulator: Sendable {
     public let pki: ThrowawayPKI
 
     private let core: SimulatorCore
-    private let registry: ConnectionRegistry
-    private let lifecycle = Mutex(Lifecycle.created)
-
-    private enum Lifecycle {
-        case created
-        case running(Running)
-        case stopped
-    }
-
-    private struct Running {
-        let listener: Int32
-        let port: Int
-        let acceptThread: JoinableThread
-        let acceptWake: WakeSignal
-    }
+    private let server: SimulatorServer
 
     /// Creates a stopped simulator. Makes a `ThrowawayPKI` unless the
     /// configuration brings one, and checks that every key is a P-256 public key.
@@ -59,63 +42,21 @@ public final class APNsSimulator: Sendable {
         self.configuration = configuration
         pki = try configuration.pki ?? ThrowawayPKI()
         core = SimulatorCore(configuration: configuration, pki: pki)
-        registry = ConnectionRegistry(capacity: configuration.maxConnections)
+        server = SimulatorServer(service: core, port: configuration.port, maxConnections: configuration.maxConnections)
     }
 
     deinit { stop() }
 
     /// Binds 127.0.0.1 and starts accepting. Throws when the port is taken,
     /// the TLS context cannot be built, or it was already started.
-    public func start() throws {
-        _ = try TLSServerContext(pki: pki)  // fail here, not per connection
-        try lifecycle.withLock { state in
-            guard case .created = state else {
-                throw APNsSimulatorError(operation: "start", detail: "the simulator was already started")
-            }
-            let (listener, port) = try Listener.open(port: configuration.port)
-            let wake: WakeSignal
-            do {
-                wake = try WakeSignal()
-            } catch {
-                close(listener)
-                throw error
-            }
-            let loop = AcceptLoop(core: core, registry: registry, listener: listener, wake: wake)
-            do {
-                let thread = try JoinableThread.spawn { loop.run() }
-                state = .running(Running(listener: listener, port: port, acceptThread: thread, acceptWake: wake))
-            } catch {
-                wake.close()
-                close(listener)
-                throw error
-            }
-        }
-    }
+    public func start() throws { try server.start() }
 
     /// Stops accepting, closes every connection (no GOAWAY), and joins all
     /// threads. Idempotent; a stopped simulator cannot be started again.
-    public func stop() {
-        let running = lifecycle.withLock { state -> Running? in
-            defer { state = .stopped }
-            if case .running(let running) = state { return running }
-            return nil
-        }
-        guard let running else { return }
-        registry.beginStopping()
-        running.acceptWake.signal()
-        running.acceptThread.join()
-        registry.joinAll()
-        running.acceptWake.close()
-        close(running.listener)
-    }
+    public func stop() { server.stop() }
 
     /// The bound port (0 until started).
-    public var port: Int {
-        lifecycle.withLock { state in
-            if case .running(let running) = state { return running.port }
-            return 0
-        }
-    }
+    public var port: Int { server.port }
 
     /// `https://127.0.0.1:<port>`, the base URL for clients.
     public var url: String { "https://127.0.0.1:\(port)" }
@@ -127,7 +68,7 @@ public final class APNsSimulator: Sendable {
     public func writeCA(to path: String) throws { try pki.writeCA(to: path) }
 
     /// Connections currently open.
-    public var openConnections: Int { registry.count }
+    public var openConnections: Int { server.openConnections }
 
     // MARK: Faults and scripts
 
@@ -166,7 +107,7 @@ public final class APNsSimulator: Sendable {
     /// SETTINGS frame at once.
     public func setMaxConcurrentStreams(_ limit: Int) {
         core.maxConcurrentStreams = max(0, limit)
-        registry.wakeAll()
+        server.wakeConnections()
     }
 
     // MARK: Statistics

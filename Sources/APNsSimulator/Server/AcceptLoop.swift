@@ -4,7 +4,7 @@ import Glibc
 /// pipe, starts one thread per accepted connection (up to the configured
 /// bound; more are closed at once), and reaps finished connection threads.
 struct AcceptLoop: Sendable {
-    let core: SimulatorCore
+    let service: any HTTP2Service
     let registry: ConnectionRegistry
     let listener: Int32
     let wake: WakeSignal
@@ -26,7 +26,7 @@ struct AcceptLoop: Sendable {
     }
 
     private func start(_ socket: Int32) {
-        let number = core.connectionAccepted()
+        let number = service.connectionAccepted()
         guard let connectionWake = try? WakeSignal() else {
             close(socket)
             return
@@ -36,12 +36,12 @@ struct AcceptLoop: Sendable {
             close(socket)
             return
         }
-        let core = self.core
+        let service = self.service
         let registry = self.registry
         do {
             let thread = try JoinableThread.spawn {
                 if let connection = try? ServerConnection(
-                    core: core, registry: registry, number: number, socket: socket, wake: connectionWake
+                    service: service, registry: registry, number: number, socket: socket, wake: connectionWake
                 ) {
                     connection.run()
                 }

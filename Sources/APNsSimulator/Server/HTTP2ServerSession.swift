@@ -36,15 +36,16 @@ final class HTTP2ServerSession {
         _ = nghttp2_submit_settings(pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
     }
 
-    /// Queues GOAWAY(NO_ERROR) with `lastStreamID` and the debug data Apple sends.
+    /// Queues GOAWAY(NO_ERROR) with `lastStreamID` and the service's debug data.
     func submitGoAway(lastStreamID: Int32, debugData: [UInt8]) {
         _ = nghttp2_submit_goaway(pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, NGHTTP2_NO_ERROR.rawValue, debugData, debugData.count)
     }
 
-    /// Queues a response: `:status`, `apns-id`, and a body through the
+    /// Queues a response: `:status`, `headers`, and a body through the
     /// connection's data source when `hasBody`.
-    func submitResponse(streamID: Int32, status: Int, apnsID: String, hasBody: Bool) -> Bool {
-        let fields = [(":status", String(status)), ("apns-id", apnsID)]
+    func submitResponse(streamID: Int32, status: Int, headers extra: [(name: String, value: String)], hasBody: Bool) -> Bool {
+        var fields = [(":status", String(status))]
+        for field in extra { fields.append((field.name, field.value)) }
         return HeaderBlock.with(fields) { headers, count in
             if hasBody {
                 var provider = nghttp2_data_provider()

@@ -1,5 +1,5 @@
-/// Request assembly, fault injection and answers, driven by the nghttp2
-/// callbacks and the connection's loop.
+/// Request assembly, fault injection and answers (from the handler),
+/// driven by the nghttp2 callbacks and the connection's loop.
 extension ServerConnection {
     func beginRequest(streamID: Int32) {
         streams[streamID] = Stream()
@@ -20,30 +20,30 @@ extension ServerConnection {
         guard !dropRequested, streams[streamID]?.phase == .receiving else { return }
         if let last = goAwayLastStreamID, streamID > last {
             streams[streamID]?.phase = .ignored
-            core.recordUnanswered(1)
+            service.recordUnanswered(1)
             return
         }
-        let faults = core.faults
+        let faults = service.faults
         if let limit = faults.dropConnectionAfterStreams, completedRequests >= limit {
             answerDue()  // earlier requests whose answer is due still get it
             dropRequested = true
-            core.recordDropped()
-            core.recordUnanswered(1 + pending.count)
+            service.recordDropped()
+            service.recordUnanswered(1 + pending.count)
             return
         }
         completedRequests += 1
         highestCompletedStreamID = max(highestCompletedStreamID, streamID)
         if faults.silent {
             streams[streamID]?.phase = .silent
-            core.recordUnanswered(1)
+            service.recordUnanswered(1)
         } else {
             streams[streamID]?.phase = .waiting
             schedule(streamID, due: ContinuousClock.now + faults.responseDelay)
         }
         if let limit = faults.goAwayAfterStreams, goAwayLastStreamID == nil, completedRequests >= limit {
             goAwayLastStreamID = highestCompletedStreamID
-            session?.submitGoAway(lastStreamID: highestCompletedStreamID, debugData: Self.goAwayDebugData)
-            core.recordGoAway()
+            session?.submitGoAway(lastStreamID: highestCompletedStreamID, debugData: service.goAwayDebugData)
+            service.recordGoAway()
         }
     }
 
@@ -79,32 +79,14 @@ extension ServerConnection {
         }
     }
 
-    /// Validates the request, picks the answer and submits it.
+    /// Has the handler answer the request, then submits the answer.
     private func answer(_ streamID: Int32) {
         guard let stream = streams[streamID], stream.phase == .waiting, let session else { return }
-        let core = self.core
-        let hadToken = tokens.hasCurrentToken
-        let verdict = core.validator.validate(
-            stream.request,
-            tokens: &tokens,
-            registeredTopic: { core.registeredTopic(for: $0) },
-            now: core.configuration.clock()
-        )
-        if !hadToken, tokens.hasCurrentToken { applyStreamLimit() }
-        let response: APNsSimulatorResponse
-        let apnsID: String
-        switch verdict {
-        case .rejected(let rejection, let id):
-            core.recordRejection(rejection)
-            response = rejection
-            apnsID = id
-        case .valid(let notification):
-            response = core.answer(for: notification, connection: number, streamID: streamID)
-            apnsID = notification.apnsID
-        }
-        let body = response.body
+        let answer = handler.answer(stream.request, streamID: streamID)
+        if answer.streamLimitMayHaveChanged { applyStreamLimit() }
         streams[streamID]?.phase = .answered
-        streams[streamID]?.responseBody = body
-        _ = session.submitResponse(streamID: streamID, status: response.status, apnsID: apnsID, hasBody: !body.isEmpty)
+        streams[streamID]?.responseBody = answer.body
+        _ = session.submitResponse(streamID: streamID, status: answer.status, headers: answer.headers,
+                                   hasBody: !answer.body.isEmpty)
     }
 }

@@ -71,7 +71,7 @@ extension ServerConnection {
 
     /// Runs the TLS server handshake within the configured time.
     func performHandshake() -> Bool {
-        let deadline = ContinuousClock.now + core.configuration.handshakeTimeout
+        let deadline = ContinuousClock.now + service.handshakeTimeout
         while true {
             let step = tls.handshake()
             tls.drainOutput(into: &outbound)

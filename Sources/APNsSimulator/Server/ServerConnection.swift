@@ -2,8 +2,9 @@ import CNGHTTP2
 import Glibc
 
 /// One accepted TCP connection, served on its own thread from TLS
-/// handshake to close: TLS through memory BIOs, an nghttp2 server session,
-/// request validation, scripted answers and injected faults.
+/// handshake to close: TLS through memory BIOs, an nghttp2 server session
+/// and injected faults. What each complete request is answered with is up
+/// to the service's per-connection `HTTP2RequestHandler` (APNs or FCM).
 ///
 /// Thread-confined: created, run and released by the connection's thread.
 /// nghttp2 calls back into it (see `HTTP2Callbacks.swift`) only from inside
@@ -23,7 +24,8 @@ final class ServerConnection {
         let streamID: Int32
     }
 
-    let core: SimulatorCore
+    let service: any HTTP2Service
+    let handler: any HTTP2RequestHandler
     let registry: ConnectionRegistry
     let number: Int
     let socket: Int32
@@ -36,7 +38,6 @@ final class ServerConnection {
     var outboundOffset = 0
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
     let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
-    var tokens: ProviderTokenVerifier
     var completedRequests = 0
     var highestCompletedStreamID: Int32 = 0
     var goAwayLastStreamID: Int32?
@@ -48,17 +49,15 @@ final class ServerConnection {
     static let outboundBacklogLimit = 4 * 1024 * 1024
     /// At most this many header fields are kept per request.
     static let headerFieldLimit = 256
-    /// Apple's GOAWAY debug data when it closes a connection.
-    static let goAwayDebugData = Array(#"{"reason":"Shutdown"}"#.utf8)
 
-    init(core: SimulatorCore, registry: ConnectionRegistry, number: Int, socket: Int32, wake: WakeSignal) throws {
-        self.core = core
+    init(service: any HTTP2Service, registry: ConnectionRegistry, number: Int, socket: Int32, wake: WakeSignal) throws {
+        self.service = service
+        handler = service.makeHandler(connection: number)
         self.registry = registry
         self.number = number
         self.socket = socket
         self.wake = wake
-        tls = try TLSSession(context: TLSServerContext(pki: core.pki))
-        tokens = ProviderTokenVerifier(configuration: core.configuration)
+        tls = try TLSSession(context: TLSServerContext(pki: service.pki))
     }
 
     deinit {
@@ -69,13 +68,13 @@ final class ServerConnection {
     /// Serves the connection until it ends. The caller closes the socket.
     func run() {
         guard performHandshake() else {
-            core.recordRefused()
+            service.recordRefused()
             return
         }
         guard tls.negotiatedProtocol == "h2" else {
             // No ALPN at all (a client that offers only other protocols
             // already failed in the handshake with no_application_protocol).
-            core.recordRefused()
+            service.recordRefused()
             closeGracefully()
             return
         }
@@ -188,12 +187,12 @@ final class ServerConnection {
 
     // MARK: Stream limit
 
-    /// Advertises the stream limit in force: 1 before the first valid JWT
-    /// when configured like Apple, else the simulator's current limit.
+    /// Advertises the stream limit in force, as the handler decides from the
+    /// service's current limit (APNs: 1 before the first valid JWT when
+    /// configured like Apple).
     func applyStreamLimit() {
         guard let session else { return }
-        let limit = core.configuration.limitStreamsUntilAuthenticated && !tokens.hasCurrentToken
-            ? 1 : core.maxConcurrentStreams
+        let limit = handler.streamLimit(serviceLimit: service.maxConcurrentStreams)
         if limit != advertisedStreamLimit {
             session.submitMaxConcurrentStreams(limit)
             advertisedStreamLimit = limit

@@ -4,9 +4,12 @@ import Synchronization
 /// configuration, the validator, and one lock around faults, scripts,
 /// device registrations, the stream limit and the statistics.
 ///
+/// It is the APNs `HTTP2Service`: each connection gets an
+/// `APNsRequestHandler` that validates against it.
+///
 /// `Sendable` because its stored properties are immutable `Sendable`
 /// values or a `Mutex`.
-final class SimulatorCore: Sendable {
+final class SimulatorCore: HTTP2Service {
     let configuration: APNsSimulatorConfiguration
     let pki: ThrowawayPKI
     let validator: RequestValidator
@@ -28,6 +31,18 @@ final class SimulatorCore: Sendable {
         var devices: [String: String] = [:]
         for (token, topic) in configuration.registeredDevices { devices[token.lowercased()] = topic }
         control = Mutex(ControlState(registeredDevices: devices, maxConcurrentStreams: configuration.maxConcurrentStreams))
+    }
+
+    // MARK: HTTP2Service
+
+    var handshakeTimeout: Duration { configuration.handshakeTimeout }
+
+    /// Apple's GOAWAY debug data when it closes a connection.
+    var goAwayDebugData: [UInt8] { Self.goAwayDebugData }
+    private static let goAwayDebugData = Array(#"{"reason":"Shutdown"}"#.utf8)
+
+    func makeHandler(connection number: Int) -> any HTTP2RequestHandler {
+        APNsRequestHandler(core: self, number: number)
     }
 
     // MARK: Control (public API)

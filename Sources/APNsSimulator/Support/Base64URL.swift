@@ -1,4 +1,4 @@
-/// Decodes unpadded base64url (RFC 4648 §5), the encoding of JWT parts.
+/// Decodes (and encodes) unpadded base64url (RFC 4648 §5), the encoding of JWT parts.
 ///
 /// Strict: padding, whitespace, characters outside the URL-safe alphabet and
 /// non-zero leftover bits are all refused, so a token that differs in any
@@ -24,6 +24,25 @@ enum Base64URL {
         // Canonical encodings leave only zero bits behind.
         guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return output
+    }
+
+    /// The unpadded base64url text of `bytes`.
+    static func encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var value: UInt32 = 0
+            for byte in chunk { value = value << 8 | UInt32(byte) }
+            value <<= UInt32(8 * (3 - chunk.count))
+            for position in 0...chunk.count {
+                output.append(alphabet[Int(value >> UInt32(18 - 6 * position) & 0x3F)])
+            }
+            index += 3
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     private static func sextet(_ byte: UInt8) -> UInt8? {

@@ -41,6 +41,17 @@ final class OwnedKey {
         }
     }
 
+    /// A fresh RSA key pair of `bits` bits (for throwaway service accounts).
+    static func generateRSA(bits: UInt32) throws -> OwnedKey {
+        guard let key = pgw_evp_rsa_gen(bits) else { throw OpenSSLFailure.error("EVP_RSA_gen") }
+        return OwnedKey(taking: key)
+    }
+
+    /// Whether this is an RSA key (RS256 needs one).
+    var isRSA: Bool {
+        EVP_PKEY_get_base_id(pointer) == EVP_PKEY_RSA
+    }
+
     /// Whether this is an EC key on P-256, the only curve ES256 uses.
     var isP256: Bool {
         EVP_PKEY_get_base_id(pointer) == EVP_PKEY_EC && EVP_PKEY_get_bits(pointer) == 256

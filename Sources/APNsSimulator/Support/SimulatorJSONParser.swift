@@ -1,20 +1,61 @@
+/// Builds parsed JSON values of one representation; lets one strict parser
+/// produce both the unordered `SimulatorJSON` (APNs checks) and the ordered
+/// `OrderedJSON` (FCM checks, whose error paths count map positions).
+protocol StrictJSONBuildable {
+    /// An object from its members in the order written (keys may repeat).
+    static func makeObject(_ members: [(key: String, value: Self)]) -> Self
+    static func makeArray(_ elements: [Self]) -> Self
+    static func makeString(_ text: String) -> Self
+    /// A number, as its literal text.
+    static func makeNumber(_ literal: String) -> Self
+    static func makeBool(_ value: Bool) -> Self
+    static func makeNull() -> Self
+}
+
+extension SimulatorJSON: StrictJSONBuildable {
+    /// A repeated key: the last one wins.
+    static func makeObject(_ members: [(key: String, value: SimulatorJSON)]) -> SimulatorJSON {
+        var dictionary: [String: SimulatorJSON] = [:]
+        for member in members { dictionary[member.key] = member.value }
+        return .object(dictionary)
+    }
+    static func makeArray(_ elements: [SimulatorJSON]) -> SimulatorJSON { .array(elements) }
+    static func makeString(_ text: String) -> SimulatorJSON { .string(text) }
+    static func makeNumber(_ literal: String) -> SimulatorJSON { .number(literal) }
+    static func makeBool(_ value: Bool) -> SimulatorJSON { .bool(value) }
+    static func makeNull() -> SimulatorJSON { .null }
+}
+
 /// A strict RFC 8259 parser over UTF-8 bytes: no comments, no trailing
 /// commas, no leading zeros, no unescaped control characters, valid UTF-8,
 /// and nothing but whitespace after the value. Nesting is capped at 64.
 ///
 /// Returns `nil` for any malformed input; the simulator only needs to know
 /// *that* a payload or token part is bad, not where.
-struct SimulatorJSONParser {
+enum SimulatorJSONParser {
+    /// Parses a complete JSON text into the unordered representation.
+    static func parse(_ bytes: [UInt8]) -> SimulatorJSON? {
+        StrictJSONParser<SimulatorJSON>.parse(bytes)
+    }
+
+    /// Parses a complete JSON text keeping object members in written order.
+    static func parseOrdered(_ bytes: [UInt8]) -> OrderedJSON? {
+        StrictJSONParser<OrderedJSON>.parse(bytes)
+    }
+}
+
+/// The parser behind `SimulatorJSONParser`, generic over the value built.
+struct StrictJSONParser<Value: StrictJSONBuildable> {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
-    private static let maximumDepth = 64
+    private static var maximumDepth: Int { 64 }
 
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Parses a complete JSON text.
-    static func parse(_ bytes: [UInt8]) -> SimulatorJSON? {
-        var parser = SimulatorJSONParser(bytes)
+    static func parse(_ bytes: [UInt8]) -> Value? {
+        var parser = StrictJSONParser(bytes)
         guard let value = parser.parseValue() else { return nil }
         parser.skipWhitespace()
         return parser.index == bytes.count ? value : nil
@@ -24,21 +65,21 @@ struct SimulatorJSONParser {
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     }
 
-    private mutating func parseValue() -> SimulatorJSON? {
+    private mutating func parseValue() -> Value? {
         skipWhitespace()
         guard index < bytes.count else { return nil }
         switch bytes[index] {
         case UInt8(ascii: "{"): return parseObject()
         case UInt8(ascii: "["): return parseArray()
-        case UInt8(ascii: "\""): return parseString().map(SimulatorJSON.string)
-        case UInt8(ascii: "t"): return parseLiteral("true", .bool(true))
-        case UInt8(ascii: "f"): return parseLiteral("false", .bool(false))
-        case UInt8(ascii: "n"): return parseLiteral("null", .null)
+        case UInt8(ascii: "\""): return parseString().map(Value.makeString)
+        case UInt8(ascii: "t"): return parseLiteral("true", Value.makeBool(true))
+        case UInt8(ascii: "f"): return parseLiteral("false", Value.makeBool(false))
+        case UInt8(ascii: "n"): return parseLiteral("null", Value.makeNull())
         default: return parseNumber()
         }
     }
 
-    private mutating func parseLiteral(_ word: String, _ value: SimulatorJSON) -> SimulatorJSON? {
+    private mutating func parseLiteral(_ word: String, _ value: Value) -> Value? {
         let expected = Array(word.utf8)
         guard bytes.count - index >= expected.count,
               Array(bytes[index..<index + expected.count]) == expected else { return nil }
@@ -46,16 +87,16 @@ struct SimulatorJSONParser {
         return value
     }
 
-    private mutating func parseObject() -> SimulatorJSON? {
+    private mutating func parseObject() -> Value? {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { return nil }
         index += 1
-        var members: [String: SimulatorJSON] = [:]
+        var members: [(key: String, value: Value)] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return Value.makeObject(members)
         }
         while true {
             skipWhitespace()
@@ -64,25 +105,25 @@ struct SimulatorJSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
             index += 1
             guard let value = parseValue() else { return nil }
-            members[key] = value
+            members.append((key, value))
             skipWhitespace()
             guard index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return Value.makeObject(members) }
             return nil
         }
     }
 
-    private mutating func parseArray() -> SimulatorJSON? {
+    private mutating func parseArray() -> Value? {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { return nil }
         index += 1
-        var elements: [SimulatorJSON] = []
+        var elements: [Value] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(elements)
+            return Value.makeArray(elements)
         }
         while true {
             guard let value = parseValue() else { return nil }
@@ -90,12 +131,12 @@ struct SimulatorJSONParser {
             skipWhitespace()
             guard index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return Value.makeArray(elements) }
             return nil
         }
     }
 
-    private mutating func parseNumber() -> SimulatorJSON? {
+    private mutating func parseNumber() -> Value? {
         let start = index
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { return nil }
@@ -115,7 +156,7 @@ struct SimulatorJSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { return nil }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+        return Value.makeNumber(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

@@ -1,0 +1,128 @@
+/// The FCM v1 `Message` schema (fcm.v1.json, PROTOCOLS.md B2) as the JSON
+/// reader sees it: for each object type, its fields and what each holds.
+///
+/// Field names are accepted in both spellings proto3 JSON accepts: the
+/// lowerCamelCase JSON name (`collapseKey`) and the proto field name
+/// (`collapse_key`). A name in neither spelling is an unknown field.
+struct FCMMessageSchema: Sendable {
+    /// What a field holds.
+    indirect enum Kind: Sendable {
+        case string
+        case bool
+        /// int32/int64: a JSON integer, or a string holding one.
+        case integer
+        /// float/double: a JSON number, or a string holding one.
+        case number
+        /// `google.protobuf.Duration`: `"3.5s"`; negative durations are read
+        /// here and refused by FCM's own checks.
+        case duration
+        /// An enum; `caseInsensitive` for AndroidMessagePriority, which the
+        /// SDKs send as `high`/`normal`.
+        case enumeration(typeName: String, values: Set<String>, caseInsensitive: Bool)
+        /// `map<string, string>`.
+        case stringMap
+        /// `repeated string` (durations in `vibrateTimings` included).
+        case stringList
+        /// A nested message.
+        case object(FCMMessageSchema)
+        /// `google.protobuf.Struct`: any JSON object.
+        case freeObject
+    }
+
+    /// The proto type name used in Google's error messages.
+    let typeName: String
+    private let fields: [String: Kind]
+
+    /// `fields` keyed by lowerCamelCase name; the snake_case names are added.
+    init(_ typeName: String, _ fields: [String: Kind]) {
+        self.typeName = typeName
+        var all = fields
+        for (name, kind) in fields {
+            all[Self.snakeCase(name)] = kind
+        }
+        self.fields = all
+    }
+
+    /// The kind of the field named `name` (either spelling), if known.
+    func kind(of name: String) -> Kind? { fields[name] }
+
+    private static func snakeCase(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isUppercase {
+                result += "_" + character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    private static let fcm = "type.googleapis.com/google.firebase.fcm.v1."
+
+    static let notification = FCMMessageSchema(fcm + "Notification", [
+        "title": .string, "body": .string, "image": .string,
+    ])
+
+    static let color = FCMMessageSchema("type.googleapis.com/google.type.Color", [
+        "red": .number, "green": .number, "blue": .number, "alpha": .number,
+    ])
+
+    static let lightSettings = FCMMessageSchema(fcm + "LightSettings", [
+        "color": .object(color), "lightOnDuration": .duration, "lightOffDuration": .duration,
+    ])
+
+    static let androidNotification = FCMMessageSchema(fcm + "AndroidNotification", [
+        "title": .string, "body": .string, "icon": .string, "color": .string, "sound": .string, "tag": .string,
+        "clickAction": .string, "bodyLocKey": .string, "bodyLocArgs": .stringList, "titleLocKey": .string,
+        "titleLocArgs": .stringList, "channelId": .string, "ticker": .string, "sticky": .bool,
+        "eventTime": .string, "localOnly": .bool,
+        "notificationPriority": .enumeration(typeName: fcm + "AndroidNotification.NotificationPriority",
+                                             values: ["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW",
+                                                      "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX"],
+                                             caseInsensitive: false),
+        "defaultSound": .bool, "defaultVibrateTimings": .bool, "defaultLightSettings": .bool,
+        "vibrateTimings": .stringList,
+        "visibility": .enumeration(typeName: fcm + "AndroidNotification.Visibility",
+                                   values: ["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"], caseInsensitive: false),
+        "notificationCount": .integer, "lightSettings": .object(lightSettings), "image": .string,
+        "proxy": .enumeration(typeName: fcm + "AndroidNotification.Proxy",
+                              values: ["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"], caseInsensitive: false),
+        "bypassProxyNotification": .bool,
+    ])
+
+    static let androidFcmOptions = FCMMessageSchema(fcm + "AndroidFcmOptions", ["analyticsLabel": .string])
+
+    static let android = FCMMessageSchema(fcm + "AndroidConfig", [
+        "collapseKey": .string,
+        "priority": .enumeration(typeName: fcm + "AndroidMessagePriority", values: ["NORMAL", "HIGH"], caseInsensitive: true),
+        "ttl": .duration, "restrictedPackageName": .string, "data": .stringMap,
+        "notification": .object(androidNotification), "fcmOptions": .object(androidFcmOptions),
+        "directBootOk": .bool, "bandwidthConstrainedOk": .bool, "restrictedSatelliteOk": .bool,
+    ])
+
+    static let apnsFcmOptions = FCMMessageSchema(fcm + "ApnsFcmOptions", ["analyticsLabel": .string, "image": .string])
+
+    static let apns = FCMMessageSchema(fcm + "ApnsConfig", [
+        "headers": .stringMap, "payload": .freeObject, "fcmOptions": .object(apnsFcmOptions), "liveActivityToken": .string,
+    ])
+
+    static let webpushFcmOptions = FCMMessageSchema(fcm + "WebpushFcmOptions", ["link": .string, "analyticsLabel": .string])
+
+    static let webpush = FCMMessageSchema(fcm + "WebpushConfig", [
+        "headers": .stringMap, "data": .stringMap, "notification": .freeObject, "fcmOptions": .object(webpushFcmOptions),
+    ])
+
+    static let fcmOptions = FCMMessageSchema(fcm + "FcmOptions", ["analyticsLabel": .string])
+
+    static let message = FCMMessageSchema(fcm + "Message", [
+        "name": .string, "data": .stringMap, "notification": .object(notification), "android": .object(android),
+        "webpush": .object(webpush), "apns": .object(apns), "fcmOptions": .object(fcmOptions),
+        "token": .string, "topic": .string, "condition": .string, "fid": .string,
+    ])
+
+    /// The request body: `{"message":{…},"validate_only":…}`.
+    static let sendRequest = FCMMessageSchema(fcm + "SendMessageRequest", [
+        "message": .object(message), "validateOnly": .bool,
+    ])
+}

@@ -1,0 +1,145 @@
+/// FCM's own checks of a message that Google's JSON layer could read
+/// (`FCMMessageReader`), in a fixed order, first failure wins; each refusal
+/// is 400 INVALID_ARGUMENT with the FcmError detail:
+///
+/// 1. Exactly one target: `token`, `topic`, `condition` or `fid` (an empty
+///    string is unset, as in proto3).
+/// 2. A token of the right shape (1–4096 characters of `A–Z a–z 0–9 - _ : .`),
+///    else "The registration token is not a valid FCM registration token";
+///    a topic matching `[a-zA-Z0-9-_.~%]+` after an optional `/topics/`.
+/// 3. No reserved data key in `data`, `android.data` or `webpush.data`:
+///    `from`, `message_type`, or anything starting with `google` or `gcm`,
+///    case-insensitively ("Invalid data payload key: from").
+/// 4. `android.ttl` not negative; `android.notification.color` `#rrggbb`.
+/// 5. `apns.payload`, when present, holds an `aps` object.
+/// 6. At most 4096 bytes of `data` keys and values plus `notification`
+///    texts (2048 for topic and condition messages), else "Message is too big".
+enum FCMMessageValidator {
+    /// The parts of a valid message the simulator acts on.
+    struct ValidMessage {
+        var token: String?
+        var topic: String?
+        var condition: String?
+        var validateOnly: Bool
+    }
+
+    static let payloadLimit = 4096
+    static let topicPayloadLimit = 2048
+
+    static func validate(_ body: OrderedJSON) -> Result<ValidMessage, GoogleError> {
+        guard let message = field(body, "message"), message.isObject else {
+            return .failure(.invalidArgument("Request contains an invalid argument.", field: "message",
+                                             description: "A message is required."))
+        }
+        let validateOnly = field(body, "validateOnly")?.boolValue ?? false
+        let token = nonEmptyString(message, "token")
+        let topic = nonEmptyString(message, "topic")
+        let condition = nonEmptyString(message, "condition")
+        let fid = nonEmptyString(message, "fid")
+        guard [token, topic, condition, fid].compactMap({ $0 }).count == 1 else {
+            return .failure(.invalidArgument("Request contains an invalid argument.", field: "message",
+                                             description: "Exactly one of token, topic, condition or fid must be set."))
+        }
+        if let token, !isWellFormedToken(token) {
+            return .failure(.invalidArgument("The registration token is not a valid FCM registration token"))
+        }
+        if let topic, !isWellFormedTopic(topic) {
+            return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.topic",
+                                             description: "Invalid topic name: \(topic)"))
+        }
+        let android = field(message, "android")
+        let dataMaps: [(String, OrderedJSON?)] = [
+            ("message.data", field(message, "data")),
+            ("message.android.data", android.flatMap { field($0, "data") }),
+            ("message.webpush.data", field(message, "webpush").flatMap { field($0, "data") }),
+        ]
+        for (path, map) in dataMaps {
+            for (key, _) in map?.members ?? [] where isReserved(key) {
+                return .failure(.invalidArgument("Invalid data payload key: \(key)", field: path))
+            }
+        }
+        if let ttl = android.flatMap({ field($0, "ttl") })?.stringValue, ttl.hasPrefix("-") {
+            return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.android.ttl",
+                                             description: "TTL must not be negative: \(ttl)"))
+        }
+        if let color = android.flatMap({ field($0, "notification") }).flatMap({ field($0, "color") })?.stringValue,
+           !isColor(color) {
+            return .failure(.invalidArgument("Request contains an invalid argument.",
+                                             field: "message.android.notification.color",
+                                             description: "Invalid color: \(color); expected #rrggbb"))
+        }
+        if let payload = field(message, "apns").flatMap({ field($0, "payload") }), payload["aps"]?.isObject != true {
+            return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.apns.payload",
+                                             description: "The APNs payload must contain an \"aps\" dictionary."))
+        }
+        let limit = token != nil || fid != nil ? payloadLimit : topicPayloadLimit
+        if countedBytes(message) > limit {
+            return .failure(.invalidArgument("Message is too big", field: "message",
+                                             description: "Message is too big: data and notification exceed \(limit) bytes."))
+        }
+        return .success(ValidMessage(token: token ?? fid, topic: topic, condition: condition, validateOnly: validateOnly))
+    }
+
+    /// The member of `object` named `camelName` or its snake_case form;
+    /// `null` counts as absent.
+    static func field(_ object: OrderedJSON, _ camelName: String) -> OrderedJSON? {
+        guard let members = object.members else { return nil }
+        var snake = ""
+        for character in camelName {
+            if character.isUppercase { snake += "_" + character.lowercased() } else { snake.append(character) }
+        }
+        let value = members.first { $0.key == camelName || $0.key == snake }?.value
+        if case .null? = value { return nil }
+        return value
+    }
+
+    private static func nonEmptyString(_ object: OrderedJSON, _ name: String) -> String? {
+        guard let text = field(object, name)?.stringValue, !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// Whether `key` is one FCM reserves (PROTOCOLS.md B3's safe rule).
+    static func isReserved(_ key: String) -> Bool {
+        let lower = key.lowercased()
+        return lower == "from" || lower == "message_type" || lower.hasPrefix("google") || lower.hasPrefix("gcm")
+    }
+
+    static func isWellFormedToken(_ token: String) -> Bool {
+        let bytes = token.utf8
+        guard (1...4096).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+                || byte == UInt8(ascii: ".")
+        }
+    }
+
+    static func isWellFormedTopic(_ topic: String) -> Bool {
+        let name = topic.hasPrefix("/topics/") ? topic.dropFirst(8) : Substring(topic)
+        guard !name.isEmpty else { return false }
+        return name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%")].contains(byte)
+        }
+    }
+
+    private static func isColor(_ color: String) -> Bool {
+        let bytes = Array(color.utf8)
+        guard bytes.count == 7, bytes[0] == UInt8(ascii: "#") else { return false }
+        return bytes.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Bytes of `data` keys and values plus the `notification` texts.
+    static func countedBytes(_ message: OrderedJSON) -> Int {
+        var total = 0
+        for (key, value) in field(message, "data")?.members ?? [] {
+            total += key.utf8.count + (value.stringValue?.utf8.count ?? 0)
+        }
+        if let notification = field(message, "notification") {
+            for name in ["title", "body", "image"] {
+                total += field(notification, name)?.stringValue?.utf8.count ?? 0
+            }
+        }
+        return total
+    }
+}

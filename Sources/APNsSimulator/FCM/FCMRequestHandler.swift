@@ -1,0 +1,121 @@
+/// Answers the requests of one connection to the FCM simulator:
+///
+/// - `POST /token`: the OAuth 2.0 JWT-bearer grant (`OAuthGrantVerifier`),
+///   answered `{"access_token","expires_in","token_type":"Bearer"}` or 400
+///   `{"error","error_description"}`; 503 while the endpoint is set down.
+/// - `POST /v1/projects/{project}/messages:send`: the bearer access token
+///   (401 UNAUTHENTICATED without FcmError when missing, unknown or
+///   expired), the project (403 PERMISSION_DENIED), the JSON body
+///   (`FCMMessageReader`), FCM's own checks (`FCMMessageValidator`), then
+///   the token's script or success `{"name":"projects/{p}/messages/0:…"}`.
+/// - Anything else: 404 NOT_FOUND.
+///
+/// Thread-confined to its connection's thread.
+final class FCMRequestHandler: HTTP2RequestHandler {
+    private let core: FCMSimulatorCore
+    private var grants: OAuthGrantVerifier
+
+    init(core: FCMSimulatorCore) {
+        self.core = core
+        grants = OAuthGrantVerifier(configuration: core.configuration)
+    }
+
+    func streamLimit(serviceLimit: Int) -> Int { serviceLimit }
+
+    func answer(_ request: ReceivedRequest, streamID: Int32) -> HTTP2Answer {
+        let method = request.value(":method") ?? ""
+        let path = request.value(":path") ?? ""
+        let route = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        if method == "POST", route == FCMSimulatorCore.tokenPath {
+            return tokenGrant(request)
+        }
+        if method == "POST", let project = Self.sendProject(route) {
+            return send(request, project: project)
+        }
+        let error = GoogleError.notFound(path: route)
+        core.recordRejection(error)
+        return error.answer
+    }
+
+    /// The project of `/v1/projects/{project}/messages:send`, if `path` is one.
+    static func sendProject(_ path: String) -> String? {
+        let prefix = "/v1/projects/"
+        let suffix = "/messages:send"
+        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
+        let project = path.dropFirst(prefix.count).dropLast(suffix.count)
+        return project.contains("/") ? nil : String(project)
+    }
+
+    // MARK: Token endpoint
+
+    private func tokenGrant(_ request: ReceivedRequest) -> HTTP2Answer {
+        if let outage = core.tokenEndpointOutage() {
+            var headers = Self.jsonHeaders
+            if let retryAfter = outage.retryAfter { headers.append(("retry-after", String(retryAfter))) }
+            let body = JSONText.object([("error", JSONText.quoted("temporarily_unavailable")),
+                                        ("error_description", JSONText.quoted("The service is currently unavailable."))])
+            return HTTP2Answer(status: 503, headers: headers, body: Array(body.utf8))
+        }
+        let now = core.configuration.clock()
+        switch grants.verify(form: request.body, tokenURI: core.tokenURI, now: now) {
+        case .failure(let refusal):
+            core.recordGrantRefused(refusal.error)
+            let body = JSONText.object([("error", JSONText.quoted(refusal.error)),
+                                        ("error_description", JSONText.quoted(refusal.description))])
+            return HTTP2Answer(status: 400, headers: Self.jsonHeaders, body: Array(body.utf8))
+        case .success:
+            let issued = core.issueAccessToken(now: now)
+            let body = JSONText.object([("access_token", JSONText.quoted(issued.token)),
+                                        ("expires_in", String(issued.expiresIn)),
+                                        ("token_type", JSONText.quoted("Bearer"))])
+            return HTTP2Answer(status: 200, headers: Self.jsonHeaders + [("cache-control", "no-cache, no-store, max-age=0, must-revalidate")],
+                               body: Array(body.utf8))
+        }
+    }
+
+    private static let jsonHeaders: [(name: String, value: String)] = [("content-type", "application/json; charset=utf-8")]
+
+    // MARK: messages:send
+
+    private func send(_ request: ReceivedRequest, project: String) -> HTTP2Answer {
+        let result = checkedMessage(request, project: project)
+            .flatMap { message in core.answer(for: message, body: request.body) }
+        switch result {
+        case .success(let name):
+            let body = JSONText.object([("name", JSONText.quoted(name))])
+            return HTTP2Answer(status: 200, headers: [("content-type", "application/json; charset=UTF-8")],
+                               body: Array(body.utf8))
+        case .failure(let error):
+            return error.answer
+        }
+    }
+
+    /// Every check before the script: authentication, project, JSON, FCM's rules.
+    /// A failure is recorded here.
+    private func checkedMessage(_ request: ReceivedRequest, project: String) -> Result<FCMMessageValidator.ValidMessage, GoogleError> {
+        let result = validate(request, project: project)
+        if case .failure(let error) = result { core.recordRejection(error) }
+        return result
+    }
+
+    private func validate(_ request: ReceivedRequest, project: String) -> Result<FCMMessageValidator.ValidMessage, GoogleError> {
+        guard let authorization = request.value("authorization"), !authorization.isEmpty else {
+            return .failure(.unauthenticated(missing: true))
+        }
+        guard let space = authorization.firstIndex(of: " "), authorization[..<space].lowercased() == "bearer",
+              core.isValidAccessToken(String(authorization[authorization.index(after: space)...]),
+                                      now: core.configuration.clock()) else {
+            return .failure(.unauthenticated(missing: false))
+        }
+        guard project == core.configuration.projectID || project == core.configuration.projectNumber else {
+            return .failure(.permissionDenied(project: project))
+        }
+        guard request.bodyLength <= ReceivedRequest.bodyLimit, let body = SimulatorJSONParser.parseOrdered(request.body) else {
+            return .failure(.unparsable([GoogleError.FieldViolation(
+                field: nil, description: "Invalid JSON payload received. Unexpected token.")]))
+        }
+        let violations = FCMMessageReader.violations(in: body)
+        guard violations.isEmpty else { return .failure(.unparsable(violations)) }
+        return FCMMessageValidator.validate(body)
+    }
+}

@@ -1,0 +1,132 @@
+public import APNsHTTP2
+public import PayloadBuilder
+
+/// Sends messages rendered by PayloadBuilder to FCM HTTP v1
+/// (`POST /v1/projects/{project}/messages:send`) over a pool of long-lived
+/// HTTP/2 connections, authenticated with an OAuth 2.0 access token from an
+/// ``AccessTokenSource``.
+///
+/// Returns a typed outcome per message: `accepted(name:)`, or `rejected`
+/// with the FCM error code and the action it calls for (drop the token,
+/// retry after `Retry-After`, configuration error, final). A transport
+/// failure is a `TransportError` (retryable where it says).
+///
+/// A 401 or 403 without an FcmError detail means our access token was
+/// refused: the client invalidates it, gets a fresh one (one grant, shared)
+/// and resends those messages once; a second refusal stays a rejection with
+/// ``FCMAction/configurationError``.
+///
+/// Thread-safety: `Sendable`; `send` may be called from many tasks at once.
+public final class FCMClient: Sendable {
+    /// Where messages go: `https://fcm.googleapis.com` or a simulator.
+    public let origin: Origin
+    /// The project this client sends for (from configuration or the service account).
+    public let projectID: String
+    private let pool: HTTP2ConnectionPool
+    private let tokens: any AccessTokenSource
+    private let requestTimeout: Duration
+
+    /// - Parameters:
+    ///   - baseURL: `https://fcm.googleapis.com` (``FCMTarget/production``) or a simulator.
+    ///   - projectID: the FCM project (the service account's `project_id`).
+    ///   - tokens: where access tokens come from (an ``AccessTokenCache``).
+    ///   - connections: HTTP/2 connections in the pool.
+    ///   - requestTimeout: per message, from `send` until the answer.
+    public init(baseURL: String = FCMTarget.production, projectID: String, tls: TLSConfiguration = TLSConfiguration(),
+                tokens: any AccessTokenSource, connections: Int = 1, requestTimeout: Duration = .seconds(10),
+                options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff()) throws(TransportError) {
+        origin = try Origin(url: baseURL)
+        self.projectID = projectID
+        var options = options
+        if options.keptResponseHeaders == nil { options.keptResponseHeaders = ["retry-after"] }
+        pool = try HTTP2ConnectionPool(host: origin.host, port: origin.port, tls: tls, connections: connections,
+                                       options: options, backoff: backoff)
+        self.tokens = tokens
+        self.requestTimeout = requestTimeout
+    }
+
+    /// A client for `serviceAccount`'s project, with an ``AccessTokenCache``
+    /// that fetches from the account's `token_uri`.
+    public convenience init(serviceAccount: ServiceAccount, baseURL: String = FCMTarget.production,
+                            tls: TLSConfiguration = TLSConfiguration(),
+                            tokenEndpoint: TokenEndpointConfiguration = TokenEndpointConfiguration(),
+                            connections: Int = 1, requestTimeout: Duration = .seconds(10)) throws(TransportError) {
+        try self.init(baseURL: baseURL, projectID: serviceAccount.projectID, tls: tls,
+                      tokens: AccessTokenCache(serviceAccount: serviceAccount, configuration: tokenEndpoint),
+                      connections: connections, requestTimeout: requestTimeout)
+    }
+
+    /// Open connections, for tests and metrics.
+    public var openConnections: Int { pool.openConnections }
+
+    /// Sends one rendered FCM request and classifies the answer.
+    public func send(_ request: ProviderRequest) async throws(TransportError) -> FCMOutcome {
+        try await send([request])[0].get()
+    }
+
+    /// Sends rendered FCM requests together (one event's devices) and
+    /// classifies each answer. Requests whose access token FCM refused are
+    /// sent once more with a fresh token. Each request's `path`, headers and
+    /// body go to this client's origin (its `origin` is not consulted), with
+    /// `authorization: Bearer <access token>` added. Every request ends with
+    /// exactly one result, in order.
+    public func send(_ requests: [ProviderRequest]) async -> [Result<FCMOutcome, TransportError>] {
+        guard !requests.isEmpty else { return [] }
+        let token: String
+        do throws(AccessTokenError) {
+            token = try await tokens.accessToken()
+        } catch {
+            return Array(repeating: .failure(TransportError(accessToken: error)), count: requests.count)
+        }
+        var outcomes = await send(requests, token: token)
+        let refused = outcomes.indices.filter { index in
+            if case .success(.rejected(let rejection)) = outcomes[index] { return rejection.isAboutTheAccessToken }
+            return false
+        }
+        guard !refused.isEmpty else { return outcomes }
+        tokens.invalidate(token)
+        let freshToken: String
+        do throws(AccessTokenError) {
+            freshToken = try await tokens.accessToken()
+        } catch {
+            for index in refused { outcomes[index] = .failure(TransportError(accessToken: error)) }
+            return outcomes
+        }
+        let retried = await send(refused.map { requests[$0] }, token: freshToken)
+        for (position, index) in refused.enumerated() { outcomes[index] = retried[position] }
+        return outcomes
+    }
+
+    /// Closes the connections.
+    public func shutdown() {
+        pool.shutdown()
+    }
+
+    private func send(_ requests: [ProviderRequest], token: String) async -> [Result<FCMOutcome, TransportError>] {
+        let authorization = HTTPHeader("authorization", "Bearer \(token)")
+        let http = requests.map { request in
+            var headers = [authorization]
+            headers.reserveCapacity(request.headers.count + 1)
+            for header in request.headers where header.name != "authorization" {
+                headers.append(HTTPHeader(header.name, header.value))
+            }
+            return HTTP2Request(method: "POST", path: request.path, headers: headers, body: request.body,
+                                timeout: requestTimeout)
+        }
+        return await pool.send(http).map { result in
+            result.map { response in
+                guard response.status == 200 else {
+                    return .rejected(FCMRejection(status: response.status, body: response.body,
+                                                  retryAfterHeader: response.header("retry-after")))
+                }
+                return .accepted(name: Self.messageName(response.body))
+            }
+        }
+    }
+
+    /// `name` of `{"name":"projects/…/messages/…"}`; empty when absent.
+    private static func messageName(_ body: [UInt8]) -> String {
+        if let document = try? JSONParser.parse(body), case .string(let name)? = document["name"] { return name }
+        return ""
+    }
+}

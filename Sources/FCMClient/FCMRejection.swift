@@ -1,0 +1,116 @@
+import PayloadBuilder
+
+/// A non-200 answer from FCM, read from Google's error body
+/// (`{"error":{"code","message","status","details":[…]}}`) and classified.
+public struct FCMRejection: Sendable, Equatable {
+    /// The HTTP status.
+    public var status: Int
+    /// The FcmError detail's `errorCode`. Without that detail, the code the
+    /// status stands for (400 INVALID_ARGUMENT, 429 QUOTA_EXCEEDED,
+    /// 500 INTERNAL, 503 UNAVAILABLE), else UNSPECIFIED_ERROR.
+    public var errorCode: FCMErrorCode
+    /// Whether the body carried a `google.firebase.fcm.v1.FcmError` detail.
+    /// A 401/403 without one is about our OAuth access token, not the message.
+    public var hasFCMErrorDetail: Bool
+    /// The `google.rpc` status name (`NOT_FOUND`, `UNAUTHENTICATED`, …), when sent.
+    public var rpcStatus: String?
+    /// Google's message, e.g. "The registration token is not a valid FCM registration token".
+    public var message: String
+    /// The `google.rpc.BadRequest` field violations, when sent.
+    public var fieldViolations: [FCMFieldViolation]
+    /// The `Retry-After` header, in delta-seconds.
+    public var retryAfter: Duration?
+    /// What to do about it; the client may narrow it.
+    public var action: FCMAction
+
+    public init(status: Int, errorCode: FCMErrorCode, hasFCMErrorDetail: Bool = true, rpcStatus: String? = nil,
+                message: String = "", fieldViolations: [FCMFieldViolation] = [], retryAfter: Duration? = nil) {
+        self.status = status
+        self.errorCode = errorCode
+        self.hasFCMErrorDetail = hasFCMErrorDetail
+        self.rpcStatus = rpcStatus
+        self.message = message
+        self.fieldViolations = fieldViolations
+        self.retryAfter = retryAfter
+        action = errorCode.action(status: status,
+                                  tokenIsInvalid: Self.namesTheRegistrationToken(message: message, fieldViolations: fieldViolations),
+                                  retryAfter: retryAfter)
+    }
+
+    /// True when the caller must delete the registration token.
+    public var dropsToken: Bool { action == .dropToken }
+
+    /// A 401 or 403 without an FcmError detail: our OAuth access token (or
+    /// the service account's permission) was refused, not the message.
+    public var isAboutTheAccessToken: Bool {
+        (status == 401 || status == 403) && !hasFCMErrorDetail
+    }
+
+    /// Whether FCM said the registration token itself is malformed
+    /// ("The registration token is not a valid FCM registration token").
+    static func namesTheRegistrationToken(message: String, fieldViolations: [FCMFieldViolation]) -> Bool {
+        let phrase = "not a valid fcm registration token"
+        return message.lowercased().contains(phrase)
+            || fieldViolations.contains { $0.description.lowercased().contains(phrase) }
+    }
+}
+
+/// One `google.rpc.BadRequest` field violation.
+public struct FCMFieldViolation: Sendable, Equatable {
+    /// The field, e.g. `message.data[0].value`; empty when Google sent none.
+    public var field: String
+    public var description: String
+
+    public init(field: String, description: String) {
+        self.field = field
+        self.description = description
+    }
+}
+
+extension FCMRejection {
+    static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+    static let badRequestType = "type.googleapis.com/google.rpc.BadRequest"
+
+    /// Reads an FCM error response; a body that is not Google's shape still
+    /// gives a rejection classified by its status.
+    init(status: Int, body: [UInt8], retryAfterHeader: String?) {
+        var code: FCMErrorCode?
+        var rpcStatus: String?
+        var message = ""
+        var violations: [FCMFieldViolation] = []
+        if let document = try? JSONParser.parse(body), let error = document["error"] {
+            if case .string(let text)? = error["message"] { message = text }
+            if case .string(let text)? = error["status"] { rpcStatus = text }
+            if case .array(let details)? = error["details"] {
+                for detail in details {
+                    guard case .string(let type)? = detail["@type"] else { continue }
+                    if type == Self.fcmErrorType, case .string(let text)? = detail["errorCode"] {
+                        code = FCMErrorCode(text)
+                    } else if type == Self.badRequestType, case .array(let list)? = detail["fieldViolations"] {
+                        for item in list {
+                            var violation = FCMFieldViolation(field: "", description: "")
+                            if case .string(let field)? = item["field"] { violation.field = field }
+                            if case .string(let text)? = item["description"] { violation.description = text }
+                            violations.append(violation)
+                        }
+                    }
+                }
+            }
+        }
+        let retryAfter = retryAfterHeader.flatMap(ServiceAccountTokenFetcher.retryAfter)
+        self.init(status: status, errorCode: code ?? Self.impliedCode(status: status, rpcStatus: rpcStatus),
+                  hasFCMErrorDetail: code != nil, rpcStatus: rpcStatus, message: message,
+                  fieldViolations: violations, retryAfter: retryAfter)
+    }
+
+    /// The FCM code a status stands for when the body has no FcmError detail.
+    static func impliedCode(status: Int, rpcStatus: String?) -> FCMErrorCode {
+        switch (rpcStatus, status) {
+        case ("INVALID_ARGUMENT", _), (nil, 400): return .invalidArgument
+        case ("RESOURCE_EXHAUSTED", _), (nil, 429): return .quotaExceeded
+        case ("UNAVAILABLE", _), (nil, 503): return .unavailable
+        case ("INTERNAL", _), (nil, 500): return .internal
+        default: return .unspecified
+        }
+    }
+}

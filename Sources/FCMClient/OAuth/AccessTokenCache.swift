@@ -1,0 +1,110 @@
+import Synchronization
+
+/// The in-process ``AccessTokenSource``: one cached OAuth 2.0 access token,
+/// refreshed ``refreshMargin`` before it expires (google-auth's 3 min 45 s
+/// by default), by exactly one grant however many callers ask at once —
+/// the others wait for that grant's result.
+///
+/// After ``invalidate(_:)`` (FCM said 401 without an FcmError detail), the
+/// next call fetches once. A grant that fails while the cached token is
+/// still valid leaves that token in use. The rules live in
+/// `AccessTokenCacheState`; this class adds the lock and the shared task.
+///
+/// Time comes only from the injected `now` (epoch seconds). ``grantCount``
+/// counts successful grants, for tests and metrics.
+///
+/// Thread-safety: `Sendable`; all state is behind one `Mutex`, the grant
+/// runs in one unstructured task whose result every waiting caller reads.
+public final class AccessTokenCache: AccessTokenSource {
+    /// google-auth's refresh margin: 3 minutes 45 seconds before expiry.
+    public static let defaultRefreshMargin: Duration = .seconds(225)
+    /// The real-time clock in epoch seconds (the default `now`).
+    public static let systemClock: @Sendable () -> Int64 = { EpochClock.seconds() }
+
+    /// How long before expiry the cached token is replaced.
+    public let refreshMargin: Duration
+    private let fetcher: any AccessTokenFetcher
+    private let now: @Sendable () -> Int64
+    private let state: Mutex<Locked>
+
+    private struct Locked {
+        var rules: AccessTokenCacheState
+        var grant: Task<Result<String, AccessTokenError>, Never>?
+    }
+
+    /// - Parameters:
+    ///   - fetcher: performs grants (``ServiceAccountTokenFetcher`` in production).
+    ///   - refreshMargin: replace the token this long before it expires;
+    ///     whole seconds count.
+    ///   - now: the clock, in epoch seconds.
+    public init(fetcher: any AccessTokenFetcher, refreshMargin: Duration = AccessTokenCache.defaultRefreshMargin,
+                now: @escaping @Sendable () -> Int64 = AccessTokenCache.systemClock) {
+        self.fetcher = fetcher
+        self.refreshMargin = refreshMargin
+        self.now = now
+        state = Mutex(Locked(rules: AccessTokenCacheState(refreshMargin: refreshMargin.components.seconds)))
+    }
+
+    /// A cache that fetches with the service account's key from its `token_uri`.
+    public convenience init(serviceAccount: ServiceAccount, configuration: TokenEndpointConfiguration = TokenEndpointConfiguration(),
+                            refreshMargin: Duration = AccessTokenCache.defaultRefreshMargin,
+                            now: @escaping @Sendable () -> Int64 = AccessTokenCache.systemClock) {
+        self.init(fetcher: ServiceAccountTokenFetcher(serviceAccount: serviceAccount, configuration: configuration),
+                  refreshMargin: refreshMargin, now: now)
+    }
+
+    /// Successful grants so far.
+    public var grantCount: Int { state.withLock { $0.rules.grantCount } }
+
+    /// Failed grants so far.
+    public var failedGrantCount: Int { state.withLock { $0.rules.failedGrantCount } }
+
+    public func accessToken() async throws(AccessTokenError) -> String {
+        let now = self.now()
+        let step: Step = state.withLock { locked in
+            switch locked.rules.decide(now: now) {
+            case .use(let token):
+                return .use(token)
+            case .join:
+                // A grant is in flight exactly when the rules say so.
+                return .wait(locked.grant!)
+            case .start(let id):
+                let task = Task { [fetcher] () -> Result<String, AccessTokenError> in
+                    let result: Result<AccessTokenGrant, AccessTokenError>
+                    do throws(AccessTokenError) {
+                        result = .success(try await fetcher.fetch(now: now))
+                    } catch {
+                        result = .failure(error)
+                    }
+                    return self.finish(id, result)
+                }
+                locked.grant = task
+                return .wait(task)
+            }
+        }
+        switch step {
+        case .use(let token):
+            return token
+        case .wait(let grant):
+            return try await grant.value.get()
+        }
+    }
+
+    /// What `accessToken()` does once it has left the lock.
+    private enum Step {
+        case use(String)
+        case wait(Task<Result<String, AccessTokenError>, Never>)
+    }
+
+    public func invalidate(_ token: String) {
+        state.withLock { $0.rules.invalidate(token) }
+    }
+
+    private func finish(_ id: UInt64, _ result: Result<AccessTokenGrant, AccessTokenError>) -> Result<String, AccessTokenError> {
+        let now = self.now()
+        return state.withLock { locked in
+            locked.grant = nil
+            return locked.rules.finished(id, result, now: now)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// The access-token refresh rules as a value type: which token to hand out,
+/// when to start a grant, what a finished grant changes, what an
+/// invalidation forgets. ``AccessTokenCache`` runs it under a mutex; it has
+/// no locks, no clock and no network, so it is tested on its own.
+///
+/// Rules:
+/// - a token is handed out while `now < expiresAt - margin`, where `margin`
+///   is the refresh margin, at most half the token's lifetime (so a token
+///   that lives less than twice the margin is still used for half its life);
+/// - otherwise one grant is started; callers arriving while it runs join it;
+/// - a grant's token expires `expires_in` seconds after the grant *started*
+///   (a conservative bound: Google counts from when it issued the token);
+/// - a failed grant leaves a still-valid (not yet expired) token in use,
+///   else its error goes to every waiting caller; the next call tries again;
+/// - `invalidate(t)` forgets the current token only if it is `t`.
+struct AccessTokenCacheState: Sendable {
+    /// A cached token and when it stops being valid.
+    struct CachedToken: Sendable, Equatable {
+        var token: String
+        var expiresAt: Int64
+        var margin: Int64
+    }
+
+    /// What a caller does next.
+    enum Decision: Equatable {
+        /// Use this token now.
+        case use(String)
+        /// Wait for the grant in flight, number `id`.
+        case join(UInt64)
+        /// Start grant number `id` (then report it to ``finished(_:_:)``).
+        case start(UInt64)
+    }
+
+    let refreshMargin: Int64
+    private(set) var current: CachedToken?
+    private(set) var inFlight: (id: UInt64, startedAt: Int64)?
+    private(set) var grantCount = 0
+    private(set) var failedGrantCount = 0
+    private var lastID: UInt64 = 0
+
+    init(refreshMargin: Int64) {
+        self.refreshMargin = max(0, refreshMargin)
+    }
+
+    mutating func decide(now: Int64) -> Decision {
+        if let current, now < current.expiresAt - current.margin {
+            return .use(current.token)
+        }
+        if let inFlight { return .join(inFlight.id) }
+        lastID += 1
+        inFlight = (lastID, now)
+        return .start(lastID)
+    }
+
+    /// Grant `id` ended with `result` at `now`; returns what its callers get.
+    mutating func finished(_ id: UInt64, _ result: Result<AccessTokenGrant, AccessTokenError>,
+                           now: Int64) -> Result<String, AccessTokenError> {
+        let startedAt = inFlight?.id == id ? inFlight!.startedAt : now
+        if inFlight?.id == id { inFlight = nil }
+        switch result {
+        case .success(let grant):
+            grantCount += 1
+            let lifetime = max(0, grant.expiresIn)
+            current = CachedToken(token: grant.accessToken, expiresAt: startedAt + lifetime,
+                                  margin: min(refreshMargin, lifetime / 2))
+            return .success(grant.accessToken)
+        case .failure(let error):
+            failedGrantCount += 1
+            if let current, now < current.expiresAt { return .success(current.token) }
+            return .failure(error)
+        }
+    }
+
+    /// Forgets the current token if it is `token`.
+    mutating func invalidate(_ token: String) {
+        if current?.token == token { current = nil }
+    }
+}

@@ -1,0 +1,82 @@
+internal import COpenSSL
+
+/// PEM password callback that refuses: without it, OpenSSL's default
+/// callback would prompt on the terminal for an encrypted key.
+private let refusePassword: @convention(c) (
+    UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
+) -> Int32 = { _, _, _, _ in -1 }
+
+/// A service account's RSA private key, signing RS256 (RSASSA-PKCS1-v1_5
+/// with SHA-256, RFC 7518 §3.3) JWT assertions.
+///
+/// Ownership: owns one `EVP_PKEY`, freed in `deinit`, which never leaves
+/// this type. The PEM text is not kept.
+//
+// @unchecked Sendable: the only stored property is a `let` pointer to an
+// `EVP_PKEY` that is fully built in `init` and never mutated afterwards (no
+// setter is ever called on it); each `sign` call makes its own
+// `EVP_MD_CTX`, and OpenSSL 3 documents concurrent signing with one shared,
+// unmodified key as safe when each thread uses its own context
+// (openssl-threads(7)).
+final class RSASigningKey: @unchecked Sendable {
+    private let key: OpaquePointer
+
+    /// Reads an unencrypted PEM private key (PKCS#8 `PRIVATE KEY`, or
+    /// `RSA PRIVATE KEY`) and checks that it is RSA of at least 2048 bits.
+    init(pem: String) throws(ServiceAccountError) {
+        OpenSSLErrorQueue.clear()
+        let bytes = Array(pem.utf8)
+        guard !bytes.isEmpty, bytes.count < Int(Int32.max) else {
+            throw .invalidPrivateKey(reason: "empty or too large")
+        }
+        if pem.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
+            throw .invalidPrivateKey(reason: "the key is encrypted")
+        }
+        let parsed: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PrivateKey(bio, nil, refusePassword, nil)
+        }
+        guard let parsed else {
+            // The queue names PEM routines, never key bytes.
+            throw .invalidPrivateKey(reason: OpenSSLErrorQueue.failure("PEM_read_bio_PrivateKey"))
+        }
+        let type = EVP_PKEY_get_base_id(parsed)
+        guard type == EVP_PKEY_RSA else {
+            let name = type == EVP_PKEY_EC ? "an EC key" : "a key of type \(type)"
+            EVP_PKEY_free(parsed)
+            throw .notRSA(found: name)
+        }
+        guard EVP_PKEY_get_bits(parsed) >= 2048 else {
+            let bits = EVP_PKEY_get_bits(parsed)
+            EVP_PKEY_free(parsed)
+            throw .invalidPrivateKey(reason: "an RSA key of \(bits) bits; at least 2048 are required")
+        }
+        key = parsed
+    }
+
+    deinit {
+        EVP_PKEY_free(key)
+    }
+
+    /// The RS256 signature of `message` (as many bytes as the modulus).
+    func sign(_ message: [UInt8]) throws(AccessTokenError) -> [UInt8] {
+        OpenSSLErrorQueue.clear()
+        guard let context = EVP_MD_CTX_new() else {
+            throw AccessTokenError(.signing, OpenSSLErrorQueue.failure("EVP_MD_CTX_new"))
+        }
+        defer { EVP_MD_CTX_free(context) }
+        // An RSA key's default padding for EVP_DigestSign is PKCS #1 v1.5.
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
+            throw AccessTokenError(.signing, OpenSSLErrorQueue.failure("EVP_DigestSignInit"))
+        }
+        var length = Int(EVP_PKEY_get_size(key))
+        guard length > 0 else { throw AccessTokenError(.signing, OpenSSLErrorQueue.failure("EVP_PKEY_get_size")) }
+        var signature = [UInt8](repeating: 0, count: length)
+        let status = message.withUnsafeBufferPointer { input in
+            EVP_DigestSign(context, &signature, &length, input.baseAddress, input.count)
+        }
+        guard status == 1 else { throw AccessTokenError(.signing, OpenSSLErrorQueue.failure("EVP_DigestSign")) }
+        return Array(signature.prefix(length))
+    }
+}

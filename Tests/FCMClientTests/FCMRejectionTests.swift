@@ -1,0 +1,25 @@
+import FCMClient
+import XCTest
+
+/// Reading Google's error bodies without a network.
+final class FCMRejectionTests: XCTestCase {
+    func testTheInvalidTokenPhraseDropsTheTokenAlsoFromAFieldViolation() {
+        let plain = FCMRejection(status: 400, errorCode: .invalidArgument, message: "Request contains an invalid argument.")
+        XCTAssertEqual(plain.action, .doNotRetry)
+        let named = FCMRejection(status: 400, errorCode: .invalidArgument, message: "Request contains an invalid argument.",
+                                 fieldViolations: [FCMFieldViolation(field: "message.token",
+                                                                     description: "The registration token is not a valid FCM registration token")])
+        XCTAssertEqual(named.action, .dropToken)
+    }
+
+    func testAStatusWithoutFcmErrorStillClassifies() {
+        XCTAssertEqual(FCMRejection(status: 503, errorCode: .unavailable, hasFCMErrorDetail: false).action, .retry(after: nil))
+        let unauthenticated = FCMRejection(status: 401, errorCode: .unspecified, hasFCMErrorDetail: false, rpcStatus: "UNAUTHENTICATED")
+        XCTAssertTrue(unauthenticated.isAboutTheAccessToken)
+        XCTAssertEqual(unauthenticated.action, .configurationError)
+        let thirdParty = FCMRejection(status: 401, errorCode: .thirdPartyAuthError)
+        XCTAssertFalse(thirdParty.isAboutTheAccessToken, "an FcmError 401 is about FCM's APNs credential, not ours")
+        XCTAssertEqual(FCMRejection(status: 404, errorCode: .unspecified, hasFCMErrorDetail: false).action, .configurationError)
+        XCTAssertEqual(FCMRejection(status: 418, errorCode: .unspecified, hasFCMErrorDetail: false).action, .doNotRetry)
+    }
+}
