@@ -57,7 +57,7 @@ enum ServeCommand {
         logger.info("pushgw listening", [("address", address), ("apps", configuration.apps.map(\.name).joined(separator: ",")),
                                           ("demo", demo == nil ? "false" : "true")])
         if let demo {
-            printDemoBanner(address: address, token: configuration.bearerTokens.first, simulator: demo.apns.url)
+            printDemoBanner(address: address, token: configuration.bearerTokens.first, apns: demo.apns.url, fcm: demo.fcm.url)
         }
 
         await waitForTermination()
@@ -68,12 +68,13 @@ enum ServeCommand {
         return 0
     }
 
-    private static func printDemoBanner(address: String, token: String?, simulator: String) {
+    private static func printDemoBanner(address: String, token: String?, apns: String, fcm: String) {
         let auth = token.map { " -H 'Authorization: Bearer \($0)'" } ?? ""
         print("""
 
-        pushgw is running WITHOUT provider credentials: APNs requests go to the built-in
-        strict APNs simulator at \(simulator) (throwaway key and certificate).
+        pushgw is running WITHOUT provider credentials: requests go to the built-in strict
+        simulators, APNs at \(apns) and FCM (with its OAuth token endpoint) at \(fcm),
+        with throwaway keys and certificates.
         Send the seed event and watch the per-device outcome:
 
           curl -s\(auth) --data-binary @fixtures/payloads/seed-chat-sdk.event.json \(address)/v1/notify

@@ -32,6 +32,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let shutdown = Kind("shutdown")
         /// The request's credentials could not be made (e.g. signing failed).
         public static let credentials = Kind("credentials")
+        /// Credentials could not be had for now (an OAuth token endpoint is
+        /// down): nothing was sent; retry later.
+        public static let accessTokenUnavailable = Kind("access_token_unavailable")
         /// A protocol or library error (nghttp2, OpenSSL).
         public static let protocolError = Kind("protocol_error")
     }
@@ -46,7 +49,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// True when the server certainly did not process the request.
     public var wasNotProcessed: Bool {
-        [.connectFailed, .noHTTP2, .certificateRejected, .refused, .notSent, .overloaded, .credentials].contains(kind)
+        [.connectFailed, .noHTTP2, .certificateRejected, .refused, .notSent, .overloaded, .credentials,
+         .accessTokenUnavailable].contains(kind)
     }
 
     /// True when trying again later may succeed (configuration errors are not).

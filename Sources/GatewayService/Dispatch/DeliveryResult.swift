@@ -1,5 +1,6 @@
 public import APNsHTTP2
 public import PayloadBuilder
+public import FCMClient
 
 /// What a provider said about one notification, in the dispatcher's terms:
 /// the common ground of APNs and FCM outcomes.
@@ -54,6 +55,35 @@ public struct APNsSender: NotificationSender {
                 case .configurationError, .gatewayBug, .doNotRetry: disposition = .final
                 }
                 return .rejected(status: rejection.status, reason: rejection.reason.rawValue, disposition: disposition)
+            case let .failure(error):
+                return .failed(error)
+            }
+        }
+    }
+}
+
+/// `NotificationSender` over the FCM client.
+public struct FCMSender: NotificationSender {
+    public let client: FCMClient
+    public var provider: String { "fcm" }
+
+    public init(client: FCMClient) {
+        self.client = client
+    }
+
+    public func send(_ requests: [ProviderRequest]) async -> [DeliveryResult] {
+        await client.send(requests).map { outcome in
+            switch outcome {
+            case let .success(.accepted(name)):
+                return .accepted(providerID: name)
+            case let .success(.rejected(rejection)):
+                let disposition: DeliveryResult.Disposition
+                switch rejection.action {
+                case .dropToken: disposition = .dropToken
+                case let .retry(after): disposition = .retry(after: after)
+                case .configurationError, .doNotRetry: disposition = .final
+                }
+                return .rejected(status: rejection.status, reason: rejection.errorCode.rawValue, disposition: disposition)
             case let .failure(error):
                 return .failed(error)
             }

@@ -2,19 +2,23 @@ import APNsHTTP2
 public import APNsSimulator
 import Foundation
 
-/// The built-in providers of the no-credentials demo: the strict APNs
-/// simulator on 127.0.0.1 with a throwaway P-256 key, written to a private
-/// temporary folder, so `pushgw` with no configuration makes real HTTP/2
-/// sends a newcomer can watch.
+/// The built-in providers of the no-credentials demo: the strict APNs and
+/// FCM simulators on 127.0.0.1 with a throwaway P-256 APNs key and a
+/// throwaway service account, written to a private temporary folder, so
+/// `pushgw` with no configuration makes real HTTP/2 sends a newcomer can watch.
 public final class DemoProviders: Sendable {
     public static let keyID = "DEMOKEY001"
     public static let teamID = "DEMOTEAM01"
     public static let topic = "com.example.pushgw"
+    public static let projectID = "pushgw-demo"
 
     public let apns: APNsSimulator
+    public let fcm: FCMSimulator
     public let folder: String
     public let keyFile: String
     public let caFile: String
+    public let serviceAccountFile: String
+    public let fcmCAFile: String
 
     public init() throws(ServiceError) {
         do {
@@ -23,7 +27,8 @@ public final class DemoProviders: Sendable {
                                                     attributes: [.posixPermissions: 0o700])
             let key = try ES256SigningKey.generate()
             keyFile = folder + "/demo-apns-key.p8"
-            FileManager.default.createFile(atPath: keyFile, contents: Data(key.privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: keyFile, contents: Data(key.privateKeyPEM.utf8),
+                                               attributes: [.posixPermissions: 0o600])
             var configuration = APNsSimulatorConfiguration(teamID: Self.teamID, keys: [Self.keyID: key.publicKeyPEM], topics: [Self.topic])
             configuration.recordsNotifications = false
             configuration.recordsAcceptedIDs = false
@@ -31,6 +36,17 @@ public final class DemoProviders: Sendable {
             try apns.start()
             caFile = folder + "/demo-apns-ca.pem"
             try apns.writeCA(to: caFile)
+
+            let account = try ThrowawayServiceAccount(projectID: Self.projectID)
+            var fcmConfiguration = FCMSimulatorConfiguration(projectID: Self.projectID, serviceAccounts: [account.registration])
+            fcmConfiguration.recordsMessages = false
+            fcm = try FCMSimulator(configuration: fcmConfiguration)
+            try fcm.start()
+            fcmCAFile = folder + "/demo-fcm-ca.pem"
+            try fcm.writeCA(to: fcmCAFile)
+            serviceAccountFile = folder + "/demo-service-account.json"
+            _ = FileManager.default.createFile(atPath: serviceAccountFile, contents: Data(account.json(tokenURI: fcm.tokenURI).utf8),
+                                           attributes: [.posixPermissions: 0o600])
         } catch {
             throw ServiceError(setting: "demo", "cannot start the built-in provider simulators: \(error)")
         }
@@ -41,11 +57,18 @@ public final class DemoProviders: Sendable {
         var app = configuration.apps.first ?? GatewayConfiguration.AppSettings(name: "demo")
         app.apns = GatewayConfiguration.APNsSettings(keyFile: keyFile, keyID: Self.keyID, teamID: Self.teamID, topic: Self.topic,
                                                      baseURL: apns.url, caFile: caFile, connections: 1)
+        app.fcm = GatewayConfiguration.FCMSettings(serviceAccountFile: serviceAccountFile, projectID: Self.projectID,
+                                                   baseURL: fcm.url, caFile: fcmCAFile, connections: 1)
         configuration.apps = [app]
+        // The demo runs offline: avatars are fetched only from this machine, so
+        // no DNS query or connection ever leaves it (others are dropped as
+        // host_not_allowed, which /v1/render shows).
+        if configuration.avatar.allowedHosts.isEmpty { configuration.avatar.allowedHosts = ["localhost", "127.0.0.1"] }
     }
 
     public func stop() {
         apns.stop()
+        fcm.stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
 }

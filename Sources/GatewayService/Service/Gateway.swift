@@ -1,4 +1,5 @@
 import APNsHTTP2
+import FCMClient
 import Foundation
 import PayloadBuilder
 import Synchronization
@@ -10,6 +11,7 @@ public final class Gateway: Sendable {
     public let server: HTTPServer
     public let metrics: GatewayMetrics
     let apnsClients: [APNsClient]
+    let fcmClients: [FCMClient]
     let logger: Logger
     /// Set when shutdown starts: `/readyz` answers 503 so load balancers move away.
     private let draining = DrainFlag()
@@ -33,6 +35,8 @@ public final class Gateway: Sendable {
         var senders: [String: [Platform: any NotificationSender]] = [:]
         var apnsClients: [APNsClient] = []
         var tokenCaches: [ProviderTokenCache] = []
+        var fcmClients: [FCMClient] = []
+        var accessTokenCaches: [AccessTokenCache] = []
         for app in configuration.apps {
             if let apns = app.apns {
                 let (client, cache) = try Self.apnsClient(apns, app: app.name)
@@ -40,11 +44,15 @@ public final class Gateway: Sendable {
                 tokenCaches.append(cache)
                 senders[app.name, default: [:]][.apns] = APNsSender(client: client)
             }
-            if app.fcm != nil {
-                logger.warning("FCM sending is not built yet; FCM recipients of this app will fail", [("app", app.name)])
+            if let fcm = app.fcm {
+                let (client, cache) = try Self.fcmClient(fcm, app: app.name)
+                fcmClients.append(client)
+                accessTokenCaches.append(cache)
+                senders[app.name, default: [:]][.fcm] = FCMSender(client: client)
             }
         }
         self.apnsClients = apnsClients
+        self.fcmClients = fcmClients
         var settings = Dispatcher.Settings()
         settings.dedupWindow = configuration.dedupWindow
         settings.requestDeadline = configuration.requestDeadline
@@ -58,6 +66,7 @@ public final class Gateway: Sendable {
         let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars, metrics: metrics,
                                     settings: settings, logger: logger)
         let caches = tokenCaches
+        let grants = accessTokenCaches
         let draining = draining
         let handler = GatewayHandler(
             dispatcher: dispatcher, tokens: BearerTokens(configuration.bearerTokens),
@@ -67,6 +76,7 @@ public final class Gateway: Sendable {
             readiness: { !draining.isDraining },
             beforeScrape: {
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["apns_jwt"], to: Double(caches.reduce(0) { $0 + $1.mintCount }))
+                metrics.registry.set(GatewayMetrics.tokenRefresh, ["fcm_oauth"], to: Double(grants.reduce(0) { $0 + $1.grantCount }))
             })
         server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, handler: handler)
         try server.start()
@@ -89,6 +99,29 @@ public final class Gateway: Sendable {
         }
     }
 
+    private static func fcmClient(_ settings: GatewayConfiguration.FCMSettings,
+                                  app: String) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
+        let setting = "apps.\(app).fcm.service_account_file"
+        guard let bytes = FileManager.default.contents(atPath: settings.serviceAccountFile) else {
+            throw ServiceError(setting: setting, "cannot read \(settings.serviceAccountFile)")
+        }
+        let account: ServiceAccount
+        do {
+            account = try ServiceAccount(json: Array(bytes))
+        } catch {
+            throw ServiceError(setting: setting, "not a usable service account: \(error)")
+        }
+        let cache = AccessTokenCache(serviceAccount: account, configuration: TokenEndpointConfiguration(caFile: settings.caFile))
+        do {
+            let client = try FCMClient(baseURL: settings.baseURL, projectID: settings.projectID,
+                                       tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
+                                       connections: settings.connections)
+            return (client, cache)
+        } catch {
+            throw ServiceError(setting: "apps.\(app).fcm.base_url", "\(error)")
+        }
+    }
+
     /// Graceful stop: no new connections, requests in progress get up to
     /// `drain` to finish, then everything closes.
     public func shutdown(drain: Duration = .seconds(10)) async {
@@ -100,6 +133,7 @@ public final class Gateway: Sendable {
         }
         server.stop()
         for client in apnsClients { client.shutdown() }
+        for client in fcmClients { client.shutdown() }
     }
 }
 
