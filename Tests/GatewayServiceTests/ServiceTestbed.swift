@@ -1,5 +1,6 @@
 import APNsHTTP2
 import APNsSimulator
+import FCMClient
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -7,13 +8,18 @@ import FoundationNetworking
 import GatewayService
 import PayloadBuilder
 
-/// A gateway (HTTP server, dispatcher, real APNs client) on 127.0.0.1 in
-/// front of the strict APNs simulator, and a tiny HTTP client to call it.
+/// A gateway (HTTP server, dispatcher, real APNs and FCM clients) on
+/// 127.0.0.1 in front of the strict APNs and FCM simulators, and an HTTP
+/// client to call it.
 final class ServiceTestbed {
     static let bearer = "test-token-0123456789"
     static let topic = "com.example.pushgw"
 
     let simulator: APNsSimulator
+    let fcmSimulator: FCMSimulator
+    let fcm: FCMClient
+    let accessTokens: AccessTokenCache
+    let fcmCAFile: String
     let server: HTTPServer
     let metrics = GatewayMetrics()
     let tokens: ProviderTokenCache
@@ -32,9 +38,20 @@ final class ServiceTestbed {
         tokens = try ProviderTokenCache(keyID: "KEYID12345", teamID: "TEAM123456", signingKey: key)
         apns = try APNsClient(origin: simulator.url, tls: TLSConfiguration(caFile: caFile), tokens: tokens,
                               requestTimeout: .seconds(5), now: { Int64(Date().timeIntervalSince1970) })
-        let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url))
+        let account = try ThrowawayServiceAccount(projectID: "pushgw-test")
+        fcmSimulator = try FCMSimulator(configuration: FCMSimulatorConfiguration(projectID: "pushgw-test",
+                                                                                  serviceAccounts: [account.registration]))
+        try fcmSimulator.start()
+        fcmCAFile = NSTemporaryDirectory() + "pushgw-service-fcm-ca-\(UUID().uuidString).pem"
+        try fcmSimulator.writeCA(to: fcmCAFile)
+        accessTokens = AccessTokenCache(serviceAccount: try ServiceAccount(json: account.json(tokenURI: fcmSimulator.tokenURI)),
+                                        configuration: TokenEndpointConfiguration(caFile: fcmCAFile))
+        fcm = try FCMClient(baseURL: fcmSimulator.url, projectID: "pushgw-test", tls: TLSConfiguration(caFile: fcmCAFile),
+                            tokens: accessTokens, requestTimeout: .seconds(5))
+        let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url),
+                             fcm: FCMTarget(projectID: "pushgw-test", baseURL: fcmSimulator.url))
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
-        dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns)]],
+        dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns), .fcm: FCMSender(client: fcm)]],
                                 avatars: avatars, metrics: metrics, settings: settings, logger: logger)
         server = HTTPServer(address: "127.0.0.1", port: 0,
                             handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics))
@@ -44,8 +61,11 @@ final class ServiceTestbed {
     deinit {
         server.stop()
         apns.shutdown()
+        fcm.shutdown()
         simulator.stop()
+        fcmSimulator.stop()
         try? FileManager.default.removeItem(atPath: caFile)
+        try? FileManager.default.removeItem(atPath: fcmCAFile)
     }
 
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
@@ -71,7 +91,7 @@ final class ServiceTestbed {
 
     /// A valid event for APNs recipients `tokens`.
     static func event(id: String = "c-1:m-1", tokens: [String], text: String = "hello", senderID: String = "u-1",
-                      userIDs: [String?]? = nil, avatarURL: String? = nil) -> [UInt8] {
+                      userIDs: [String?]? = nil, avatarURL: String? = nil, fcmTokens: [String] = []) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.member("event_id", id)
@@ -87,6 +107,12 @@ final class ServiceTestbed {
             writer.member("platform", "apns")
             writer.member("token", token)
             if let userID = userIDs?[index] { writer.member("user_id", userID) }
+            writer.endObject()
+        }
+        for token in fcmTokens {
+            writer.beginObject()
+            writer.member("platform", "fcm")
+            writer.member("token", token)
             writer.endObject()
         }
         writer.endArray()
