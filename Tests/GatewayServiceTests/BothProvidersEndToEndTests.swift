@@ -95,6 +95,30 @@ final class BothProvidersEndToEndTests: XCTestCase {
     }
 }
 
+extension BothProvidersEndToEndTests {
+    func testALongTextIsShortenedToFitAndRenderShowsExactlyWhatWasSent() async throws {
+        let testbed = try ServiceTestbed()
+        let text = String(repeating: "Xin chào 👋🏽 thế giới! ", count: 200)
+        let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(1)], text: text, fcmTokens: ["long-text-token"])
+        let render = try JSONParser.parse(try await testbed.call("POST", "/v1/render", body: body).body)
+        let answer = try await testbed.call("POST", "/v1/notify", body: body)
+        XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+
+        let apnsPayload = try XCTUnwrap(testbed.simulator.statistics.notifications.first?.payload)
+        XCTAssertLessThanOrEqual(apnsPayload.count, 4096)
+        let fcmBody = try XCTUnwrap(testbed.fcmSimulator.statistics.messages.first?.body)
+        guard case let .array(requests)? = render["requests"] else { return XCTFail() }
+        let rendered = Dictionary(uniqueKeysWithValues: requests.compactMap { request -> (String, JSONValue)? in
+            guard case let .string(platform)? = request["platform"], let body = request["body"] else { return nil }
+            return (platform, body)
+        })
+        XCTAssertEqual(try JSONParser.parse(apnsPayload), rendered["apns"], "render == what notify sent to APNs")
+        XCTAssertEqual(try JSONParser.parse(fcmBody), rendered["fcm"], "render == what notify sent to FCM")
+        guard case let .string(shown)? = try JSONParser.parse(apnsPayload)["aps"]?["alert"]?["body"] else { return XCTFail() }
+        XCTAssertTrue(shown.hasSuffix("…"))
+    }
+}
+
 /// Where the golden fixtures live, for tests that send them.
 enum GoldenFixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
