@@ -1,4 +1,4 @@
-public import APNsHTTP2
+import APNsHTTP2
 
 extension TransportError {
     /// The transport error for a message that could not be sent because no

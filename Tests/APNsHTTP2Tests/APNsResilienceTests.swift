@@ -1,4 +1,7 @@
 import APNsHTTP2
+#if canImport(Glibc)
+import Glibc
+#endif
 import APNsSimulator
 import PayloadBuilder
 import XCTest
@@ -28,6 +31,10 @@ final class APNsResilienceTests: XCTestCase {
     }
 
     func testADroppedConnectionMidStreamLosesNothingSilently() async throws {
+        // Other suites may ignore SIGPIPE for the whole process; this one must
+        // not depend on it: writing to the dropped socket must not kill us.
+        let previous = signal(SIGPIPE, SIG_DFL)
+        defer { signal(SIGPIPE, previous) }
         let testbed = try APNsTestbed()
         testbed.simulator.setFaults(APNsSimulatorFaults(dropConnectionAfterStreams: 3_000))
         let client = try testbed.client(connections: 1)

@@ -75,7 +75,13 @@ public final class HTTP2ConnectionPool: Sendable {
             // Split the pending requests evenly over the chosen connections.
             var shares = Array(repeating: [Int](), count: connections.count)
             for (position, index) in pending.enumerated() { shares[position % connections.count].append(index) }
-            let answers = await withTaskGroup(of: (Int, [Result<HTTP2Response, TransportError>]).self) { group in
+            let answers: [(Int, [Result<HTTP2Response, TransportError>])]
+            if connections.count == 1 {
+                // One connection: no child task needed.
+                let batch = shares[0].count == requests.count ? requests : shares[0].map { requests[$0] }
+                answers = [(0, await connections[0].send(batch, startedAt: start))]
+            } else {
+                answers = await withTaskGroup(of: (Int, [Result<HTTP2Response, TransportError>]).self) { group in
                 for (slot, share) in shares.enumerated() where !share.isEmpty {
                     let batch = share.count == requests.count ? requests : share.map { requests[$0] }
                     let connection = connections[slot]
@@ -84,6 +90,7 @@ public final class HTTP2ConnectionPool: Sendable {
                 var collected: [(Int, [Result<HTTP2Response, TransportError>])] = []
                 for await answer in group { collected.append(answer) }
                 return collected
+            }
             }
             var retry: [Int] = []
             for (slot, outcomes) in answers {

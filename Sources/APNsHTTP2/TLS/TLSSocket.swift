@@ -39,7 +39,11 @@ final class TLSSocket {
             throw TransportError(.protocolError, OpenSSLErrors.failure("SSL_new"))
         }
         let socket = TLSSocket(descriptor: descriptor, ssl: ssl)
-        SSL_set_fd(ssl, descriptor)
+        // Our own socket BIO sends with MSG_NOSIGNAL: a closed peer is an error, not SIGPIPE.
+        guard let bio = pgw_bio_new_socket_nosigpipe(descriptor) else {
+            throw TransportError(.protocolError, OpenSSLErrors.failure("creating the socket BIO"))
+        }
+        SSL_set_bio(ssl, bio, bio)
         SSL_set_connect_state(ssl)
         if context.verifyPeer {
             if isIPAddress(host) {

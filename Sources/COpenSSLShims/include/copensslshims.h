@@ -69,4 +69,12 @@ uint64_t pgw_ssl_op_no_tlsv1(void);
 /* SSL_OP_NO_TLSv1_1 is defined with SSL_OP_BIT(), which Swift does not import. */
 uint64_t pgw_ssl_op_no_tlsv1_1(void);
 
+/* A socket BIO for `fd` that writes with send(MSG_NOSIGNAL), so a peer that
+ * closed the connection yields EPIPE instead of killing the process with
+ * SIGPIPE (BIO_s_socket uses write(), and a library must not change the
+ * process's signal dispositions). Its retry flags are set with the
+ * BIO_set_retry_* macros, which Swift cannot import. The BIO does not own
+ * or close `fd`. Returns NULL on allocation failure. */
+BIO *pgw_bio_new_socket_nosigpipe(int fd);
+
 #endif

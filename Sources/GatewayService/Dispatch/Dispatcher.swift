@@ -125,7 +125,7 @@ public final class Dispatcher: Sendable {
                 results[index] = RecipientResult(platform: recipient.platform, token: recipient.token, status: .failed,
                                                  reason: error.message, retryable: false)
             }
-            return finish(event, key: key, results: results.map { $0! }, duplicate: duplicate)
+            return await finish(event, key: key, results: results.map { $0! }, duplicate: duplicate)
         }
         for skip in rendered.skipped where results[skip.recipientIndex] == nil {
             results[skip.recipientIndex] = RecipientResult(platform: skip.platform, token: skip.token, status: .skipped,
@@ -134,10 +134,10 @@ public final class Dispatcher: Sendable {
         let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
         let delivered = await deliver(pending, app: app, deadline: deadline)
         for (index, result) in delivered { results[index] = result }
-        return finish(event, key: key, results: results.map { $0! }, duplicate: duplicate)
+        return await finish(event, key: key, results: results.map { $0! }, duplicate: duplicate)
     }
 
-    private func finish(_ event: Event, key: String, results: [RecipientResult], duplicate: Bool) -> EventAnswer {
+    private func finish(_ event: Event, key: String, results: [RecipientResult], duplicate: Bool) async -> EventAnswer {
         let answer = EventAnswer(results: results, duplicate: duplicate)
         let outcome = answer.allSettled ? (duplicate ? "duplicate" : "delivered") : "failed"
         metrics.registry.increment(GatewayMetrics.events, [outcome])
@@ -154,9 +154,7 @@ public final class Dispatcher: Sendable {
                 ("reason", result.reason ?? "unknown"), ("retryable", String(result.retryable ?? false)),
             ])
         }
-        let window = settings.dedupWindow
-        let store = dedup
-        Task { await store.record(key, RecordedEvent(results: results), expires: ContinuousClock.now + window) }
+        await dedup.record(key, RecordedEvent(results: results), expires: ContinuousClock.now + settings.dedupWindow)
         return answer
     }
 
@@ -223,6 +221,9 @@ public final class Dispatcher: Sendable {
     private func sendOnce(_ requests: [ProviderRequest], app: AppProfile) async -> [DeliveryResult] {
         var byPlatform: [Platform: [Int]] = [:]
         for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
+        if byPlatform.count == 1, let (platform, _) = byPlatform.first, let sender = senders[app.name]?[platform] {
+            return await timedSend(requests, with: sender)
+        }
         var outcomes = [DeliveryResult?](repeating: nil, count: requests.count)
         await withTaskGroup(of: (Platform, [DeliveryResult]).self) { group in
             for (platform, positions) in byPlatform {
@@ -233,22 +234,24 @@ public final class Dispatcher: Sendable {
                     continue
                 }
                 let batch = positions.map { requests[$0] }
-                let metrics = metrics
-                group.addTask {
-                    let started = ContinuousClock.now
-                    metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: Double(batch.count))
-                    let results = await sender.send(batch)
-                    metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: -Double(batch.count))
-                    let elapsed = ContinuousClock.now - started
-                    metrics.registry.observe(GatewayMetrics.providerDuration, [sender.provider],
-                                             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                    return (platform, results)
-                }
+                group.addTask { (platform, await self.timedSend(batch, with: sender)) }
             }
             for await (platform, results) in group {
                 for (position, result) in zip(byPlatform[platform]!, results) { outcomes[position] = result }
             }
         }
         return outcomes.map { $0 ?? .failed(TransportError(.shutdown, "no result")) }
+    }
+
+    /// One provider batch, with the in-flight gauge and the latency histogram.
+    private func timedSend(_ batch: [ProviderRequest], with sender: any NotificationSender) async -> [DeliveryResult] {
+        let started = ContinuousClock.now
+        metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: Double(batch.count))
+        let results = await sender.send(batch)
+        metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: -Double(batch.count))
+        let elapsed = ContinuousClock.now - started
+        metrics.registry.observe(GatewayMetrics.providerDuration, [sender.provider],
+                                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return results
     }
 }
