@@ -1,4 +1,4 @@
-public import PayloadBuilder
+import PayloadBuilder
 
 /// Routes HTTP requests to the gateway's endpoints (API.md "Endpoints"):
 /// bearer auth, the JSON error shapes, `/metrics`, health and readiness.
