@@ -3,10 +3,10 @@ internal import COpenSSL
 /// The one place that reads OpenSSL's per-thread error queue, for error
 /// messages that name the failing call and what OpenSSL said. Every failure
 /// path drains it, so a later failure on the same thread never reports a
-/// stale entry.
-enum OpenSSLErrors {
+/// stale entry. Package-visible: the FCM client's RS256 signing uses it too.
+package enum OpenSSLErrors {
     /// Reads and clears the calling thread's error queue.
-    static func drain() -> String {
+    package static func drain() -> String {
         var messages: [String] = []
         var buffer = [CChar](repeating: 0, count: 256)
         while true {
@@ -19,12 +19,12 @@ enum OpenSSLErrors {
     }
 
     /// "`call` failed: <queue>"
-    static func failure(_ call: String) -> String {
+    package static func failure(_ call: String) -> String {
         "\(call) failed: \(drain())"
     }
 
     /// Forgets entries left by earlier, unrelated calls on this thread.
-    static func clear() {
+    package static func clear() {
         ERR_clear_error()
     }
 }

@@ -1,3 +1,4 @@
+import APNsHTTP2
 internal import COpenSSL
 
 /// PEM password callback that refuses: without it, OpenSSL's default
@@ -24,7 +25,7 @@ final class RSASigningKey: @unchecked Sendable {
     /// Reads an unencrypted PEM private key (PKCS#8 `PRIVATE KEY`, or
     /// `RSA PRIVATE KEY`) and checks that it is RSA of at least 2048 bits.
     init(pem: String) throws(ServiceAccountError) {
-        OpenSSLErrorQueue.clear()
+        OpenSSLErrors.clear()
         let bytes = Array(pem.utf8)
         guard !bytes.isEmpty, bytes.count < Int(Int32.max) else {
             throw .invalidPrivateKey(reason: "empty or too large")
@@ -39,7 +40,7 @@ final class RSASigningKey: @unchecked Sendable {
         }
         guard let parsed else {
             // The queue names PEM routines, never key bytes.
-            throw .invalidPrivateKey(reason: OpenSSLErrorQueue.failure("PEM_read_bio_PrivateKey"))
+            throw .invalidPrivateKey(reason: OpenSSLErrors.failure("PEM_read_bio_PrivateKey"))
         }
         let type = EVP_PKEY_get_base_id(parsed)
         guard type == EVP_PKEY_RSA else {
@@ -61,22 +62,22 @@ final class RSASigningKey: @unchecked Sendable {
 
     /// The RS256 signature of `message` (as many bytes as the modulus).
     func sign(_ message: [UInt8]) throws(AccessTokenError) -> [UInt8] {
-        OpenSSLErrorQueue.clear()
+        OpenSSLErrors.clear()
         guard let context = EVP_MD_CTX_new() else {
-            throw AccessTokenError(.signing, OpenSSLErrorQueue.failure("EVP_MD_CTX_new"))
+            throw AccessTokenError(.signing, OpenSSLErrors.failure("EVP_MD_CTX_new"))
         }
         defer { EVP_MD_CTX_free(context) }
         // An RSA key's default padding for EVP_DigestSign is PKCS #1 v1.5.
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
-            throw AccessTokenError(.signing, OpenSSLErrorQueue.failure("EVP_DigestSignInit"))
+            throw AccessTokenError(.signing, OpenSSLErrors.failure("EVP_DigestSignInit"))
         }
         var length = Int(EVP_PKEY_get_size(key))
-        guard length > 0 else { throw AccessTokenError(.signing, OpenSSLErrorQueue.failure("EVP_PKEY_get_size")) }
+        guard length > 0 else { throw AccessTokenError(.signing, OpenSSLErrors.failure("EVP_PKEY_get_size")) }
         var signature = [UInt8](repeating: 0, count: length)
         let status = message.withUnsafeBufferPointer { input in
             EVP_DigestSign(context, &signature, &length, input.baseAddress, input.count)
         }
-        guard status == 1 else { throw AccessTokenError(.signing, OpenSSLErrorQueue.failure("EVP_DigestSign")) }
+        guard status == 1 else { throw AccessTokenError(.signing, OpenSSLErrors.failure("EVP_DigestSign")) }
         return Array(signature.prefix(length))
     }
 }

@@ -1,3 +1,4 @@
+import APNsHTTP2
 import PayloadBuilder
 
 /// A Google service account, read from its JSON key file: who it is
