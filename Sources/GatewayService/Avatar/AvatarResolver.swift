@@ -90,6 +90,20 @@ public final class AvatarResolver: Sendable {
         }
     }
 
+    /// The answer when it needs no network: `.none` for nil, a refusal by
+    /// the policy, or a live cache entry; nil when a download would be needed.
+    public func resolveWithoutWaiting(_ url: String?) -> AvatarState? {
+        guard let url else { return AvatarState.none }
+        if case let .refused(reason) = policy.check(url) {
+            onFetch(reason.rawValue)
+            return .dropped(url: url, reason: reason.rawValue)
+        }
+        let instant = now()
+        guard let cached = state.withLock({ $0.cached(url, now: instant) }) else { return nil }
+        onFetch("cached")
+        return cached
+    }
+
     /// Caches the result, reports it, and wakes everyone waiting for `url`.
     private func finish(_ url: String, with result: AvatarState) {
         let instant = now()

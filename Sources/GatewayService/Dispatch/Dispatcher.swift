@@ -66,6 +66,18 @@ public final class Dispatcher: Sendable {
         }
     }
 
+    /// `render(body:)` when the avatar needs no network; nil otherwise.
+    public func renderWithoutWaiting(body: [UInt8]) -> HTTPResponse? {
+        do throws(EventError) {
+            let (event, app) = try EventDecoder(config: config).decode(body)
+            guard let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL) else { return nil }
+            let rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
+            return HTTPResponse(status: 200, body: RenderReport.json(rendered, pretty: false))
+        } catch {
+            return HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)
+        }
+    }
+
     // MARK: /v1/notify
 
     public func notify(body: [UInt8]) async -> HTTPResponse {

@@ -34,5 +34,13 @@ public struct HTTPResponse: Sendable, Equatable {
 
 /// Answers requests. Called concurrently from many connections.
 public protocol HTTPHandler: Sendable {
+    /// The answer, when it can be given at once on the server's thread
+    /// (no waiting on a provider or the network); nil sends the request to
+    /// `handle`. Saves two thread hops for health checks, errors and renders.
+    func respondImmediately(_ request: HTTPRequest) -> HTTPResponse?
     func handle(_ request: HTTPRequest) async -> HTTPResponse
+}
+
+extension HTTPHandler {
+    public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? { nil }
 }

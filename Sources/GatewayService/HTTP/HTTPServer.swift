@@ -237,9 +237,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers,
                               body: state.body, bodyTooLarge: state.tooLarge)
     state.body = []
+    let handler = server.handler
+    if let response = handler.respondImmediately(request) {
+        return queue(response, on: connection)
+    }
     let suspended = SuspendedConnection(pointer: connection)
     MHD_suspend_connection(connection)
-    let handler = server.handler
     server.active.add(1, ordering: .relaxed)
     Task {
         let response = await handler.handle(request)

@@ -27,25 +27,59 @@ public struct GatewayHandler: HTTPHandler {
         self.beforeScrape = beforeScrape
     }
 
+    public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let (route, response) = immediateAnswer(request) else { return nil }
+        metrics.registry.increment(GatewayMetrics.httpRequests, [route, String(response.status)])
+        return response
+    }
+
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let (route, response) = await answer(request)
         metrics.registry.increment(GatewayMetrics.httpRequests, [route, String(response.status)])
         return response
     }
 
+    /// Everything but a notify that passed the checks, and a render whose
+    /// avatar must be downloaded first.
+    private func immediateAnswer(_ request: HTTPRequest) -> (route: String, response: HTTPResponse)? {
+        switch request.path {
+        case "/v1/notify", "/v1/render":
+            if let refusal = refusal(request) { return (request.path, refusal) }
+            if request.path == "/v1/render", let rendered = dispatcher.renderWithoutWaiting(body: request.body) {
+                return (request.path, rendered)
+            }
+            return nil
+        default:
+            return answerOther(request)
+        }
+    }
+
+    /// Method, auth and size checks of the API routes.
+    private func refusal(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.method == "POST" else { return Self.error(.methodNotAllowed, "use POST") }
+        guard allowUnauthenticated || tokens.authorizes(request.headers["authorization"]) else {
+            return Self.error(.unauthorized, "send Authorization: Bearer <token> with a configured token")
+        }
+        if request.bodyTooLarge {
+            return Self.error(.bodyTooLarge, "the body is larger than \(dispatcher.config.limits.maximumBodyBytes) bytes")
+        }
+        return nil
+    }
+
     private func answer(_ request: HTTPRequest) async -> (route: String, response: HTTPResponse) {
         switch request.path {
         case "/v1/notify", "/v1/render":
             let route = request.path
-            guard request.method == "POST" else { return (route, Self.error(.methodNotAllowed, "use POST")) }
-            guard allowUnauthenticated || tokens.authorizes(request.headers["authorization"]) else {
-                return (route, Self.error(.unauthorized, "send Authorization: Bearer <token> with a configured token"))
-            }
-            if request.bodyTooLarge {
-                return (route, Self.error(.bodyTooLarge, "the body is larger than \(dispatcher.config.limits.maximumBodyBytes) bytes"))
-            }
+            if let refusal = refusal(request) { return (route, refusal) }
             if route == "/v1/notify" { return (route, await dispatcher.notify(body: request.body)) }
             return (route, await dispatcher.render(body: request.body))
+        default:
+            return answerOther(request)
+        }
+    }
+
+    private func answerOther(_ request: HTTPRequest) -> (route: String, response: HTTPResponse) {
+        switch request.path {
         case "/metrics":
             guard request.method == "GET" else { return ("/metrics", Self.error(.methodNotAllowed, "use GET")) }
             if let metricsTokens, !metricsTokens.authorizes(request.headers["authorization"]) {
