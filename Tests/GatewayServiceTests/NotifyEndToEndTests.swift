@@ -70,6 +70,21 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 2, "the duplicate sent nothing")
     }
 
+    func testConcurrentCopiesOfOneEventShareOneSend() async throws {
+        let testbed = try ServiceTestbed()
+        let body = ServiceTestbed.event(id: "burst-1", tokens: [ServiceTestbed.token(1)])
+        let baseURL = testbed.baseURL
+        let answers = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<8 { group.addTask { try await ServiceTestbed.call(baseURL, "POST", "/v1/notify", body: body).body } }
+            var bodies: [[UInt8]] = []
+            for try await answer in group { bodies.append(answer) }
+            return bodies
+        }
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1, "one device, notified once")
+        let duplicates = try answers.filter { try JSONParser.parse($0)["duplicate"] == .bool(true) }
+        XCTAssertEqual(duplicates.count, 7)
+    }
+
     func testTheSenderIsNeverNotified() async throws {
         let testbed = try ServiceTestbed()
         let tokens = [ServiceTestbed.token(1), ServiceTestbed.token(2)]

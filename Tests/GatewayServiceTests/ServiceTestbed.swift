@@ -72,6 +72,12 @@ final class ServiceTestbed {
 
     /// Calls the gateway over real HTTP (Foundation's URLSession).
     func call(_ method: String, _ path: String, body: [UInt8]? = nil, bearer: String? = ServiceTestbed.bearer) async throws -> (status: Int, body: [UInt8], contentType: String?) {
+        try await Self.call(baseURL, method, path, body: body, bearer: bearer)
+    }
+
+    /// The same, from any task: only the base URL crosses.
+    static func call(_ baseURL: String, _ method: String, _ path: String, body: [UInt8]? = nil,
+                     bearer: String? = ServiceTestbed.bearer) async throws -> (status: Int, body: [UInt8], contentType: String?) {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }

@@ -32,7 +32,8 @@ public final class Dispatcher: Sendable {
     let logger: Logger
     /// Epoch seconds, for `apns-expiration`.
     let wallClock: @Sendable () -> Int64
-    private let inFlight = Mutex<[String: Task<EventAnswer, Never>]>([:])
+    /// Events being dispatched, with the callers waiting for the same event.
+    private let inFlight = Mutex<[String: [CheckedContinuation<EventAnswer?, Never>]]>([:])
 
     public init(config: RenderConfig, senders: [String: [Platform: any NotificationSender]], avatars: any AvatarResolving,
                 dedup: any DedupStore = InMemoryDedupStore(), metrics: GatewayMetrics, settings: Settings = Settings(),
@@ -92,25 +93,32 @@ public final class Dispatcher: Sendable {
         }
         let key = "\(app.name)\u{0}\(event.eventID)"
         let answer = await coalesced(key: key) {
-            await self.dispatch(event, app: app, key: key, deadline: arrival + self.settings.requestDeadline)
+            await dispatch(event, app: app, key: key, deadline: arrival + settings.requestDeadline)
         }
         return answer.response(eventID: event.eventID)
     }
 
-    /// Concurrent requests for one event share one dispatch.
-    private func coalesced(key: String, _ work: @escaping @Sendable () async -> EventAnswer) async -> EventAnswer {
-        let (task, owner) = inFlight.withLock { tasks -> (Task<EventAnswer, Never>, Bool) in
-            if let running = tasks[key] { return (running, false) }
-            let task = Task { await work() }
-            tasks[key] = task
-            return (task, true)
+    /// Concurrent requests for one event share one dispatch: the first runs
+    /// it, the others wait for its answer (and report `duplicate: true`).
+    private func coalesced(key: String, _ work: () async -> EventAnswer) async -> EventAnswer {
+        let shared = await withCheckedContinuation { (continuation: CheckedContinuation<EventAnswer?, Never>) in
+            let isOwner = inFlight.withLock { waiting -> Bool in
+                if waiting[key] != nil {
+                    waiting[key]!.append(continuation)
+                    return false
+                }
+                waiting[key] = []
+                return true
+            }
+            if isOwner { continuation.resume(returning: nil) }
         }
-        var answer = await task.value
-        if owner {
-            inFlight.withLock { $0[key] = nil }
-        } else {
+        if var answer = shared {
             answer.duplicate = true
+            return answer
         }
+        let answer = await work()
+        let waiters = inFlight.withLock { $0.removeValue(forKey: key) ?? [] }
+        for waiter in waiters { waiter.resume(returning: answer) }
         return answer
     }
 
