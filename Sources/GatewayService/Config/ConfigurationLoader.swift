@@ -51,6 +51,9 @@ public struct ConfigurationLoader {
         if let seconds = value("PUSHGW_DEDUP_WINDOW_SECONDS") {
             configuration.dedupWindow = .seconds(try number(seconds, "PUSHGW_DEDUP_WINDOW_SECONDS", 0...86_400))
         }
+        if let count = value("PUSHGW_DEDUP_CAPACITY") {
+            configuration.dedupCapacity = try number(count, "PUSHGW_DEDUP_CAPACITY", 1...10_000_000)
+        }
         if let seconds = value("PUSHGW_REQUEST_DEADLINE_SECONDS") {
             configuration.requestDeadline = .seconds(try number(seconds, "PUSHGW_REQUEST_DEADLINE_SECONDS", 1...600))
         }
@@ -115,7 +118,7 @@ public struct ConfigurationLoader {
         }
         let root = try FileObject(document, setting: "", allowed: [
             "listen", "bearer_tokens_file", "metrics_token_file", "insecure_no_auth", "dedup_window_seconds",
-            "request_deadline_seconds", "default_locale", "self_sender_ids", "log_level", "avatar", "apps",
+            "request_deadline_seconds", "dedup_capacity", "default_locale", "self_sender_ids", "log_level", "avatar", "apps",
         ])
         if let listen = try root.string("listen") { try setListen(listen, setting: "listen", on: &configuration) }
         if let file = try root.string("bearer_tokens_file") {
@@ -127,6 +130,7 @@ public struct ConfigurationLoader {
         if let flag = try root.bool("insecure_no_auth") { configuration.insecureNoAuth = flag }
         if let seconds = try root.integer("dedup_window_seconds", 0...86_400) { configuration.dedupWindow = .seconds(seconds) }
         if let seconds = try root.integer("request_deadline_seconds", 1...600) { configuration.requestDeadline = .seconds(seconds) }
+        if let count = try root.integer("dedup_capacity", 1...10_000_000) { configuration.dedupCapacity = count }
         if let locale = try root.string("default_locale") { configuration.defaultLocale = locale }
         if let senders = try root.strings("self_sender_ids") { configuration.selfSenderIDs = Set(senders) }
         if let level = try root.string("log_level") { configuration.logLevel = try logLevel(level, "log_level") }

@@ -25,6 +25,8 @@ public enum SettingCatalog {
                 help: "run without API tokens; only allowed when listening on a loopback address"),
         Setting(environment: "PUSHGW_DEDUP_WINDOW_SECONDS", fileKey: "dedup_window_seconds", defaultValue: "600",
                 help: "how long an event_id is remembered, so a retried event is not sent twice"),
+        Setting(environment: "PUSHGW_DEDUP_CAPACITY", fileKey: "dedup_capacity", defaultValue: "50000",
+                help: "most events remembered at once; beyond it the oldest are forgotten first (bounds memory)"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
                 help: "per-request budget for provider retries"),
         Setting(environment: "PUSHGW_DEFAULT_LOCALE", fileKey: "default_locale", defaultValue: "en",

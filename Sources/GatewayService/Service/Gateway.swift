@@ -63,7 +63,8 @@ public final class Gateway: Sendable {
         let avatars = AvatarResolver(policy: policy, onFetch: { result in
             metrics.registry.increment(GatewayMetrics.avatarFetch, [result])
         })
-        let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars, metrics: metrics,
+        let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars,
+                                    dedup: InMemoryDedupStore(capacity: configuration.dedupCapacity), metrics: metrics,
                                     settings: settings, logger: logger)
         let caches = tokenCaches
         let grants = accessTokenCaches
