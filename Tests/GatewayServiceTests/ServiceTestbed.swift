@@ -28,7 +28,8 @@ final class ServiceTestbed {
     let dispatcher: Dispatcher
 
     init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
-         logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars()) throws {
+         logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars(),
+         providerTimeout: Duration = .seconds(5)) throws {
         let key = try ES256SigningKey.generate()
         simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
             teamID: "TEAM123456", keys: ["KEYID12345": key.publicKeyPEM], topics: [Self.topic]))
@@ -37,7 +38,7 @@ final class ServiceTestbed {
         try simulator.writeCA(to: caFile)
         tokens = try ProviderTokenCache(keyID: "KEYID12345", teamID: "TEAM123456", signingKey: key)
         apns = try APNsClient(origin: simulator.url, tls: TLSConfiguration(caFile: caFile), tokens: tokens,
-                              requestTimeout: .seconds(5), now: { Int64(Date().timeIntervalSince1970) })
+                              requestTimeout: providerTimeout, now: { Int64(Date().timeIntervalSince1970) })
         let account = try ThrowawayServiceAccount(projectID: "pushgw-test")
         fcmSimulator = try FCMSimulator(configuration: FCMSimulatorConfiguration(projectID: "pushgw-test",
                                                                                   serviceAccounts: [account.registration]))
@@ -47,7 +48,7 @@ final class ServiceTestbed {
         accessTokens = AccessTokenCache(serviceAccount: try ServiceAccount(json: account.json(tokenURI: fcmSimulator.tokenURI)),
                                         configuration: TokenEndpointConfiguration(caFile: fcmCAFile))
         fcm = try FCMClient(baseURL: fcmSimulator.url, projectID: "pushgw-test", tls: TLSConfiguration(caFile: fcmCAFile),
-                            tokens: accessTokens, requestTimeout: .seconds(5))
+                            tokens: accessTokens, requestTimeout: providerTimeout)
         let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url),
                              fcm: FCMTarget(projectID: "pushgw-test", baseURL: fcmSimulator.url))
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
