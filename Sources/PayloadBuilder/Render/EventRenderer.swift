@@ -39,15 +39,9 @@ public struct EventRenderer: Sendable {
                                                     reason: "platform_not_configured"))
                     continue
                 }
-                let template: FCMTemplate
-                if let cached = fcmTemplates[language] {
-                    template = cached
-                } else {
-                    template = try plan.fitted(language: language, limit: RenderPlan.payloadLimit,
-                                               build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
-                                               size: { $0.countedBytes })
-                    fcmTemplates[language] = template
-                }
+                let template = try plan.template(language: language, cache: &fcmTemplates,
+                                                 build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
+                                                 size: { $0.countedBytes })
                 requests.append(ProviderRequest(
                     platform: .fcm, recipientIndex: index, token: recipient.token, origin: fcm.baseURL,
                     path: "/v1/projects/\(fcm.projectID)/messages:send",
@@ -59,15 +53,9 @@ public struct EventRenderer: Sendable {
                                                     reason: "platform_not_configured"))
                     continue
                 }
-                let template: APNsTemplate
-                if let cached = apnsTemplates[language] {
-                    template = cached
-                } else {
-                    template = try plan.fitted(language: language, limit: RenderPlan.payloadLimit,
-                                               build: { APNsTemplate(plan: plan, content: $0, dataText: $1) },
-                                               size: { $0.countedBytes })
-                    apnsTemplates[language] = template
-                }
+                let template = try plan.template(language: language, cache: &apnsTemplates,
+                                                 build: { APNsTemplate(plan: plan, content: $0, dataText: $1) },
+                                                 size: { $0.countedBytes })
                 requests.append(ProviderRequest(
                     platform: .apns, recipientIndex: index, token: recipient.token, origin: apns.baseURL,
                     path: "/3/device/\(recipient.token)",

@@ -91,6 +91,15 @@ struct RenderPlan {
         return best
     }
 
+    /// The fitted template for `language`, built once per event and language.
+    func template<Template>(language: String, cache: inout [String: Template], build: (String, String) -> Template,
+                            size: (Template) -> Int) throws(EventError) -> Template {
+        if let cached = cache[language] { return cached }
+        let template = try fitted(language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
+        cache[language] = template
+        return template
+    }
+
     /// The field that takes the most room besides the text: what to shorten
     /// when an event cannot fit even with its text removed.
     var largestFixedField: String {
