@@ -14,7 +14,7 @@ final class APNsResilienceTests: XCTestCase {
 
     func testAGoAwayEveryFewThousandStreamsLosesNothing() async throws {
         let testbed = try APNsTestbed()
-        testbed.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 2_500))
+        testbed.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 1_000))
         let client = try testbed.client(connections: 2)
         defer { client.shutdown() }
         let requests = try testbed.requests(count: Self.total)

@@ -26,7 +26,9 @@ public struct FCMSimulatorConfiguration: Sendable {
     /// The certificates to serve; `nil` makes a new `ThrowawayPKI`.
     public var pki: ThrowawayPKI?
     /// Keep every accepted message (target, name, body) in
-    /// `FCMSimulatorStatistics.messages`. The counters are kept either way.
+    /// `FCMSimulatorStatistics.messages`, with the per-token counts and
+    /// message names. Turn off for long runs: they grow with every message.
+    /// The totals are kept either way.
     public var recordsMessages: Bool
     /// How long a TLS handshake may take before the connection is closed.
     public var handshakeTimeout: Duration

@@ -178,9 +178,9 @@ final class FCMSimulatorCore: HTTP2Service {
             state.messageCount += 1
             let name = "projects/\(project)/messages/0:\(Self.messageID(state.messageCount))"
             state.statistics.acceptedTotal += 1
-            if let token = message.token { state.statistics.acceptedPerToken[token, default: 0] += 1 }
-            state.statistics.acceptedNames.append(name)
             if recordsMessages {
+                if let token = message.token { state.statistics.acceptedPerToken[token, default: 0] += 1 }
+                state.statistics.acceptedNames.append(name)
                 state.statistics.messages.append(FCMSimulatorMessage(
                     name: name, token: message.token, topic: message.topic, condition: message.condition, body: body))
             }

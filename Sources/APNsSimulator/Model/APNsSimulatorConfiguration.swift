@@ -34,8 +34,9 @@ public struct APNsSimulatorConfiguration: Sendable {
     /// `APNsSimulatorStatistics.notifications`. Turn off for benchmarks:
     /// the counters and the apns-id list are kept either way.
     public var recordsNotifications: Bool
-    /// Keep the apns-id of every accepted notification (for "nothing lost,
-    /// nothing sent twice" checks). Turn off for very long benchmarks.
+    /// Keep the apns-id of every accepted notification and a count per device
+    /// token (for "nothing lost, nothing sent twice" checks). Turn off for
+    /// long runs (the demo, soaks, benchmarks): both grow with every device.
     public var recordsAcceptedIDs: Bool
     /// Require the payload to be a JSON object with an `aps` object.
     /// Apple delivers nothing without one (Wallet passes excepted, hence the switch).

@@ -109,8 +109,10 @@ final class SimulatorCore: HTTP2Service {
             }
             if response.status == 200 {
                 state.statistics.acceptedTotal += 1
-                state.statistics.acceptedPerToken[key, default: 0] += 1
-                if recordsIDs { state.statistics.acceptedIDs.append(notification.apnsID) }
+                if recordsIDs {
+                    state.statistics.acceptedPerToken[key, default: 0] += 1
+                    state.statistics.acceptedIDs.append(notification.apnsID)
+                }
                 if recordsNotifications {
                     state.statistics.notifications.append(APNsSimulatorNotification(
                         deviceToken: notification.deviceToken,

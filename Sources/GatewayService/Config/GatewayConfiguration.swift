@@ -12,7 +12,7 @@ public struct GatewayConfiguration: Sendable {
     public var insecureNoAuth = false
     public var dedupWindow: Duration = .seconds(600)
     /// Most events remembered at once (memory bound of the dedup window).
-    public var dedupCapacity = 50_000
+    public var dedupCapacity = 20_000
     public var requestDeadline: Duration = .seconds(30)
     public var logLevel: Logger.Level = .info
     public var defaultLocale = "en"
