@@ -1,0 +1,120 @@
+import Foundation
+import GatewayService
+import PayloadBuilder
+import Synchronization
+import XCTest
+
+/// Hostile clients on the ingest (raw sockets to the in-process gateway on
+/// 127.0.0.1): each is answered or cut, and a well-behaved client is served
+/// during and after — `/healthz` and a `/v1/notify` that reaches the APNs
+/// simulator. Every attack is bounded in connections, bytes and time.
+final class HostileClientTests: XCTestCase {
+    /// A 64 KiB header does not fit the 32 KiB per-connection memory: 431
+    /// (or the connection closed), never a crash.
+    func testAnOversizedHeaderIsRefused() async throws {
+        let testbed = try ServiceTestbed()
+        let big = String(repeating: "a", count: 64 * 1024)
+        for request in ["GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(big)\r\n\r\n",
+                        "POST /v1/notify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(big)\r\nContent-Length: 2\r\n\r\n{}",
+                        "GET /\(big) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"] {
+            let connection = try RawConnection(port: testbed.server.port)
+            connection.send(request)
+            let reply = connection.readReply()
+            XCTAssertTrue(reply == .closed || [414, 431].contains(reply.status ?? 0), "\(request.prefix(40))… → \(reply)")
+        }
+        try await assertServed(testbed, "after oversized headers")
+    }
+
+    // MARK: - Helpers
+
+    private let events = Atomic<Int>(0)
+
+    /// A well-behaved client is served: `/healthz` answers 200 and a new
+    /// event is sent to the APNs simulator.
+    private func assertServed(_ testbed: ServiceTestbed, _ when: String,
+                              file: StaticString = #filePath, line: UInt = #line) async throws {
+        let health = try await testbed.call("GET", "/healthz", timeout: 20)
+        XCTAssertEqual(health.status, 200, "healthz \(when)", file: file, line: line)
+        let number = events.add(1, ordering: .relaxed).newValue
+        let before = testbed.simulator.statistics.acceptedTotal
+        let answer = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(
+            id: "hostile-\(number)", tokens: [ServiceTestbed.token(1000 + number)]), timeout: 20)
+        XCTAssertEqual(answer.status, 200, "notify \(when): \(String(decoding: answer.body, as: UTF8.self))", file: file, line: line)
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, before + 1, "notify \(when) reached the simulator",
+                       file: file, line: line)
+    }
+
+    private func waitUntil(_ what: String, within limit: Duration = .seconds(10), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return XCTFail("not within \(limit): \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Connections that send a request header one byte at a time and never
+/// finish it.
+///
+/// `@unchecked Sendable`: the connections are opened by the test, then used
+/// only by the one thread `trickle` runs on.
+final class Slowloris: @unchecked Sendable {
+    private let connections: [RawConnection]
+
+    init(port: Int, connections count: Int) throws {
+        connections = try (0..<count).map { _ in try RawConnection(port: port) }
+    }
+
+    /// Sends one header byte on every connection each `interval`, until all
+    /// are cut or `limit` passed. Returns, per connection, how long after the
+    /// start it was cut (nil: still open). Runs on a thread of its own.
+    func trickle(every interval: Duration, for limit: Duration) async -> [Duration?] {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: self.run(interval: interval, limit: limit))
+            }
+        }
+    }
+
+    private func run(interval: Duration, limit: Duration) -> [Duration?] {
+        let start = ContinuousClock.now
+        let prefix = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
+        var cut = [Duration?](repeating: nil, count: connections.count)
+        var round = 0
+        while ContinuousClock.now - start < limit, cut.contains(where: { $0 == nil }) {
+            for (index, connection) in connections.enumerated() where cut[index] == nil {
+                let byte = round < prefix.count ? prefix[round] : UInt8(ascii: "a")
+                if connection.isClosedByPeer || !connection.send([byte], timeout: .milliseconds(100)) {
+                    cut[index] = ContinuousClock.now - start
+                }
+            }
+            round += 1
+            Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+        }
+        for connection in connections { connection.close() }
+        return cut
+    }
+}
+
+/// Reproducible pseudo-random bytes (SplitMix64).
+struct SeededBytes {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        while bytes.count < count {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var value = state
+            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+            value ^= value >> 31
+            withUnsafeBytes(of: value) { bytes += $0.prefix(count - bytes.count) }
+        }
+        return bytes
+    }
+}
