@@ -9,6 +9,31 @@ import XCTest
 /// during and after — `/healthz` and a `/v1/notify` that reaches the APNs
 /// simulator. Every attack is bounded in connections, bytes and time.
 final class HostileClientTests: XCTestCase {
+    /// 50 connections trickle a never-ending header, one byte every 200 ms.
+    /// Each byte resets an idle timeout, so only a deadline on the whole
+    /// request cuts them; meanwhile normal requests are served.
+    func testSlowlorisConnectionsAreCutByTheRequestDeadlineWhileOthersAreServed() async throws {
+        var limits = HTTPServerLimits()
+        limits.requestTimeout = .seconds(3)
+        let testbed = try ServiceTestbed(limits: limits)
+        let started = ContinuousClock.now
+        let attack = try Slowloris(port: testbed.server.port, connections: 50)
+        let cuts = Task { await attack.trickle(every: .milliseconds(200), for: .seconds(12)) }
+
+        try await assertServed(testbed, "during the slowloris")
+        let servedAt = ContinuousClock.now - started
+        let cutAfter = await cuts.value
+        let stillOpen = cutAfter.filter { $0 == nil }.count
+        XCTAssertEqual(stillOpen, 0, "every slowloris connection is cut")
+        let times = cutAfter.compactMap { $0 }
+        if let first = times.min(), let last = times.max() {
+            XCTAssertGreaterThanOrEqual(first, .seconds(2), "not cut before the deadline")
+            XCTAssertLessThan(last, .seconds(8), "cut soon after the 3 s deadline")
+            XCTAssertLessThan(servedAt, first, "a normal client was served while the slowloris connections were open")
+        }
+        try await assertServed(testbed, "after the slowloris")
+    }
+
     /// A 64 KiB header does not fit the 32 KiB per-connection memory: 431
     /// (or the connection closed), never a crash.
     func testAnOversizedHeaderIsRefused() async throws {

@@ -13,8 +13,14 @@ public struct HTTPServerLimits: Sendable {
     /// Per-connection memory for headers and buffers (caps header size).
     public var connectionMemory = 32 * 1024
     public var maximumConnections = 1024
-    /// Idle seconds before a connection is closed (slowloris).
+    /// Idle seconds before a connection is closed. Every byte received
+    /// resets it, so it does not stop a client that trickles bytes.
     public var connectionTimeoutSeconds = 15
+    /// A request's headers and body must arrive within this time, counted
+    /// from the connection's opening or the end of the previous response;
+    /// a connection that takes longer (slowloris, a body that never ends)
+    /// is cut. The handler's own time is not counted.
+    public var requestTimeout: Duration = .seconds(10)
     /// Worker threads (epoll each); defaults to the number of cores.
     public var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -37,12 +43,15 @@ public final class HTTPServer: @unchecked Sendable {
     private let state = Mutex<(daemon: DaemonHandle?, port: Int)>((nil, 0))
     /// Requests whose handler is running (suspended connections).
     let active = Atomic<Int>(0)
+    /// Open connections and their request deadlines.
+    let watch: ConnectionWatch
 
     public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler) {
         self.address = address
         requestedPort = port
         self.limits = limits
         self.handler = handler
+        watch = ConnectionWatch(requestTimeout: limits.requestTimeout)
     }
 
     deinit {
@@ -63,6 +72,7 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, limits.connectionMemory,
             MHD_OPTION.LISTEN_SOCKET.rawValue, listener.descriptor,
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionChanged, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.END.rawValue,
         ]
         let daemon = withVaList(options) { list in
@@ -74,7 +84,11 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let handle = DaemonHandle(pointer: daemon)
         state.withLock { $0 = (handle, listener.port) }
+        watch.start()
     }
+
+    /// Connections open right now (at most `limits.maximumConnections`).
+    public var openConnections: Int { watch.table.withLock { $0.count } }
 
     /// Requests being handled right now.
     public var activeRequests: Int { active.load(ordering: .relaxed) }
@@ -96,6 +110,7 @@ public final class HTTPServer: @unchecked Sendable {
             state.daemon = nil
             return daemon
         }
+        watch.stop()
         if let daemon { MHD_stop_daemon(daemon.pointer) }
     }
 
@@ -238,6 +253,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
                               body: state.body, bodyTooLarge: state.tooLarge)
     state.body = []
     let handler = server.handler
+    server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
     if let response = handler.respondImmediately(request) {
         return queue(response, on: connection)
     }
@@ -265,8 +281,25 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     return MHD_queue_response(connection, UInt32(response.status), handle)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    let now = ContinuousClock.now
+    server(context).watch.table.withLock { $0.completed(UInt(bitPattern: connection), now: now) }
     guard let requestContext, let pointer = requestContext.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(pointer).release()
     requestContext.pointee = nil
+}
+
+/// Keeps the connection table: a connection opened (its first request is
+/// due) or closed (forgotten before libmicrohttpd closes its socket).
+private let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
+    guard let connection else { return }
+    let watch = server(context).watch
+    let key = UInt(bitPattern: connection)
+    if change == .CONNECTION_NOTIFY_STARTED {
+        let socket = pushgw_mhd_connection_socket(connection)
+        let now = ContinuousClock.now
+        watch.table.withLock { $0.opened(key, socket: socket, now: now) }
+    } else {
+        watch.table.withLock { $0.closed(key) }
+    }
 }
