@@ -50,6 +50,30 @@ final class HostileClientTests: XCTestCase {
         try await assertServed(testbed, "after oversized headers")
     }
 
+    /// 500 connections opened at once and held idle: the server never holds
+    /// more than its connection limit, and serves a normal client once they
+    /// are gone.
+    func testAConnectionFloodStaysWithinTheLimitAndTheServerRecovers() async throws {
+        var limits = HTTPServerLimits()
+        limits.maximumConnections = 100
+        let testbed = try ServiceTestbed(limits: limits)
+        var flood: [RawConnection] = []
+        for _ in 0..<500 {
+            flood.append(try RawConnection(port: testbed.server.port))
+        }
+        var peak = 0
+        for _ in 0..<20 {
+            peak = max(peak, testbed.server.openConnections)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTAssertGreaterThan(peak, 50, "the flood reached the server")
+        XCTAssertLessThanOrEqual(peak, 100, "the connection limit holds")
+        for connection in flood { connection.close() }
+        flood = []
+        try await assertServed(testbed, "after the flood")
+        try await waitUntil("the flood's connections are gone") { testbed.server.openConnections <= 2 }
+    }
+
     // MARK: - Helpers
 
     private let events = Atomic<Int>(0)
