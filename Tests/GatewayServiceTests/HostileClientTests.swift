@@ -74,6 +74,22 @@ final class HostileClientTests: XCTestCase {
         try await waitUntil("the flood's connections are gone") { testbed.server.openConnections <= 2 }
     }
 
+    /// Content-Length one byte over 64 KiB: 413 with the JSON error at once,
+    /// before the body is sent.
+    func testAnAnnouncedBodyOverTheLimitIsRefusedWithoutReadingIt() async throws {
+        let testbed = try ServiceTestbed()
+        let connection = try RawConnection(port: testbed.server.port)
+        connection.send("POST /v1/notify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(64 * 1024 + 1)\r\n\r\n{\"event_id\":")
+        let reply = connection.readReply(timeout: .seconds(5))
+        guard case let .response(status, headers, body) = reply else { return XCTFail("no answer before the body: \(reply)") }
+        XCTAssertEqual(status, 413)
+        XCTAssertEqual(headers["content-type"], "application/json")
+        XCTAssertEqual(try JSONParser.parse(body)["error"]?["code"], .string("body_too_large"))
+        XCTAssertEqual(connection.readReply(timeout: .seconds(5)), .closed, "the unread body ends the connection")
+        try await assertServed(testbed, "after the announced large body")
+    }
+
     // MARK: - Helpers
 
     private let events = Atomic<Int>(0)

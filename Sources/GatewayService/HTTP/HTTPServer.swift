@@ -3,6 +3,7 @@ import Glibc
 #endif
 internal import CMicroHTTPD
 import Foundation
+import PayloadBuilder
 import Synchronization
 
 /// Bounds the server puts on clients, so a slow or hostile client cannot
@@ -214,11 +215,20 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     let server = server(context)
     if requestContext.pointee == nil {
         let state = RequestState()
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            length > server.limits.maximumBodyBytes {
+            // Answered now, before the body: libmicrohttpd then closes the
+            // connection instead of reading what was announced.
             state.tooLarge = true
+            state.started = true
+            server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
+            let request = request(connection, url: url, method: method, state: state)
+            let response = server.handler.respondImmediately(request)
+                ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
+                                                              "the body is larger than \(server.limits.maximumBodyBytes) bytes").jsonBody)
+            return queue(response, on: connection)
         }
-        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(requestContext.pointee!).takeUnretainedValue()
@@ -241,16 +251,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     }
     guard !state.started else { return .YES }
     state.started = true
-    var headers: [String: String] = [:]
-    for name in ["Authorization", "Content-Type"] {
-        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
-            headers[name.lowercased()] = String(cString: value)
-        }
-    }
-    var path = url.map { String(cString: $0) } ?? "/"
-    if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
-    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers,
-                              body: state.body, bodyTooLarge: state.tooLarge)
+    let request = request(connection, url: url, method: method, state: state)
     state.body = []
     let handler = server.handler
     server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
@@ -267,6 +268,21 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         server.active.subtract(1, ordering: .relaxed)
     }
     return .YES
+}
+
+/// The request as the handler sees it: method, path, the headers it reads, the body so far.
+private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                     state: RequestState) -> HTTPRequest {
+    var headers: [String: String] = [:]
+    for name in ["Authorization", "Content-Type"] {
+        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
+            headers[name.lowercased()] = String(cString: value)
+        }
+    }
+    var path = url.map { String(cString: $0) } ?? "/"
+    if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
+    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers,
+                       body: state.body, bodyTooLarge: state.tooLarge)
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
