@@ -90,6 +90,39 @@ final class HostileClientTests: XCTestCase {
         try await assertServed(testbed, "after the announced large body")
     }
 
+    /// A chunked body that grows past 64 KiB: 413 with the JSON error; one
+    /// that never ends is cut once a bounded amount was dropped.
+    func testAChunkedBodyOverTheLimitIsRefused() async throws {
+        var limits = HTTPServerLimits()
+        limits.requestTimeout = .seconds(5)
+        let testbed = try ServiceTestbed(limits: limits)
+        let head = "POST /v1/notify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+            + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunk = Array("2000\r\n".utf8) + [UInt8](repeating: 0x20, count: 0x2000) + Array("\r\n".utf8)
+
+        let connection = try RawConnection(port: testbed.server.port)
+        connection.send(head)
+        for _ in 0..<9 { connection.send(chunk) } // 72 KiB
+        connection.send("0\r\n\r\n")
+        let reply = connection.readReply(timeout: .seconds(5))
+        guard case let .response(status, headers, body) = reply else { return XCTFail("\(reply)") }
+        XCTAssertEqual(status, 413)
+        XCTAssertEqual(headers["content-type"], "application/json")
+        XCTAssertEqual(try JSONParser.parse(body)["error"]?["code"], .string("body_too_large"))
+
+        let endless = try RawConnection(port: testbed.server.port)
+        endless.send(head)
+        let started = ContinuousClock.now
+        var sent = 0
+        while sent < 64 * 1024 * 1024, ContinuousClock.now - started < .seconds(10), endless.send(chunk, timeout: .seconds(2)) {
+            sent += chunk.count
+        }
+        let ending = endless.readReply(timeout: .seconds(5))
+        XCTAssertTrue(ending == .closed || ending.status == 413, "\(ending)")
+        XCTAssertLessThan(sent, 8 * 1024 * 1024, "an endless chunked body is cut after a bounded amount, not read for the whole request timeout")
+        try await assertServed(testbed, "after the chunked bodies")
+    }
+
     // MARK: - Helpers
 
     private let events = Atomic<Int>(0)

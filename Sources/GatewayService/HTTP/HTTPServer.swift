@@ -59,6 +59,11 @@ public final class HTTPServer: @unchecked Sendable {
         stop()
     }
 
+    /// A body over the limit whose length was not announced (chunked) is
+    /// read and dropped, so that the client can read its 413, up to this
+    /// many times the limit; then the connection is cut.
+    static let droppedBodyFactor = 16
+
     /// The port actually bound (useful with port 0).
     public var port: Int { state.withLock { $0.port } }
 
@@ -184,6 +189,8 @@ public final class HTTPServer: @unchecked Sendable {
 /// response crosses from the handler task back to that thread through a Mutex.
 final class RequestState: @unchecked Sendable {
     var body: [UInt8] = []
+    /// Body bytes received, kept or not.
+    var received = 0
     var tooLarge = false
     var started = false
     let response = Mutex<HTTPResponse?>(nil)
@@ -233,6 +240,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     }
     let state = Unmanaged<RequestState>.fromOpaque(requestContext.pointee!).takeUnretainedValue()
     if uploadSize.pointee > 0 {
+        state.received += uploadSize.pointee
+        if state.tooLarge, state.received > server.limits.maximumBodyBytes * HTTPServer.droppedBodyFactor {
+            return .NO // a body without end (chunked): cut rather than drop bytes until the deadline
+        }
         if !state.tooLarge, let uploadData {
             if state.body.count + uploadSize.pointee > server.limits.maximumBodyBytes {
                 state.tooLarge = true
