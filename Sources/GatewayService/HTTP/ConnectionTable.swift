@@ -15,6 +15,9 @@ struct ConnectionTable {
         let socket: Int32
         /// nil while the handler has the request (no deadline), or once cut.
         var deadline: ContinuousClock.Instant?
+        /// Length of the current request's target as it arrived, up to its
+        /// first NUL byte (libmicrohttpd's URI log callback).
+        var targetLength: Int?
     }
 
     let requestTimeout: Duration
@@ -41,10 +44,19 @@ struct ConnectionTable {
     /// within the timeout.
     mutating func completed(_ connection: UInt, now: ContinuousClock.Instant) {
         entries[connection]?.deadline = now + requestTimeout
+        entries[connection]?.targetLength = nil
     }
 
     mutating func closed(_ connection: UInt) {
         entries[connection] = nil
+    }
+
+    mutating func targetArrived(_ connection: UInt, length: Int) {
+        entries[connection]?.targetLength = length
+    }
+
+    func targetLength(_ connection: UInt) -> Int? {
+        entries[connection]?.targetLength
     }
 
     /// The sockets of connections whose request is overdue, each returned

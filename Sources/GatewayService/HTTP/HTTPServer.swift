@@ -79,6 +79,7 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OPTION.LISTEN_SOCKET.rawValue, listener.descriptor,
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionChanged, to: OpaquePointer.self), OpaquePointer(context),
+            MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(targetArrived, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.END.rawValue,
         ]
         let daemon = withVaList(options) { list in
@@ -217,12 +218,17 @@ private struct SuspendedConnection: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, requestContext in
     guard let connection, let requestContext, let uploadSize else { return .NO }
     let server = server(context)
     if requestContext.pointee == nil {
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        if let refusal = screen(connection, url: url, version: version, watch: server.watch) {
+            state.started = true
+            server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
+            return queue(refusal, on: connection)
+        }
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            length > server.limits.maximumBodyBytes {
             // Answered now, before the body: libmicrohttpd then closes the
@@ -279,6 +285,45 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         server.active.subtract(1, ordering: .relaxed)
     }
     return .YES
+}
+
+/// `RequestScreen` on this request's headers and target.
+///
+/// The target is intact when the length seen by the URI log callback (up to
+/// the first NUL) reaches the space before the HTTP version: libmicrohttpd
+/// parses the request line in place, so `url` and `version` point into it.
+private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                    watch: ConnectionWatch) -> HTTPResponse? {
+    var intact = true
+    if let url, let version, version.pointee != 0,
+       let length = watch.table.withLock({ $0.targetLength(UInt(bitPattern: connection)) }) {
+        intact = url + length + 1 == version
+    }
+    var headers: [RequestScreen.Header] = []
+    _ = withUnsafeMutablePointer(to: &headers) { pointer in
+        MHD_get_connection_values_n(connection, .HEADER_KIND, collectHeader, pointer)
+    }
+    return RequestScreen.refusal(headers: headers, targetIntact: intact)
+}
+
+/// Appends one header, with its full length (NUL bytes included), to the
+/// `[RequestScreen.Header]` passed as the context.
+private let collectHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
+    let headers = context!.assumingMemoryBound(to: [RequestScreen.Header].self)
+    let name = key.map { Array(UnsafeRawBufferPointer(start: $0, count: keySize)) } ?? []
+    let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: valueSize)) } ?? []
+    headers.pointee.append(RequestScreen.Header(name: name, value: bytes))
+    return .YES
+}
+
+/// URI log callback: notes the length of the request target as it arrived
+/// (up to its first NUL byte), before libmicrohttpd splits and unescapes it.
+private let targetArrived: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+    context, target, connection in
+    guard let target, let connection else { return nil }
+    let length = strlen(target)
+    server(context).watch.table.withLock { $0.targetArrived(UInt(bitPattern: connection), length: length) }
+    return nil
 }
 
 /// The request as the handler sees it: method, path, the headers it reads, the body so far.
