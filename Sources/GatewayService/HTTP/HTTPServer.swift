@@ -33,6 +33,11 @@ public struct HTTPServerLimits: Sendable {
 /// thread: the connection is suspended, the handler runs as a Swift task,
 /// and the connection is resumed with the answer.
 ///
+/// Hostile clients: `RequestScreen` refuses ambiguous framing before any
+/// handler runs, a `Content-Length` over the body limit is answered at once
+/// (the body unread), and `ConnectionWatch` cuts connections whose request
+/// does not arrive within `limits.requestTimeout`.
+///
 /// `@unchecked Sendable`: the daemon handle is set in `start` and cleared in
 /// `stop`, both guarded by `state`'s mutex; libmicrohttpd itself is
 /// thread-safe for the calls made on it from other threads (resume, stop).
