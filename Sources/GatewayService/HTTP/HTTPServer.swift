@@ -311,8 +311,9 @@ private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, ver
     return RequestScreen.refusal(headers: headers, targetIntact: intact)
 }
 
-/// Appends one header, with its full length (NUL bytes included), to the
-/// `[RequestScreen.Header]` passed as the context.
+/// Appends one header, with the lengths libmicrohttpd reports (a CR
+/// inside is kept; a NUL ends the value), to the `[RequestScreen.Header]`
+/// passed as the context.
 private let collectHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
     let headers = context!.assumingMemoryBound(to: [RequestScreen.Header].self)
     let name = key.map { Array(UnsafeRawBufferPointer(start: $0, count: keySize)) } ?? []
