@@ -8,4 +8,11 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
+/* MHD_get_connection_info is variadic, which Swift cannot call: the socket
+   of a connection, or -1. The server shuts it down when a request is overdue. */
+static inline int pushgw_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
 #endif

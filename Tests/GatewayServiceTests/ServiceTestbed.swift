@@ -29,7 +29,7 @@ final class ServiceTestbed {
 
     init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
          logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars(),
-         providerTimeout: Duration = .seconds(5)) throws {
+         providerTimeout: Duration = .seconds(5), limits: HTTPServerLimits = HTTPServerLimits()) throws {
         let key = try ES256SigningKey.generate()
         simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
             teamID: "TEAM123456", keys: ["KEYID12345": key.publicKeyPEM], topics: [Self.topic]))
@@ -54,7 +54,7 @@ final class ServiceTestbed {
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
         dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns), .fcm: FCMSender(client: fcm)]],
                                 avatars: avatars, metrics: metrics, settings: settings, logger: logger)
-        server = HTTPServer(address: "127.0.0.1", port: 0,
+        server = HTTPServer(address: "127.0.0.1", port: 0, limits: limits,
                             handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics))
         try server.start()
     }
@@ -72,14 +72,16 @@ final class ServiceTestbed {
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
     /// Calls the gateway over real HTTP (Foundation's URLSession).
-    func call(_ method: String, _ path: String, body: [UInt8]? = nil, bearer: String? = ServiceTestbed.bearer) async throws -> (status: Int, body: [UInt8], contentType: String?) {
-        try await Self.call(baseURL, method, path, body: body, bearer: bearer)
+    func call(_ method: String, _ path: String, body: [UInt8]? = nil, bearer: String? = ServiceTestbed.bearer,
+              timeout: TimeInterval = 60) async throws -> (status: Int, body: [UInt8], contentType: String?) {
+        try await Self.call(baseURL, method, path, body: body, bearer: bearer, timeout: timeout)
     }
 
     /// The same, from any task: only the base URL crosses.
     static func call(_ baseURL: String, _ method: String, _ path: String, body: [UInt8]? = nil,
-                     bearer: String? = ServiceTestbed.bearer) async throws -> (status: Int, body: [UInt8], contentType: String?) {
-        var request = URLRequest(url: URL(string: baseURL + path)!)
+                     bearer: String? = ServiceTestbed.bearer,
+                     timeout: TimeInterval = 60) async throws -> (status: Int, body: [UInt8], contentType: String?) {
+        var request = URLRequest(url: URL(string: baseURL + path)!, timeoutInterval: timeout)
         request.httpMethod = method
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         if let body {

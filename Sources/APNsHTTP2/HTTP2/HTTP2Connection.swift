@@ -129,9 +129,10 @@ public final class HTTP2Connection: @unchecked Sendable {
             let streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, startedAt: startedAt) }
             let outcome: (refusal: TransportError?, wake: Bool) = inbox.withLock { state in
                 if state.closed {
-                    // Never connected: the connect error itself (the pool backs off on it).
-                    let refusal = didConnect ? TransportError(.notSent, "connection closed: \(state.closeReason.detail)")
-                                             : state.closeReason
+                    // As tearDown ends the queue: a connection that never connected
+                    // refuses with its connect error (the pool backs off, or stops on
+                    // a certificate or ALPN refusal), not with a plain "not sent".
+                    let refusal = didConnect ? TransportError(.notSent, "connection closed: \(state.closeReason.detail)") : state.closeReason
                     return (refusal, false)
                 }
                 if load.load(ordering: .relaxed) + streams.count > options.maximumQueued + options.maximumConcurrentStreams {

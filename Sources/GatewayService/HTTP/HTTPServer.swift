@@ -3,6 +3,7 @@ import Glibc
 #endif
 internal import CMicroHTTPD
 import Foundation
+import PayloadBuilder
 import Synchronization
 
 /// Bounds the server puts on clients, so a slow or hostile client cannot
@@ -13,8 +14,14 @@ public struct HTTPServerLimits: Sendable {
     /// Per-connection memory for headers and buffers (caps header size).
     public var connectionMemory = 32 * 1024
     public var maximumConnections = 1024
-    /// Idle seconds before a connection is closed (slowloris).
+    /// Idle seconds before a connection is closed. Every byte received
+    /// resets it, so it does not stop a client that trickles bytes.
     public var connectionTimeoutSeconds = 15
+    /// A request's headers and body must arrive within this time, counted
+    /// from the connection's opening or the end of the previous response;
+    /// a connection that takes longer (slowloris, a body that never ends)
+    /// is cut. The handler's own time is not counted.
+    public var requestTimeout: Duration = .seconds(10)
     /// Worker threads (epoll each); defaults to the number of cores.
     public var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -25,6 +32,11 @@ public struct HTTPServerLimits: Sendable {
 /// and suspend/resume so that a request waiting on providers holds no
 /// thread: the connection is suspended, the handler runs as a Swift task,
 /// and the connection is resumed with the answer.
+///
+/// Hostile clients: `RequestScreen` refuses ambiguous framing before any
+/// handler runs, a `Content-Length` over the body limit is answered at once
+/// (the body unread), and `ConnectionWatch` cuts connections whose request
+/// does not arrive within `limits.requestTimeout`.
 ///
 /// `@unchecked Sendable`: the daemon handle is set in `start` and cleared in
 /// `stop`, both guarded by `state`'s mutex; libmicrohttpd itself is
@@ -37,17 +49,25 @@ public final class HTTPServer: @unchecked Sendable {
     private let state = Mutex<(daemon: DaemonHandle?, port: Int)>((nil, 0))
     /// Requests whose handler is running (suspended connections).
     let active = Atomic<Int>(0)
+    /// Open connections and their request deadlines.
+    let watch: ConnectionWatch
 
     public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler) {
         self.address = address
         requestedPort = port
         self.limits = limits
         self.handler = handler
+        watch = ConnectionWatch(requestTimeout: limits.requestTimeout)
     }
 
     deinit {
         stop()
     }
+
+    /// A body over the limit whose length was not announced (chunked) is
+    /// read and dropped, so that the client can read its 413, up to this
+    /// many times the limit; then the connection is cut.
+    static let droppedBodyFactor = 16
 
     /// The port actually bound (useful with port 0).
     public var port: Int { state.withLock { $0.port } }
@@ -63,6 +83,8 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, limits.connectionMemory,
             MHD_OPTION.LISTEN_SOCKET.rawValue, listener.descriptor,
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionChanged, to: OpaquePointer.self), OpaquePointer(context),
+            MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(targetArrived, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.END.rawValue,
         ]
         let daemon = withVaList(options) { list in
@@ -74,7 +96,11 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let handle = DaemonHandle(pointer: daemon)
         state.withLock { $0 = (handle, listener.port) }
+        watch.start()
     }
+
+    /// Connections open right now (at most `limits.maximumConnections`).
+    public var openConnections: Int { watch.table.withLock { $0.count } }
 
     /// Requests being handled right now.
     public var activeRequests: Int { active.load(ordering: .relaxed) }
@@ -96,6 +122,7 @@ public final class HTTPServer: @unchecked Sendable {
             state.daemon = nil
             return daemon
         }
+        watch.stop()
         if let daemon { MHD_stop_daemon(daemon.pointer) }
     }
 
@@ -168,6 +195,8 @@ public final class HTTPServer: @unchecked Sendable {
 /// response crosses from the handler task back to that thread through a Mutex.
 final class RequestState: @unchecked Sendable {
     var body: [UInt8] = []
+    /// Body bytes received, kept or not.
+    var received = 0
     var tooLarge = false
     var started = false
     let response = Mutex<HTTPResponse?>(nil)
@@ -194,20 +223,38 @@ private struct SuspendedConnection: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, requestContext in
     guard let connection, let requestContext, let uploadSize else { return .NO }
     let server = server(context)
     if requestContext.pointee == nil {
         let state = RequestState()
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        if let refusal = screen(connection, url: url, version: version, watch: server.watch) {
+            state.started = true
+            server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
+            return queue(refusal, on: connection)
+        }
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            length > server.limits.maximumBodyBytes {
+            // Answered now, before the body: libmicrohttpd then closes the
+            // connection instead of reading what was announced.
             state.tooLarge = true
+            state.started = true
+            server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
+            let request = request(connection, url: url, method: method, state: state)
+            let response = server.handler.respondImmediately(request)
+                ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
+                                                              "the body is larger than \(server.limits.maximumBodyBytes) bytes").jsonBody)
+            return queue(response, on: connection)
         }
-        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(requestContext.pointee!).takeUnretainedValue()
     if uploadSize.pointee > 0 {
+        state.received += uploadSize.pointee
+        if state.tooLarge, state.received > server.limits.maximumBodyBytes * HTTPServer.droppedBodyFactor {
+            return .NO // a body without end (chunked): cut rather than drop bytes until the deadline
+        }
         if !state.tooLarge, let uploadData {
             if state.body.count + uploadSize.pointee > server.limits.maximumBodyBytes {
                 state.tooLarge = true
@@ -226,18 +273,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     }
     guard !state.started else { return .YES }
     state.started = true
-    var headers: [String: String] = [:]
-    for name in ["Authorization", "Content-Type"] {
-        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
-            headers[name.lowercased()] = String(cString: value)
-        }
-    }
-    var path = url.map { String(cString: $0) } ?? "/"
-    if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
-    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers,
-                              body: state.body, bodyTooLarge: state.tooLarge)
+    let request = request(connection, url: url, method: method, state: state)
     state.body = []
     let handler = server.handler
+    server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
     if let response = handler.respondImmediately(request) {
         return queue(response, on: connection)
     }
@@ -253,6 +292,61 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     return .YES
 }
 
+/// `RequestScreen` on this request's headers and target.
+///
+/// The target is intact when the length seen by the URI log callback (up to
+/// the first NUL) reaches the space before the HTTP version: libmicrohttpd
+/// parses the request line in place, so `url` and `version` point into it.
+private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                    watch: ConnectionWatch) -> HTTPResponse? {
+    var intact = true
+    if let url, let version, version.pointee != 0,
+       let length = watch.table.withLock({ $0.targetLength(UInt(bitPattern: connection)) }) {
+        intact = url + length + 1 == version
+    }
+    var headers: [RequestScreen.Header] = []
+    _ = withUnsafeMutablePointer(to: &headers) { pointer in
+        MHD_get_connection_values_n(connection, .HEADER_KIND, collectHeader, pointer)
+    }
+    return RequestScreen.refusal(headers: headers, targetIntact: intact)
+}
+
+/// Appends one header, with the lengths libmicrohttpd reports (a CR
+/// inside is kept; a NUL ends the value), to the `[RequestScreen.Header]`
+/// passed as the context.
+private let collectHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
+    let headers = context!.assumingMemoryBound(to: [RequestScreen.Header].self)
+    let name = key.map { Array(UnsafeRawBufferPointer(start: $0, count: keySize)) } ?? []
+    let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: valueSize)) } ?? []
+    headers.pointee.append(RequestScreen.Header(name: name, value: bytes))
+    return .YES
+}
+
+/// URI log callback: notes the length of the request target as it arrived
+/// (up to its first NUL byte), before libmicrohttpd splits and unescapes it.
+private let targetArrived: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+    context, target, connection in
+    guard let target, let connection else { return nil }
+    let length = strlen(target)
+    server(context).watch.table.withLock { $0.targetArrived(UInt(bitPattern: connection), length: length) }
+    return nil
+}
+
+/// The request as the handler sees it: method, path, the headers it reads, the body so far.
+private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                     state: RequestState) -> HTTPRequest {
+    var headers: [String: String] = [:]
+    for name in ["Authorization", "Content-Type"] {
+        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
+            headers[name.lowercased()] = String(cString: value)
+        }
+    }
+    var path = url.map { String(cString: $0) } ?? "/"
+    if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
+    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers,
+                       body: state.body, bodyTooLarge: state.tooLarge)
+}
+
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
     var body = response.body
     let handle = body.withUnsafeMutableBytes { bytes in
@@ -265,8 +359,25 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     return MHD_queue_response(connection, UInt32(response.status), handle)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    let now = ContinuousClock.now
+    server(context).watch.table.withLock { $0.completed(UInt(bitPattern: connection), now: now) }
     guard let requestContext, let pointer = requestContext.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(pointer).release()
     requestContext.pointee = nil
+}
+
+/// Keeps the connection table: a connection opened (its first request is
+/// due) or closed (forgotten before libmicrohttpd closes its socket).
+private let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
+    guard let connection else { return }
+    let watch = server(context).watch
+    let key = UInt(bitPattern: connection)
+    if change == .CONNECTION_NOTIFY_STARTED {
+        let socket = pushgw_mhd_connection_socket(connection)
+        let now = ContinuousClock.now
+        watch.table.withLock { $0.opened(key, socket: socket, now: now) }
+    } else {
+        watch.table.withLock { $0.closed(key) }
+    }
 }

@@ -1,0 +1,72 @@
+import PayloadBuilder
+
+/// Refuses requests whose framing is ambiguous or whose bytes would be
+/// silently cut, before any handler sees them. libmicrohttpd 0.9.75
+/// accepts these and picks one reading: a second `Content-Length` is
+/// ignored (request smuggling behind a proxy that reads the other), an
+/// unknown `Transfer-Encoding` leaves the body length undefined, a NUL byte
+/// ends the path early (`/healthz\0junk` would read as `/healthz`), and a
+/// bare CR stays inside a header value.
+///
+/// Not caught: a NUL inside a header value. libmicrohttpd 0.9.75 reports
+/// the value only up to the NUL (its length included), so
+/// `Authorization: Bearer <token>\0junk` reads as the token alone; it
+/// grants nothing the token does not.
+///
+/// RFC 9112 §6.1 and §6.3: a server may reject a message with both
+/// `Transfer-Encoding` and `Content-Length`, must treat differing
+/// `Content-Length`s as unrecoverable, and should answer 501 to a transfer
+/// coding it does not know.
+struct RequestScreen {
+    struct Header {
+        var name: [UInt8]
+        var value: [UInt8]
+    }
+
+    /// nil when the request may proceed; else the answer (the connection is
+    /// then closed, its body unread).
+    static func refusal(headers: [Header], targetIntact: Bool) -> HTTPResponse? {
+        guard targetIntact else { return error(.badRequest, "the request target contains a NUL byte") }
+        var contentLengths = 0
+        var transferEncodings: [[UInt8]] = []
+        for header in headers {
+            if header.name.contains(where: { $0 == 0 || $0 == 13 }) || header.value.contains(where: { $0 == 0 || $0 == 13 }) {
+                return error(.badRequest, "a header contains a NUL or CR byte")
+            }
+            switch lowercased(header.name) {
+            case Array("content-length".utf8): contentLengths += 1
+            case Array("transfer-encoding".utf8): transferEncodings.append(lowercased(trimmed(header.value)))
+            default: break
+            }
+        }
+        if contentLengths > 1 { return error(.badRequest, "Content-Length is given more than once") }
+        if !transferEncodings.isEmpty {
+            if contentLengths > 0 { return error(.badRequest, "send either Content-Length or Transfer-Encoding, not both") }
+            guard transferEncodings == [Array("chunked".utf8)] else {
+                return error(.notImplemented, "the only transfer coding accepted is chunked")
+            }
+        }
+        return nil
+    }
+
+    private static func error(_ code: ErrorCode, _ message: String) -> HTTPResponse {
+        HTTPResponse(status: code.httpStatus, body: EventError(code, field: nil, message).jsonBody)
+    }
+
+    private static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.map { (65...90).contains($0) ? $0 + 32 : $0 }
+    }
+
+    private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+        let blank: (UInt8) -> Bool = { $0 == 32 || $0 == 9 }
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else { return [] }
+        return Array(bytes[first...last])
+    }
+}
+
+extension ErrorCode {
+    /// Malformed or ambiguous HTTP framing (the server's, not the event's).
+    static let badRequest = ErrorCode("bad_request", httpStatus: 400)
+    /// A transfer coding other than chunked.
+    static let notImplemented = ErrorCode("not_implemented", httpStatus: 501)
+}

@@ -1,0 +1,271 @@
+import Foundation
+import GatewayService
+import PayloadBuilder
+import Synchronization
+import XCTest
+
+/// Hostile clients on the ingest (raw sockets to the in-process gateway on
+/// 127.0.0.1): each is answered or cut, and a well-behaved client is served
+/// during and after — `/healthz` and a `/v1/notify` that reaches the APNs
+/// simulator. Every attack is bounded in connections, bytes and time.
+final class HostileClientTests: XCTestCase {
+    /// 50 connections trickle a never-ending header, one byte every 200 ms.
+    /// Each byte resets an idle timeout, so only a deadline on the whole
+    /// request cuts them; meanwhile normal requests are served.
+    func testSlowlorisConnectionsAreCutByTheRequestDeadlineWhileOthersAreServed() async throws {
+        var limits = HTTPServerLimits()
+        limits.requestTimeout = .seconds(3)
+        let testbed = try ServiceTestbed(limits: limits)
+        let started = ContinuousClock.now
+        let attack = try Slowloris(port: testbed.server.port, connections: 50)
+        let cuts = Task { await attack.trickle(every: .milliseconds(200), for: .seconds(12)) }
+
+        try await assertServed(testbed, "during the slowloris")
+        let servedAt = ContinuousClock.now - started
+        let cutAfter = await cuts.value
+        let stillOpen = cutAfter.filter { $0 == nil }.count
+        XCTAssertEqual(stillOpen, 0, "every slowloris connection is cut")
+        let times = cutAfter.compactMap { $0 }
+        if let first = times.min(), let last = times.max() {
+            XCTAssertGreaterThanOrEqual(first, .seconds(2), "not cut before the deadline")
+            XCTAssertLessThan(last, .seconds(8), "cut soon after the 3 s deadline")
+            XCTAssertLessThan(servedAt, first, "a normal client was served while the slowloris connections were open")
+        }
+        try await assertServed(testbed, "after the slowloris")
+    }
+
+    /// A 64 KiB header does not fit the 32 KiB per-connection memory: 431
+    /// (or the connection closed), never a crash.
+    func testAnOversizedHeaderIsRefused() async throws {
+        let testbed = try ServiceTestbed()
+        let big = String(repeating: "a", count: 64 * 1024)
+        for request in ["GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(big)\r\n\r\n",
+                        "POST /v1/notify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(big)\r\nContent-Length: 2\r\n\r\n{}",
+                        "GET /\(big) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"] {
+            let connection = try RawConnection(port: testbed.server.port)
+            connection.send(request)
+            let reply = connection.readReply()
+            XCTAssertTrue(reply == .closed || [414, 431].contains(reply.status ?? 0), "\(request.prefix(40))… → \(reply)")
+        }
+        try await assertServed(testbed, "after oversized headers")
+    }
+
+    /// 500 connections opened at once and held idle: the server never holds
+    /// more than its connection limit, and serves a normal client once they
+    /// are gone.
+    func testAConnectionFloodStaysWithinTheLimitAndTheServerRecovers() async throws {
+        var limits = HTTPServerLimits()
+        limits.maximumConnections = 100
+        let testbed = try ServiceTestbed(limits: limits)
+        var flood: [RawConnection] = []
+        for _ in 0..<500 {
+            flood.append(try RawConnection(port: testbed.server.port))
+        }
+        var peak = 0
+        for _ in 0..<20 {
+            peak = max(peak, testbed.server.openConnections)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTAssertGreaterThan(peak, 50, "the flood reached the server")
+        XCTAssertLessThanOrEqual(peak, 100, "the connection limit holds")
+        for connection in flood { connection.close() }
+        flood = []
+        try await assertServed(testbed, "after the flood")
+        try await waitUntil("the flood's connections are gone") { testbed.server.openConnections <= 2 }
+    }
+
+    /// Garbage, alone or after a valid request on the same connection: 400
+    /// or the connection closed — never a hang, a 2xx for the garbage, or a crash.
+    func testGarbageIsAnswered400OrClosed() async throws {
+        var limits = HTTPServerLimits()
+        limits.requestTimeout = .seconds(3)
+        let testbed = try ServiceTestbed(limits: limits)
+        var random = SeededBytes(seed: 0x9E37_79B9_7F4A_7C15)
+        let host = "Host: 127.0.0.1\r\n"
+        let cases: [(String, [UInt8], Set<Int>)] = [
+            ("random bytes", random.next(4096), [400]),
+            ("negative Content-Length", Array("GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n".utf8), [400]),
+            ("negative Content-Length with Host", Array("GET /healthz HTTP/1.1\r\n\(host)Content-Length: -1\r\n\r\n".utf8), [400]),
+            ("Content-Length overflowing 64 bits",
+             Array("POST /v1/notify HTTP/1.1\r\n\(host)Content-Length: 99999999999999999999999\r\n\r\n".utf8), [400, 413]),
+            ("two different Content-Lengths",
+             Array("POST /v1/render HTTP/1.1\r\n\(host)Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}}".utf8), [400]),
+            ("bad chunk size", Array("POST /v1/notify HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n".utf8), [400]),
+            ("bad chunk size with Host", Array("POST /v1/notify HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\nzz\r\n".utf8), [400]),
+            ("unknown transfer coding", Array("POST /v1/notify HTTP/1.1\r\n\(host)Transfer-Encoding: gzip\r\n\r\n{}".utf8), [501]),
+            ("NUL in the request line", Array("GET /heal\u{0}thz HTTP/1.1\r\n\(host)\r\n".utf8), [400]),
+            // libmicrohttpd 0.9.75 reports a header value only up to a NUL byte, so
+            // this one is served as `X-A: b` (see RequestScreen); it must not crash.
+            ("NUL in a header value", Array("GET /healthz HTTP/1.1\r\n\(host)X-A: b\u{0}c\r\n\r\n".utf8), [200, 400]),
+            ("CR in a header value", Array("GET /healthz HTTP/1.1\r\n\(host)X-A: b\rc\r\n\r\n".utf8), [400]),
+            ("Content-Length and chunked",
+             Array("POST /v1/render HTTP/1.1\r\n\(host)Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n".utf8), [400]),
+            ("only NUL bytes", [UInt8](repeating: 0, count: 4096), [400]),
+            ("1 MB of A", [UInt8](repeating: 0x41, count: 1_000_000), [400, 414]),
+            ("no version", Array("GET /healthz\r\n\(host)\r\n".utf8), [400]),
+            ("HTTP/9.9", Array("GET /healthz HTTP/9.9\r\n\(host)\r\n".utf8), [400, 505]),
+            ("header without colon", Array("GET /healthz HTTP/1.1\r\n\(host)nonsense\r\n\r\n".utf8), [400]),
+        ]
+        for (name, bytes, statuses) in cases {
+            let connection = try RawConnection(port: testbed.server.port)
+            connection.send(bytes)
+            let reply = connection.readReply(timeout: .seconds(8))
+            XCTAssertTrue(reply == .closed || statuses.contains(reply.status ?? 0), "\(name) → \(reply)")
+        }
+        // Escapes and query strings in valid targets still pass the NUL check.
+        for target in ["/heal%74hz", "/healthz?probe=1&x=%00", "/healthz?"] {
+            let valid = try RawConnection(port: testbed.server.port)
+            valid.send(Array("GET \(target) HTTP/1.1\r\n\(host)\r\n".utf8))
+            XCTAssertEqual(valid.readReply().status, 200, target)
+        }
+        // Pipelined: a valid request, then garbage on the same connection.
+        let connection = try RawConnection(port: testbed.server.port)
+        connection.send(Array("GET /healthz HTTP/1.1\r\n\(host)\r\n".utf8) + random.next(2048))
+        XCTAssertEqual(connection.readReply().status, 200, "the valid request before the garbage is answered")
+        let after = connection.readReply(timeout: .seconds(8))
+        XCTAssertTrue(after == .closed || after.status == 400, "the garbage after it → \(after)")
+        try await assertServed(testbed, "after the garbage")
+    }
+
+    /// Content-Length one byte over 64 KiB: 413 with the JSON error at once,
+    /// before the body is sent.
+    func testAnAnnouncedBodyOverTheLimitIsRefusedWithoutReadingIt() async throws {
+        let testbed = try ServiceTestbed()
+        let connection = try RawConnection(port: testbed.server.port)
+        connection.send("POST /v1/notify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(64 * 1024 + 1)\r\n\r\n{\"event_id\":")
+        let reply = connection.readReply(timeout: .seconds(5))
+        guard case let .response(status, headers, body) = reply else { return XCTFail("no answer before the body: \(reply)") }
+        XCTAssertEqual(status, 413)
+        XCTAssertEqual(headers["content-type"], "application/json")
+        XCTAssertEqual(try JSONParser.parse(body)["error"]?["code"], .string("body_too_large"))
+        XCTAssertEqual(connection.readReply(timeout: .seconds(5)), .closed, "the unread body ends the connection")
+        try await assertServed(testbed, "after the announced large body")
+    }
+
+    /// A chunked body that grows past 64 KiB: 413 with the JSON error; one
+    /// that never ends is cut once a bounded amount was dropped.
+    func testAChunkedBodyOverTheLimitIsRefused() async throws {
+        var limits = HTTPServerLimits()
+        limits.requestTimeout = .seconds(5)
+        let testbed = try ServiceTestbed(limits: limits)
+        let head = "POST /v1/notify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+            + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunk = Array("2000\r\n".utf8) + [UInt8](repeating: 0x20, count: 0x2000) + Array("\r\n".utf8)
+
+        let connection = try RawConnection(port: testbed.server.port)
+        connection.send(head)
+        for _ in 0..<9 { connection.send(chunk) } // 72 KiB
+        connection.send("0\r\n\r\n")
+        let reply = connection.readReply(timeout: .seconds(5))
+        guard case let .response(status, headers, body) = reply else { return XCTFail("\(reply)") }
+        XCTAssertEqual(status, 413)
+        XCTAssertEqual(headers["content-type"], "application/json")
+        XCTAssertEqual(try JSONParser.parse(body)["error"]?["code"], .string("body_too_large"))
+
+        let endless = try RawConnection(port: testbed.server.port)
+        endless.send(head)
+        let started = ContinuousClock.now
+        var sent = 0
+        while sent < 64 * 1024 * 1024, ContinuousClock.now - started < .seconds(10), endless.send(chunk, timeout: .seconds(2)) {
+            sent += chunk.count
+        }
+        let ending = endless.readReply(timeout: .seconds(5))
+        XCTAssertTrue(ending == .closed || ending.status == 413, "\(ending)")
+        XCTAssertLessThan(sent, 8 * 1024 * 1024, "an endless chunked body is cut after a bounded amount, not read for the whole request timeout")
+        try await assertServed(testbed, "after the chunked bodies")
+    }
+
+    // MARK: - Helpers
+
+    private let events = Atomic<Int>(0)
+
+    /// A well-behaved client is served: `/healthz` answers 200 and a new
+    /// event is sent to the APNs simulator.
+    private func assertServed(_ testbed: ServiceTestbed, _ when: String,
+                              file: StaticString = #filePath, line: UInt = #line) async throws {
+        let health = try await testbed.call("GET", "/healthz", timeout: 20)
+        XCTAssertEqual(health.status, 200, "healthz \(when)", file: file, line: line)
+        let number = events.add(1, ordering: .relaxed).newValue
+        let before = testbed.simulator.statistics.acceptedTotal
+        let answer = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(
+            id: "hostile-\(number)", tokens: [ServiceTestbed.token(1000 + number)]), timeout: 20)
+        XCTAssertEqual(answer.status, 200, "notify \(when): \(String(decoding: answer.body, as: UTF8.self))", file: file, line: line)
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, before + 1, "notify \(when) reached the simulator",
+                       file: file, line: line)
+    }
+
+    private func waitUntil(_ what: String, within limit: Duration = .seconds(10), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return XCTFail("not within \(limit): \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Connections that send a request header one byte at a time and never
+/// finish it.
+///
+/// `@unchecked Sendable`: the connections are opened by the test, then used
+/// only by the one thread `trickle` runs on.
+final class Slowloris: @unchecked Sendable {
+    private let connections: [RawConnection]
+
+    init(port: Int, connections count: Int) throws {
+        connections = try (0..<count).map { _ in try RawConnection(port: port) }
+    }
+
+    /// Sends one header byte on every connection each `interval`, until all
+    /// are cut or `limit` passed. Returns, per connection, how long after the
+    /// start it was cut (nil: still open). Runs on a thread of its own.
+    func trickle(every interval: Duration, for limit: Duration) async -> [Duration?] {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: self.run(interval: interval, limit: limit))
+            }
+        }
+    }
+
+    private func run(interval: Duration, limit: Duration) -> [Duration?] {
+        let start = ContinuousClock.now
+        let prefix = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
+        var cut = [Duration?](repeating: nil, count: connections.count)
+        var round = 0
+        while ContinuousClock.now - start < limit, cut.contains(where: { $0 == nil }) {
+            for (index, connection) in connections.enumerated() where cut[index] == nil {
+                let byte = round < prefix.count ? prefix[round] : UInt8(ascii: "a")
+                if connection.isClosedByPeer || !connection.send([byte], timeout: .milliseconds(100)) {
+                    cut[index] = ContinuousClock.now - start
+                }
+            }
+            round += 1
+            Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+        }
+        for connection in connections { connection.close() }
+        return cut
+    }
+}
+
+/// Reproducible pseudo-random bytes (SplitMix64).
+struct SeededBytes {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        while bytes.count < count {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var value = state
+            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+            value ^= value >> 31
+            withUnsafeBytes(of: value) { bytes += $0.prefix(count - bytes.count) }
+        }
+        return bytes
+    }
+}
