@@ -70,11 +70,12 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(String(decoding: out, as: UTF8.self), "1234567890")
     }
 
-    func testWritesWholeDoublesWithoutAFractionAndOthersSoTheyParseBack() {
-        XCTAssertEqual(compact(.double(1000)), "1000")
+    func testWritesDoublesSoTheyParseBackAsTheSameDoubleNotAsIntegers() {
+        XCTAssertEqual(compact(.double(1000)), "1000.0")
+        XCTAssertEqual(parseJSONOrFail(Array("1000.0".utf8)), .double(1000), "a whole double stays a double")
         XCTAssertEqual(compact(.double(2.5)), "2.5")
         XCTAssertEqual(compact(.double(-0.25)), "-0.25")
-        for number in [0.1, 1e-7, 1.5e300, -2.2250738585072014e-308, 1e15, 123456789.125] {
+        for number in [0.1, 1e-7, 1.5e300, -2.2250738585072014e-308, 1e15, 123456789.125, 1000, -0.0] {
             let text = compact(.double(number))
             XCTAssertEqual(parseJSONOrFail(Array(text.utf8)), .double(number), text)
         }

@@ -103,6 +103,10 @@ struct ObjectReader {
         if id.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw EventError(.invalidEvent, at: path.appending(key), "must not contain control characters")
         }
+        // Ids become HTTP header values, where surrounding whitespace is not kept.
+        if id.first?.isWhitespace == true || id.last?.isWhitespace == true {
+            throw EventError(.invalidEvent, at: path.appending(key), "must not start or end with whitespace")
+        }
         return id
     }
 }

@@ -44,15 +44,16 @@ public struct JSONWriter: Sendable {
         JSONWriter.appendDecimal(value, to: &bytes)
     }
 
+    /// Writes a fractional number in Swift's shortest round-trip form
+    /// (`1.0`, `0.1`, `1e-05`), so it parses back as the same double and
+    /// stays distinct from the integer `1`. JSON has no NaN or infinity:
+    /// those are written as `null`.
     public mutating func double(_ value: Double) {
         separate()
-        if !value.isFinite {
-            // JSON has no NaN or infinity.
-            bytes.append(contentsOf: "null".utf8)
-        } else if value.magnitude < 1e15, value == Double(Int64(value)) {
-            JSONWriter.appendDecimal(Int64(value), to: &bytes)
-        } else {
+        if value.isFinite {
             bytes.append(contentsOf: "\(value)".utf8)
+        } else {
+            bytes.append(contentsOf: "null".utf8)
         }
     }
 

@@ -13,8 +13,14 @@ public struct RenderConfig: Sendable {
                 limits: EventLimits = EventLimits()) throws(ConfigError) {
         guard !apps.isEmpty else { throw ConfigError(setting: "apps", "configure at least one app") }
         var seen = Set<String>()
-        for (index, app) in apps.enumerated() where !seen.insert(app.name).inserted {
-            throw ConfigError(setting: "apps[\(index)].name", "the app name \"\(app.name)\" is used twice")
+        for (index, app) in apps.enumerated() {
+            guard seen.insert(app.name).inserted else {
+                throw ConfigError(setting: "apps[\(index)].name", "the app name \"\(app.name)\" is used twice")
+            }
+            // The topic is sent as the apns-topic header value.
+            if let topic = app.apns?.topic, topic.isEmpty || topic.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+                throw ConfigError(setting: "apps[\(index)].apns.topic", "a bundle id, without spaces or control characters")
+            }
         }
         self.apps = apps
         self.defaultLocale = Locales.primarySubtag(defaultLocale)
