@@ -91,7 +91,12 @@ for crash in "${crashes[@]}"; do
             -timeout=20 -exact_artifact_path="$minimized" "$crash" >"$work/minimize.log" 2>&1 || true
         if [[ -s $minimized ]]; then
             echo "fuzz:   minimized ($(wc -c <"$minimized") bytes): $minimized" >&2
+            crash=$minimized
         fi
+    fi
+    # The input itself, so that a CI log is enough to recover it.
+    if [[ $(wc -c <"$crash") -le 8192 ]]; then
+        echo "fuzz:   input (base64): $(base64 -w0 "$crash")" >&2
     fi
 done
 exit 1
