@@ -83,9 +83,11 @@ for crash in "${crashes[@]}"; do
     echo "fuzz: reproducer: $crash" >&2
     echo "fuzz:   run it again: SWIFT_BACKTRACE=enable=no PUSHGW_FUZZ_STRICT=1 $fuzzer $crash" >&2
     if [[ $minimize_seconds -gt 0 && $crash == */crash-* ]]; then
-        # Shrink without drifting to another bug: only the broken invariant is
-        # enforced (none at all for a plain crash, which then must recur itself).
-        invariant=$(grep -m1 -o -E 'invariant [a-z0-9-]+ broken' "$work/fuzz.log" | cut -d' ' -f2 || true)
+        # Shrink without drifting to another bug: only the invariant this input
+        # breaks is enforced (none at all for a plain crash, which then must
+        # recur by itself).
+        invariant=$(PUSHGW_FUZZ_STRICT=1 "$fuzzer" "$crash" 2>&1 | grep -m1 -o -E 'invariant [a-z0-9-]+ broken' |
+            cut -d' ' -f2 || true)
         minimized=$crash.min
         PUSHGW_FUZZ_ONLY=${invariant:-none} "$fuzzer" -minimize_crash=1 -max_total_time="$minimize_seconds" \
             -timeout=20 -exact_artifact_path="$minimized" "$crash" >"$work/minimize.log" 2>&1 || true
