@@ -55,6 +55,7 @@ let package = Package(
         .target(name: "APNsSimulator", dependencies: ["COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
         .executableTarget(name: "APNsSimulatorTool", dependencies: ["APNsSimulator"], swiftSettings: swiftSettings),
         .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder", "APNsHTTP2", "APNsSimulator"], swiftSettings: swiftSettings),
+        .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
 
         .testTarget(
             name: "APNsHTTP2Tests",
