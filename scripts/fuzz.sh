@@ -15,6 +15,8 @@
 #   FUZZ_CORPUS            a corpus folder to grow and keep instead of a fresh one
 #   FUZZ_MINIMIZE_SECONDS  time to minimize a crashing input (default 60; 0 skips it)
 #   FUZZ_MAX_LEN           largest input generated, in bytes (default 16384)
+#   FUZZ_SEED, FUZZ_RUNS   a fixed seed and number of executions (still bounded by
+#                          SECONDS): the same inputs every time, as CI runs it
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$(pwd)
@@ -61,6 +63,8 @@ export SWIFT_BACKTRACE=enable=no
 options=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20
          -max_len="$max_len" -dict=fuzz/event.dict -artifact_prefix="$artifacts/" -print_final_stats=1)
 if [[ $jobs -gt 1 ]]; then options+=(-fork="$jobs"); fi
+if [[ -n ${FUZZ_SEED:-} ]]; then options+=(-seed="$FUZZ_SEED"); fi
+if [[ -n ${FUZZ_RUNS:-} ]]; then options+=(-runs="$FUZZ_RUNS"); fi
 echo "fuzz: running for ${seconds}s with $jobs job(s): $fuzzer ${options[*]} $corpus"
 status=0
 "$fuzzer" "${options[@]}" "$corpus" >"$work/fuzz.log" 2>&1 || status=$?

@@ -57,6 +57,9 @@ public struct JSONParser {
         try enterContainer()
         position += 1
         var members: [(key: String, value: JSONValue)] = []
+        // Keys seen so far, once an object is large enough that a linear
+        // duplicate check would be quadratic. Compared as code units (RFC 8259 §8.3).
+        var seenKeys: Set<[UInt8]>?
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
             position += 1
@@ -66,7 +69,7 @@ public struct JSONParser {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else { throw syntaxError("expected a string key") }
             let key = try parseString()
-            if members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+            if Self.isDuplicate(key, in: members, seen: &seenKeys) {
                 throw EventError(.invalidJSON, at: JSONPath(path + [.key(key)]), "the key \"\(key)\" appears twice in one object")
             }
             skipWhitespace()
@@ -86,6 +89,17 @@ public struct JSONParser {
             position += 1
             return .object(members)
         }
+    }
+
+    /// Whether `key` is already among `members`: a linear scan for small
+    /// objects, a hash set (built on demand) past 16 members.
+    private static func isDuplicate(_ key: String, in members: [(key: String, value: JSONValue)],
+                                    seen: inout Set<[UInt8]>?) -> Bool {
+        if members.count < 16 {
+            return members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) })
+        }
+        if seen == nil { seen = Set(members.map { Array($0.key.utf8) }) }
+        return !seen!.insert(Array(key.utf8)).inserted
     }
 
     private mutating func parseArray() throws(EventError) -> JSONValue {

@@ -13,11 +13,14 @@ public enum RichText {
 
     public static func plainText(fromMarkup markup: String) -> String {
         let scalars = Array(markup.unicodeScalars)
+        // A `<` after the last `>` can start no tag: knowing where that is keeps
+        // "<a<a<a…" without any `>` linear instead of scanning to the end each time.
+        let lastClose = scalars.lastIndex(of: ">") ?? -1
         var stripped = String.UnicodeScalarView()
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
-            if scalar == "<", let end = tagEnd(in: scalars, from: index) {
+            if scalar == "<", index < lastClose, let end = tagEnd(in: scalars, from: index) {
                 if blockTags.contains(tagName(in: scalars, from: index)) { stripped.append(" ") }
                 index = end + 1
             } else {
