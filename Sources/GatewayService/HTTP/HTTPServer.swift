@@ -45,6 +45,8 @@ public final class HTTPServer: @unchecked Sendable {
     public let address: String
     public let limits: HTTPServerLimits
     let handler: any HTTPHandler
+    /// Where libmicrohttpd's own messages go (dropped connections, parse errors).
+    let log: @Sendable (String) -> Void
     private let requestedPort: Int
     private let state = Mutex<(daemon: DaemonHandle?, port: Int)>((nil, 0))
     /// Requests whose handler is running (suspended connections).
@@ -52,11 +54,15 @@ public final class HTTPServer: @unchecked Sendable {
     /// Open connections and their request deadlines.
     let watch: ConnectionWatch
 
-    public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler) {
+    /// - Parameter log: receives libmicrohttpd's own messages, one line each,
+    ///   instead of its plain-text writes to standard error.
+    public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.address = address
         requestedPort = port
         self.limits = limits
         self.handler = handler
+        self.log = log
         watch = ConnectionWatch(requestTimeout: limits.requestTimeout)
     }
 
@@ -82,6 +88,7 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(limits.connectionTimeoutSeconds),
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, limits.connectionMemory,
             MHD_OPTION.LISTEN_SOCKET.rawValue, listener.descriptor,
+            MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(serverLog, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionChanged, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(targetArrived, to: OpaquePointer.self), OpaquePointer(context),
@@ -357,6 +364,16 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     _ = MHD_add_response_header(handle, "Content-Type", response.contentType)
     _ = MHD_add_response_header(handle, "Cache-Control", "no-store")
     return MHD_queue_response(connection, UInt32(response.status), handle)
+}
+
+/// libmicrohttpd's error log, formatted and handed to the server's `log`.
+private let serverLog: MHD_LogCallback = { context, format, arguments in
+    guard let context, let format, let arguments else { return }
+    var buffer = [CChar](repeating: 0, count: 512)
+    _ = vsnprintf(&buffer, buffer.count, format, arguments)
+    var line = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    while line.last?.isNewline == true { line.removeLast() }
+    server(context).log(line)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in

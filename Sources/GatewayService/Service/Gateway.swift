@@ -79,7 +79,8 @@ public final class Gateway: Sendable {
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["apns_jwt"], to: Double(caches.reduce(0) { $0 + $1.mintCount }))
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["fcm_oauth"], to: Double(grants.reduce(0) { $0 + $1.grantCount }))
             })
-        server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, handler: handler)
+        server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, handler: handler,
+                            log: { logger.log(.debug, "http server", [("detail", $0)]) })
         try server.start()
     }
 
