@@ -29,20 +29,22 @@ let package = Package(
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
 
+        // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
+        .target(name: "PushGWSync", swiftSettings: swiftSettings),
         .target(name: "PayloadBuilder", swiftSettings: swiftSettings),
-        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
+        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
         // FCM HTTP v1: OAuth2 service-account tokens (RS256, libcurl) and the
         // messages:send client on the HTTP/2 connection layer.
         .target(
             name: "FCMClient",
-            dependencies: ["APNsHTTP2", "PayloadBuilder", "COpenSSL", "COpenSSLShims", "CCurl", "CCurlShims"],
+            dependencies: ["APNsHTTP2", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
         // The service: HTTP ingest (libmicrohttpd), configuration, dispatcher,
         // avatar resolver, metrics. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "APNsHTTP2", "FCMClient", "APNsSimulator", "CCurl", "CCurlShims", "CMicroHTTPD"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "CCurl", "CCurlShims", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -52,14 +54,14 @@ let package = Package(
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
         // tests and as `apns-simulator` for the demo and benchmarks.
-        .target(name: "APNsSimulator", dependencies: ["COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
+        .target(name: "APNsSimulator", dependencies: ["PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
         .executableTarget(name: "APNsSimulatorTool", dependencies: ["APNsSimulator"], swiftSettings: swiftSettings),
         .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder", "APNsHTTP2", "APNsSimulator"], swiftSettings: swiftSettings),
         .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
 
         .testTarget(
             name: "APNsHTTP2Tests",
-            dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
+            dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -69,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayServiceTests",
-            dependencies: ["GatewayService", "PayloadBuilder", "APNsHTTP2", "FCMClient", "APNsSimulator"],
+            dependencies: ["GatewayService", "PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

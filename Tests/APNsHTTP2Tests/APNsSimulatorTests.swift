@@ -5,6 +5,7 @@ import COpenSSLShims
 import Foundation
 import Synchronization
 import XCTest
+import PushGWSync
 
 // End-to-end tests of the APNs simulator, driven by a client written here
 // directly on nghttp2 + OpenSSL (independent of APNsHTTP2), and JWTs signed
@@ -679,8 +680,8 @@ final class APNsSimulatorTests: XCTestCase {
 
 /// A clock tests move by hand.
 final class SimTestClock: Sendable {
-    private let seconds: Mutex<Double>
-    init(start: Double) { seconds = Mutex(start) }
+    private let seconds: Locked<Double>
+    init(start: Double) { seconds = Locked(start) }
     var now: Double { seconds.withLock { $0 } }
     func advance(by delta: Double) { seconds.withLock { $0 += delta } }
 }

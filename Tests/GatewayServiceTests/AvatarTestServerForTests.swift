@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import PushGWSync
 
 /// A failed socket call in the test server.
 struct AvatarTestServerError: Error, CustomStringConvertible {
@@ -45,8 +46,8 @@ final class AvatarTestServer: Sendable {
     let port: UInt16
     private let listener: Int32
     private let routes: @Sendable (String) -> Reply
-    private let stats = Mutex(Stats())
-    private let threads = Mutex(0)
+    private let stats = Locked(Stats())
+    private let threads = Locked(0)
     private let stopping = Atomic<Bool>(false)
 
     /// Starts listening on `address` (any 127.x.y.z works on Linux) at an ephemeral port.

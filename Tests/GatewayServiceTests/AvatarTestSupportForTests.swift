@@ -2,6 +2,7 @@
 import PayloadBuilder
 import Synchronization
 import XCTest
+import PushGWSync
 
 /// Small images for the tests, written here byte by byte.
 ///
@@ -48,7 +49,7 @@ enum AvatarFixtures {
 /// A clock for cache expiry that only moves when told to.
 final class AvatarTestClock: Sendable {
     private let origin = ContinuousClock.now
-    private let offset = Mutex(Duration.zero)
+    private let offset = Locked(Duration.zero)
 
     var now: ContinuousClock.Instant { origin + offset.withLock { $0 } }
 
@@ -57,7 +58,7 @@ final class AvatarTestClock: Sendable {
 
 /// Collects the resolver's `onFetch` labels.
 final class AvatarLabelRecorder: Sendable {
-    private let labels = Mutex<[String]>([])
+    private let labels = Locked<[String]>([])
 
     var all: [String] { labels.withLock { $0 } }
 

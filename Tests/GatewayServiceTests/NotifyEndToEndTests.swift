@@ -3,6 +3,7 @@ import GatewayService
 import PayloadBuilder
 import Synchronization
 import XCTest
+import PushGWSync
 
 /// `/v1/notify` end to end: HTTP in, real HTTP/2 to the strict APNs
 /// simulator, per-device outcomes out.
@@ -191,7 +192,7 @@ final class NotifyEndToEndTests: XCTestCase {
 
 /// Collects log lines written by the logger's sink.
 final class LogCapture: Sendable {
-    private let lines = Mutex<[UInt8]>([])
+    private let lines = Locked<[UInt8]>([])
 
     func append(_ line: [UInt8]) {
         lines.withLock { $0 += line }

@@ -1,6 +1,7 @@
 import GatewayService
 import Synchronization
 import XCTest
+import PushGWSync
 
 /// libmicrohttpd's own messages reach the server's log hook (and so the
 /// gateway's JSON log), not standard error.
@@ -12,7 +13,7 @@ final class ServerLogTests: XCTestCase {
     }
 
     func testLibmicrohttpdMessagesGoThroughTheLogHook() throws {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let server = HTTPServer(address: "127.0.0.1", port: 0, handler: Answer200(), log: { line in
             lines.withLock { $0.append(line) }
         })

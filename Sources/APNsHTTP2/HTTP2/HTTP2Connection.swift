@@ -4,6 +4,7 @@ import Glibc
 internal import CNGHTTP2
 import Foundation
 import Synchronization
+import PushGWSync
 
 /// One HTTP/2 client connection over TLS, driven by its own event-loop
 /// thread: requests are queued from any task, submitted as streams up to the
@@ -35,7 +36,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         var shutdownRequested = false
     }
 
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     /// A self-pipe: other threads write a byte to wake the loop's `poll`.
     private let wakeReader: Int32
     private let wakeWriter: Int32

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PushGWSync
 
 /// N HTTP/2 connections to one origin, so throughput scales past one
 /// connection and one connection's death loses nothing: each request goes to
@@ -11,7 +12,7 @@ public final class HTTP2ConnectionPool: Sendable {
     public let port: Int
     private let context: TLSClientContext
     private let options: HTTP2ConnectionOptions
-    private let slots: Mutex<[ConnectionSlot<HTTP2Connection>]>
+    private let slots: Locked<[ConnectionSlot<HTTP2Connection>]>
     private let isShutDown = Atomic<Bool>(false)
 
     public init(host: String, port: Int, tls: TLSConfiguration, connections: Int = 1,
@@ -20,7 +21,7 @@ public final class HTTP2ConnectionPool: Sendable {
         self.port = port
         context = try TLSClientContext(tls)
         self.options = options
-        slots = Mutex(Array(repeating: ConnectionSlot(backoff: backoff), count: max(1, connections)))
+        slots = Locked(Array(repeating: ConnectionSlot(backoff: backoff), count: max(1, connections)))
     }
 
     deinit {

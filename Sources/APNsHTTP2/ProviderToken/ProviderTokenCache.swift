@@ -1,4 +1,5 @@
 import Synchronization
+import PushGWSync
 
 /// The in-process ``ProviderTokenSource``: one signing key, one current JWT,
 /// shared by every connection of this process.
@@ -37,7 +38,7 @@ public final class ProviderTokenCache: ProviderTokenSource {
     /// How old a token may get before the next request replaces it.
     public let refreshAge: Duration
     private let signingKey: ES256SigningKey
-    private let state: Mutex<ProviderTokenRefreshState>
+    private let state: Locked<ProviderTokenRefreshState>
 
     /// - Parameters:
     ///   - keyID: the 10-character Key ID of the `.p8` key.
@@ -57,7 +58,7 @@ public final class ProviderTokenCache: ProviderTokenSource {
         self.teamID = teamID
         self.refreshAge = refreshAge
         self.signingKey = signingKey
-        self.state = Mutex(ProviderTokenRefreshState(refreshAge: refreshAge.components.seconds))
+        self.state = Locked(ProviderTokenRefreshState(refreshAge: refreshAge.components.seconds))
     }
 
     /// How many tokens this cache has minted (signed) so far.

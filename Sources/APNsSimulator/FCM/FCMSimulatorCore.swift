@@ -1,4 +1,5 @@
 import Synchronization
+import PushGWSync
 
 /// The state every FCM connection thread and the public API share: the
 /// configuration, and one lock around the issued access tokens, the token
@@ -13,7 +14,7 @@ final class FCMSimulatorCore: HTTP2Service {
     let pki: ThrowawayPKI
     /// The path of the OAuth token endpoint.
     static let tokenPath = "/token"
-    private let control: Mutex<ControlState>
+    private let control: Locked<ControlState>
 
     private struct ControlState {
         var faults = APNsSimulatorFaults.none
@@ -33,7 +34,7 @@ final class FCMSimulatorCore: HTTP2Service {
     init(configuration: FCMSimulatorConfiguration, pki: ThrowawayPKI) {
         self.configuration = configuration
         self.pki = pki
-        control = Mutex(ControlState(accessTokenLifetime: configuration.accessTokenLifetime,
+        control = Locked(ControlState(accessTokenLifetime: configuration.accessTokenLifetime,
                                      maxConcurrentStreams: configuration.maxConcurrentStreams))
     }
 

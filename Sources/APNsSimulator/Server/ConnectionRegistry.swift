@@ -1,4 +1,5 @@
 import Synchronization
+import PushGWSync
 
 /// Every live connection thread and its wake-up pipe, so that `stop()` can
 /// wake and join all of them and a changed stream limit reaches each one.
@@ -18,7 +19,7 @@ final class ConnectionRegistry: Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = max(1, capacity) }

@@ -1,4 +1,5 @@
 import Synchronization
+import PushGWSync
 
 /// The state every connection thread and the public API share: the
 /// configuration, the validator, and one lock around faults, scripts,
@@ -13,7 +14,7 @@ final class SimulatorCore: HTTP2Service {
     let configuration: APNsSimulatorConfiguration
     let pki: ThrowawayPKI
     let validator: RequestValidator
-    private let control: Mutex<ControlState>
+    private let control: Locked<ControlState>
 
     private struct ControlState {
         var faults = APNsSimulatorFaults.none
@@ -30,7 +31,7 @@ final class SimulatorCore: HTTP2Service {
         validator = RequestValidator(configuration: configuration)
         var devices: [String: String] = [:]
         for (token, topic) in configuration.registeredDevices { devices[token.lowercased()] = topic }
-        control = Mutex(ControlState(registeredDevices: devices, maxConcurrentStreams: configuration.maxConcurrentStreams))
+        control = Locked(ControlState(registeredDevices: devices, maxConcurrentStreams: configuration.maxConcurrentStreams))
     }
 
     // MARK: HTTP2Service

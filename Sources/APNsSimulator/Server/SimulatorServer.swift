@@ -1,5 +1,6 @@
 import Synchronization
 import Glibc
+import PushGWSync
 
 /// The listening side shared by the simulators: binds 127.0.0.1, runs the
 /// accept thread and one thread per connection, each serving TLS + HTTP/2
@@ -12,7 +13,7 @@ final class SimulatorServer: Sendable {
     private let service: any HTTP2Service
     private let requestedPort: Int
     private let registry: ConnectionRegistry
-    private let lifecycle = Mutex(Lifecycle.created)
+    private let lifecycle = Locked(Lifecycle.created)
 
     private enum Lifecycle {
         case created

@@ -1,4 +1,5 @@
 import Synchronization
+import PushGWSync
 
 /// The in-process ``AccessTokenSource``: one cached OAuth 2.0 access token,
 /// refreshed ``refreshMargin`` before it expires (google-auth's 3 min 45 s
@@ -25,9 +26,9 @@ public final class AccessTokenCache: AccessTokenSource {
     public let refreshMargin: Duration
     private let fetcher: any AccessTokenFetcher
     private let now: @Sendable () -> Int64
-    private let state: Mutex<Locked>
+    private let state: PushGWSync.Locked<Shared>
 
-    private struct Locked {
+    private struct Shared {
         var rules: AccessTokenCacheState
         var grant: Task<Result<String, AccessTokenError>, Never>?
     }
@@ -42,7 +43,7 @@ public final class AccessTokenCache: AccessTokenSource {
         self.fetcher = fetcher
         self.refreshMargin = refreshMargin
         self.now = now
-        state = Mutex(Locked(rules: AccessTokenCacheState(refreshMargin: refreshMargin.components.seconds)))
+        state = PushGWSync.Locked(Shared(rules: AccessTokenCacheState(refreshMargin: refreshMargin.components.seconds)))
     }
 
     /// A cache that fetches with the service account's key from its `token_uri`.

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import PushGWSync
 
 /// Where every pool thread starts: takes back the retained pool and drains
 /// its queue. A file-level constant, as C callbacks must be.
@@ -31,7 +32,7 @@ final class AvatarFetchPool: Sendable {
     }
 
     private let limit: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int) {
         self.limit = max(limit, 1)

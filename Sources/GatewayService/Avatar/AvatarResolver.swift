@@ -1,6 +1,7 @@
 import CCurl
 public import PayloadBuilder
 import Synchronization
+import PushGWSync
 
 /// Decides whether the sender's avatar URL may be forwarded to the device,
 /// by downloading it first: the Linux side of an iOS Communication
@@ -24,7 +25,7 @@ public final class AvatarResolver: Sendable {
     private let onFetch: @Sendable (String) -> Void
     private let fetcher: AvatarFetcher
     private let pool: AvatarFetchPool
-    private let state: Mutex<AvatarResolverState<CheckedContinuation<AvatarState, Never>>>
+    private let state: Locked<AvatarResolverState<CheckedContinuation<AvatarState, Never>>>
 
     /// A resolver for `policy`.
     ///
@@ -49,7 +50,7 @@ public final class AvatarResolver: Sendable {
         self.onFetch = onFetch
         self.fetcher = AvatarFetcher(policy: policy)
         self.pool = AvatarFetchPool(limit: policy.maxConcurrentFetches)
-        self.state = Mutex(AvatarResolverState(
+        self.state = Locked(AvatarResolverState(
             capacity: policy.cacheCapacity,
             positiveTTL: policy.cacheTTL,
             negativeTTL: policy.negativeCacheTTL

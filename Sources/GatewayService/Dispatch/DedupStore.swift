@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PushGWSync
 
 /// Where the outcome of an event is remembered for the dedup window, so a
 /// caller's retry of the same `event_id` is not sent twice. The seam for a
@@ -32,7 +33,7 @@ public final class InMemoryDedupStore: DedupStore {
         var head = 0
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
     public let capacity: Int
 
     public init(capacity: Int = 100_000) {

@@ -2,6 +2,7 @@ import APNsHTTP2
 import Foundation
 public import PayloadBuilder
 import Synchronization
+import PushGWSync
 
 /// The gateway's heart: one event in, per-device outcomes out.
 ///
@@ -33,7 +34,7 @@ public final class Dispatcher: Sendable {
     /// Epoch seconds, for `apns-expiration`.
     let wallClock: @Sendable () -> Int64
     /// Events being dispatched, with the callers waiting for the same event.
-    private let inFlight = Mutex<[String: [CheckedContinuation<EventAnswer?, Never>]]>([:])
+    private let inFlight = Locked<[String: [CheckedContinuation<EventAnswer?, Never>]]>([:])
 
     public init(config: RenderConfig, senders: [String: [Platform: any NotificationSender]], avatars: any AvatarResolving,
                 dedup: any DedupStore = InMemoryDedupStore(), metrics: GatewayMetrics, settings: Settings = Settings(),

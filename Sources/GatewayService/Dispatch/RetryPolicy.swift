@@ -1,4 +1,5 @@
 import Synchronization
+import PushGWSync
 
 /// How the dispatcher retries a provider's retryable failures: exponential
 /// back-off with jitter, honouring Retry-After, within the request's
@@ -26,7 +27,7 @@ public struct RetryPolicy: Sendable {
 /// of a retry, every retry spends one. Bounded, so a long outage cannot
 /// build up a storm.
 public final class RetryBudget: Sendable {
-    private let tokens: Mutex<Double>
+    private let tokens: Locked<Double>
     private let earnedPerRequest: Double
     private let capacity: Double
 
@@ -36,7 +37,7 @@ public final class RetryBudget: Sendable {
     public init(ratio: Double = 0.2, capacity: Double = 1000) {
         earnedPerRequest = ratio
         self.capacity = capacity
-        tokens = Mutex(capacity)
+        tokens = Locked(capacity)
     }
 
     public func recordAttempts(_ count: Int) {

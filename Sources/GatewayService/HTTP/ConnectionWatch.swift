@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import Foundation
 import Synchronization
+import PushGWSync
 
 /// Cuts the connections whose request is overdue (`ConnectionTable`): a
 /// thread of its own wakes a few times per timeout and shuts down their
@@ -14,12 +15,12 @@ import Synchronization
 /// table under the same lock) before it closes the descriptor, so a
 /// descriptor reused by a new connection is never shut down by mistake.
 final class ConnectionWatch: Sendable {
-    let table: Mutex<ConnectionTable>
+    let table: Locked<ConnectionTable>
     private let tick: Duration
     private let wake = DispatchSemaphore(value: 0)
 
     init(requestTimeout: Duration) {
-        table = Mutex(ConnectionTable(requestTimeout: requestTimeout))
+        table = Locked(ConnectionTable(requestTimeout: requestTimeout))
         tick = min(.seconds(1), max(.milliseconds(50), requestTimeout / 4))
     }
 

@@ -5,6 +5,7 @@ internal import CMicroHTTPD
 import Foundation
 import PayloadBuilder
 import Synchronization
+import PushGWSync
 
 /// Bounds the server puts on clients, so a slow or hostile client cannot
 /// hold more than its share.
@@ -48,7 +49,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Where libmicrohttpd's own messages go (dropped connections, parse errors).
     let log: @Sendable (String) -> Void
     private let requestedPort: Int
-    private let state = Mutex<(daemon: DaemonHandle?, port: Int)>((nil, 0))
+    private let state = Locked<(daemon: DaemonHandle?, port: Int)>((nil, 0))
     /// Requests whose handler is running (suspended connections).
     let active = Atomic<Int>(0)
     /// Open connections and their request deadlines.
@@ -206,7 +207,7 @@ final class RequestState: @unchecked Sendable {
     var received = 0
     var tooLarge = false
     var started = false
-    let response = Mutex<HTTPResponse?>(nil)
+    let response = Locked<HTTPResponse?>(nil)
 }
 
 /// The libmicrohttpd daemon handle.

@@ -1,4 +1,5 @@
 import Synchronization
+import PushGWSync
 
 /// The gateway's Prometheus metrics: counters and gauges with bounded label
 /// sets (provider, status, route, reason — never a token or a URL) and
@@ -35,7 +36,7 @@ public final class MetricsRegistry: Sendable {
     /// Upper bounds of the latency buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     public init() {}
 
