@@ -45,9 +45,9 @@ extract_reports() {
 
 run_tsan() {
     echo "== ThreadSanitizer: swift test (log $OUT/tsan-test.log)"
-    swift build --build-tests --sanitize=thread --scratch-path "$TSAN_BUILD" 2>&1 | tail -1
+    swift build --build-tests --sanitize=thread -Xswiftc -DPUSHGW_TSAN --scratch-path "$TSAN_BUILD" 2>&1 | tail -1
     TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
-        swift test --skip-build --sanitize=thread --scratch-path "$TSAN_BUILD" > "$OUT/tsan-test.log" 2>&1 || true
+        swift test --skip-build --sanitize=thread -Xswiftc -DPUSHGW_TSAN --scratch-path "$TSAN_BUILD" > "$OUT/tsan-test.log" 2>&1 || true
     grep -E "^\s+Executed [0-9]+ tests" "$OUT/tsan-test.log" | tail -1 || true
     extract_reports "$OUT/tsan-test.log" "$OUT/tsan-reports.txt"
 }
@@ -68,8 +68,8 @@ run_leaks() {
     swift build --product pushgw -Xswiftc -sanitize=address --scratch-path "$LSAN_BUILD" 2>&1 | tail -1
     local binary
     binary="$(swift build --product pushgw -Xswiftc -sanitize=address --scratch-path "$LSAN_BUILD" --show-bin-path)/pushgw"
-    ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" PUSHGW_LISTEN="127.0.0.1:$PORT" \
-        "$binary" --demo > "$OUT/lsan-pushgw.out" 2> "$OUT/lsan-pushgw.log" &
+    ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp ${LSAN_OPTIONS:-}" \
+        PUSHGW_LISTEN="127.0.0.1:$PORT" "$binary" --demo > "$OUT/lsan-pushgw.out" 2> "$OUT/lsan-pushgw.log" &
     local pid=$!
     local token=""
     for _ in $(seq 1 300); do
