@@ -441,19 +441,17 @@ public final class HTTP2Connection: @unchecked Sendable {
         if room > 0 { stream.responseBody.append(contentsOf: chunk.prefix(room)) }
     }
 
+    /// A stream ended: a complete response, a refusal (not processed: safe to
+    /// re-send), or a reset. A stream that already ended by timeout only
+    /// gives back its load slot (`finish` ignores a second result).
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = inFlight.removeValue(forKey: streamID) else { return }
-        if errorCode == NGHTTP2_NO_ERROR.rawValue || stream.status != nil && errorCode == NGHTTP2_CANCEL.rawValue && stream.finished {
-            if stream.status != nil {
-                complete(stream, .success(HTTP2Response(status: stream.status!, headers: stream.responseHeaders, body: stream.responseBody)))
-                return
-            }
-        }
-        if errorCode == NGHTTP2_REFUSED_STREAM.rawValue && stream.status == nil {
+        switch (stream.status, errorCode) {
+        case let (status?, NGHTTP2_NO_ERROR.rawValue):
+            complete(stream, .success(HTTP2Response(status: status, headers: stream.responseHeaders, body: stream.responseBody)))
+        case (nil, NGHTTP2_REFUSED_STREAM.rawValue):
             complete(stream, .failure(TransportError(.refused, "stream \(streamID) refused by \(host) (not processed)")))
-        } else if stream.status != nil && errorCode == NGHTTP2_NO_ERROR.rawValue {
-            complete(stream, .success(HTTP2Response(status: stream.status!, headers: stream.responseHeaders, body: stream.responseBody)))
-        } else {
+        default:
             let name = String(cString: nghttp2_http2_strerror(errorCode))
             complete(stream, .failure(TransportError(.connectionLost, "stream \(streamID) reset by \(host): \(name)")))
         }
