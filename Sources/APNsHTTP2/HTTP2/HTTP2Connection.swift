@@ -270,6 +270,10 @@ public final class HTTP2Connection: @unchecked Sendable {
         guard let session, let fixedHeaders, lifecycle.opensStreams else { return }
         let peerLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
         let limit = min(peerLimit, options.maximumConcurrentStreams)
+        // Refill in groups rather than one stream per freed slot: fewer, larger
+        // writes for the server (only while streams are still in flight).
+        let group = max(1, min(16, limit / 8))
+        if !inFlight.isEmpty, limit - inFlight.count < group { return }
         while waitingHead < waiting.count, inFlight.count < limit {
             let stream = waiting[waitingHead]
             waitingHead += 1
