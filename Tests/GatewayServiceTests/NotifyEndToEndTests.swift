@@ -71,6 +71,15 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 2, "the duplicate sent nothing")
     }
 
+    func testAReusedEventIDWithOtherDevicesStillSendsToThem() async throws {
+        let testbed = try ServiceTestbed()
+        _ = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "reused", tokens: [ServiceTestbed.token(1)]))
+        let second = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "reused", tokens: [ServiceTestbed.token(2)]))
+        XCTAssertEqual(second.status, 200)
+        XCTAssertEqual(testbed.simulator.statistics.acceptedPerToken[ServiceTestbed.token(2)], 1,
+                       "a recorded result is for the same device only")
+    }
+
     func testConcurrentCopiesOfOneEventShareOneSend() async throws {
         let testbed = try ServiceTestbed()
         let body = ServiceTestbed.event(id: "burst-1", tokens: [ServiceTestbed.token(1)])

@@ -127,7 +127,13 @@ public final class Dispatcher: Sendable {
         let recorded = await dedup.lookup(key, now: ContinuousClock.now)
         var results = [RecipientResult?](repeating: nil, count: event.recipients.count)
         if let recorded, recorded.results.count == results.count {
-            for (index, result) in recorded.results.enumerated() where result.isSettled { results[index] = result }
+            // A recorded result counts only for the same device at the same place
+            // (a caller may reuse an event_id with other recipients).
+            for (index, result) in recorded.results.enumerated()
+            where result.isSettled && result.token == event.recipients[index].token
+                && result.platform == event.recipients[index].platform {
+                results[index] = result
+            }
         }
         let duplicate = recorded != nil
         if results.allSatisfy({ $0 != nil }) {
