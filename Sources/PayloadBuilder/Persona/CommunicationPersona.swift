@@ -26,7 +26,12 @@ public struct CommunicationPersona: Sendable, Equatable {
     public var content: String
 
     public init(event: Event, avatar: AvatarState, defaultLocale: String) {
-        let text = NotificationText(event: event)
+        self.init(event: event, text: NotificationText(event: event), avatar: avatar, defaultLocale: defaultLocale)
+    }
+
+    /// With the event's title and body rules already worked out (the renderer
+    /// has them), so rich text is not stripped a second time.
+    init(event: Event, text: NotificationText, avatar: AvatarState, defaultLocale: String) {
         sender = Person(id: event.sender.id, displayName: event.sender.displayName, handleType: "unknown",
                         isMe: false, avatarURL: avatar.forwardedURL)
         me = Person(id: nil, displayName: nil, handleType: "unknown", isMe: true, avatarURL: nil)

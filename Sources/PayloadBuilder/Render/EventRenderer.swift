@@ -70,7 +70,7 @@ public struct EventRenderer: Sendable {
                     body: template.payload(badge: recipient.badge)))
             }
         }
-        let persona = CommunicationPersona(event: event, avatar: avatar, defaultLocale: config.defaultLocale)
+        let persona = CommunicationPersona(event: event, text: plan.text, avatar: avatar, defaultLocale: config.defaultLocale)
         return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped, persona: persona, avatar: avatar)
     }
 }
