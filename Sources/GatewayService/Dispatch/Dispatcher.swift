@@ -60,9 +60,7 @@ public final class Dispatcher: Sendable {
     public func render(body: [UInt8]) async -> HTTPResponse {
         do throws(EventError) {
             let (event, app) = try EventDecoder(config: config).decode(body)
-            let avatar = await avatars.resolve(event.sender.avatarURL)
-            let rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
-            return HTTPResponse(status: 200, body: RenderReport.json(rendered, pretty: false))
+            return try renderAnswer(event, app: app, avatar: await avatars.resolve(event.sender.avatarURL))
         } catch {
             return HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)
         }
@@ -73,11 +71,16 @@ public final class Dispatcher: Sendable {
         do throws(EventError) {
             let (event, app) = try EventDecoder(config: config).decode(body)
             guard let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL) else { return nil }
-            let rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
-            return HTTPResponse(status: 200, body: RenderReport.json(rendered, pretty: false))
+            return try renderAnswer(event, app: app, avatar: avatar)
         } catch {
             return HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)
         }
+    }
+
+    /// The `/v1/render` answer once the avatar is decided.
+    private func renderAnswer(_ event: Event, app: AppProfile, avatar: AvatarState) throws(EventError) -> HTTPResponse {
+        let rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
+        return HTTPResponse(status: 200, body: RenderReport.json(rendered, pretty: false))
     }
 
     // MARK: /v1/notify
