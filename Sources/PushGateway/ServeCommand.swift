@@ -60,7 +60,7 @@ enum ServeCommand {
             printDemoBanner(address: address, token: configuration.bearerTokens.first, apns: demo.apns.url, fcm: demo.fcm.url)
         }
 
-        await waitForTermination()
+        await Termination.wait()
         logger.info("pushgw stopping: draining requests in progress")
         await gateway.shutdown(drain: .seconds(10))
         demo?.stop()
@@ -85,22 +85,6 @@ enum ServeCommand {
 
         """)
         fflush(nil)
-    }
-
-    /// Waits for SIGTERM or SIGINT.
-    private static func waitForTermination() async {
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
-        let queue = DispatchQueue(label: "pushgw-signals")
-        let (signals, continuation) = AsyncStream<Int32>.makeStream()
-        let sources = [SIGTERM, SIGINT].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-        for await _ in signals { break }
-        withExtendedLifetime(sources) {}
     }
 
     private static func randomToken() -> String {

@@ -73,9 +73,12 @@ public enum SettingCatalog {
         var lines = [
             "usage: pushgw [serve] [--config FILE] [--insecure-no-auth] [--demo]",
             "       pushgw render EVENT.json [--config FILE] [--now EPOCH_SECONDS] [--compact]",
+            "       pushgw simulators [--env-file FILE]",
             "",
             "With no provider credentials configured, `pushgw` runs against built-in APNs and FCM",
             "simulators with throwaway keys and prints a bearer token to try it with.",
+            "`pushgw simulators` runs only those simulators, in their own process, and prints the",
+            "settings that point a gateway at them.",
             "",
             "Settings (environment variable, configuration-file key, default):",
         ]

@@ -1,0 +1,65 @@
+import Foundation
+import GatewayService
+
+/// `pushgw simulators [--env-file FILE]`: runs only the built-in provider
+/// simulators of the demo (APNs, and FCM with its OAuth endpoint, throwaway
+/// keys), in their own process, and prints the settings that point a gateway
+/// at them. A gateway started with those settings is configured exactly as
+/// for real providers, so its memory and CPU are its own (the benchmarks
+/// measure it this way).
+enum SimulatorsCommand {
+    static func run(_ arguments: [String]) async -> Int32 {
+        var envFile: String?
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--env-file":
+                guard index + 1 < arguments.count else { return fail("--env-file needs a file") }
+                envFile = arguments[index + 1]
+                index += 1
+            default:
+                return fail("unknown argument \"\(arguments[index])\" (usage: pushgw simulators [--env-file FILE])")
+            }
+            index += 1
+        }
+        let providers: DemoProviders
+        do {
+            providers = try DemoProviders()
+        } catch {
+            return fail("\(error)")
+        }
+        let lines = settings(providers).map { "export \($0.name)=\($0.value)" }.joined(separator: "\n") + "\n"
+        if let envFile {
+            guard FileManager.default.createFile(atPath: envFile, contents: Data(lines.utf8), attributes: [.posixPermissions: 0o600]) else {
+                providers.stop()
+                return fail("cannot write \(envFile)")
+            }
+        }
+        print("pushgw simulators: APNs at \(providers.apns.url), FCM at \(providers.fcm.url). Start a gateway with:\n\(lines)")
+        fflush(nil)
+        await Termination.wait()
+        providers.stop()
+        return 0
+    }
+
+    /// The gateway settings that select the simulators, as environment variables.
+    static func settings(_ providers: DemoProviders) -> [(name: String, value: String)] {
+        [
+            ("PUSHGW_APNS_KEY_FILE", providers.keyFile),
+            ("PUSHGW_APNS_KEY_ID", DemoProviders.keyID),
+            ("PUSHGW_APNS_TEAM_ID", DemoProviders.teamID),
+            ("PUSHGW_APNS_TOPIC", DemoProviders.topic),
+            ("PUSHGW_APNS_BASE_URL", providers.apns.url),
+            ("PUSHGW_APNS_CA_FILE", providers.caFile),
+            ("PUSHGW_FCM_SERVICE_ACCOUNT_FILE", providers.serviceAccountFile),
+            ("PUSHGW_FCM_BASE_URL", providers.fcm.url),
+            ("PUSHGW_FCM_CA_FILE", providers.fcmCAFile),
+            ("PUSHGW_AVATAR_ALLOWED_HOSTS", "localhost,127.0.0.1"),
+        ]
+    }
+
+    private static func fail(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("pushgw simulators: \(message)\n".utf8))
+        return 2
+    }
+}
