@@ -267,6 +267,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     }
 
     private func submitWaiting() {
+        defer { releaseSubmitted() }
         guard let session, let fixedHeaders, lifecycle.opensStreams else { return }
         let peerLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
         let limit = min(peerLimit, options.maximumConcurrentStreams)
@@ -292,7 +293,16 @@ public final class HTTP2Connection: @unchecked Sendable {
             stream.streamID = streamID
             inFlight[streamID] = stream
         }
-        if waitingHead > 1024, waitingHead * 2 > waiting.count {
+    }
+
+    /// Lets go of the streams already taken from `waiting` (they hold their
+    /// request bodies): at once when all were taken, which under load is most
+    /// turns, else once they are the larger part of the list.
+    private func releaseSubmitted() {
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 64, waitingHead * 2 > waiting.count {
             waiting.removeFirst(waitingHead)
             waitingHead = 0
         }
