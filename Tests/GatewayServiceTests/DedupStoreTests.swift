@@ -33,4 +33,36 @@ final class DedupStoreTests: XCTestCase {
         await store.record("new", event, expires: ContinuousClock.now + .seconds(60))
         XCTAssertEqual(store.count, 1)
     }
+
+    func testEveryFieldOfEveryResultComesBackAsRecorded() async {
+        let recorded = RecordedEvent(results: [
+            RecipientResult(platform: .apns, token: String(repeating: "ab", count: 32), status: .sent,
+                            providerID: "6B2A4C8E-1F3D-4E5A-9B7C-0D1E2F3A4B5C"),
+            RecipientResult(platform: .fcm, token: "bk3RNwTe3H0:CI2k_HHwgIpo", status: .invalidToken, reason: "UNREGISTERED",
+                            retryable: false),
+            RecipientResult(platform: .fcm, token: "t2", status: .failed, reason: "Unavailable — 503, \u{1F3A7}", retryable: true),
+            RecipientResult(platform: .apns, token: "", status: .skipped, providerID: "", reason: ""),
+        ])
+        let store = InMemoryDedupStore()
+        let now = ContinuousClock.now
+        await store.record("évènement-🎧-1", recorded, expires: now + .seconds(60))
+        await store.record("empty", RecordedEvent(results: []), expires: now + .seconds(60))
+        let hit = await store.lookup("évènement-🎧-1", now: now)
+        let empty = await store.lookup("empty", now: now)
+        let other = await store.lookup("évènement-🎧-2", now: now)
+        XCTAssertEqual(hit, recorded)
+        XCTAssertEqual(empty, RecordedEvent(results: []))
+        XCTAssertNil(other)
+    }
+
+    func testRecordingAKeyAgainReplacesItsEvent() async {
+        let store = InMemoryDedupStore()
+        let now = ContinuousClock.now
+        let later = RecordedEvent(results: [RecipientResult(platform: .apns, token: "t", status: .failed, retryable: true)])
+        await store.record("a", event, expires: now + .seconds(60))
+        await store.record("a", later, expires: now + .seconds(60))
+        let hit = await store.lookup("a", now: now)
+        XCTAssertEqual(hit, later)
+        XCTAssertEqual(store.count, 1)
+    }
 }

@@ -1,0 +1,101 @@
+import PayloadBuilder
+
+/// A `RecordedEvent` and the key it was recorded under, packed into one byte
+/// array: what `InMemoryDedupStore` keeps for each event of its window.
+///
+/// Layout: the key, the number of results, then per result its platform,
+/// status, retryable flag (0 none, 1 false, 2 true), token, provider id and
+/// reason. Strings are a 32-bit length and their UTF-8 bytes; an optional
+/// string has a presence byte first. Platform and status are their raw
+/// values, so the packing survives new enum cases.
+struct PackedRecordedEvent: Sendable {
+    private let bytes: [UInt8]
+
+    init(key: String, event: RecordedEvent) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.utf8.count + 8 + event.results.count * 160)
+        Self.append(key, to: &bytes)
+        Self.append(UInt32(event.results.count), to: &bytes)
+        for result in event.results {
+            Self.append(result.platform.rawValue, to: &bytes)
+            Self.append(result.status.rawValue, to: &bytes)
+            bytes.append(result.retryable.map { $0 ? 2 : 1 } ?? 0)
+            Self.append(result.token, to: &bytes)
+            Self.appendOptional(result.providerID, to: &bytes)
+            Self.appendOptional(result.reason, to: &bytes)
+        }
+        self.bytes = bytes
+    }
+
+    /// True when the event was recorded under exactly `key`.
+    func isRecorded(under key: String) -> Bool {
+        var reader = Reader(bytes: bytes)
+        return reader.stringBytes().elementsEqual(key.utf8)
+    }
+
+    /// The recorded event.
+    func unpack() -> RecordedEvent {
+        var reader = Reader(bytes: bytes)
+        _ = reader.stringBytes()
+        let count = Int(reader.uint32())
+        var results: [RecipientResult] = []
+        results.reserveCapacity(count)
+        for _ in 0..<count {
+            let platform = Platform(rawValue: reader.string())!
+            let status = RecipientResult.Status(rawValue: reader.string())!
+            let retryable: Bool? = switch reader.byte() { case 0: nil; case 1: false; default: true }
+            let token = reader.string()
+            let providerID = reader.optionalString()
+            let reason = reader.optionalString()
+            results.append(RecipientResult(platform: platform, token: token, status: status, providerID: providerID,
+                                           reason: reason, retryable: retryable))
+        }
+        return RecordedEvent(results: results)
+    }
+
+    private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        append(UInt32(text.utf8.count), to: &bytes)
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    private static func appendOptional(_ text: String?, to bytes: inout [UInt8]) {
+        guard let text else { return bytes.append(0) }
+        bytes.append(1)
+        append(text, to: &bytes)
+    }
+
+    /// Reads back what `init` wrote; the layout is ours, so it is trusted.
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        mutating func byte() -> UInt8 {
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func uint32() -> UInt32 {
+            var value: UInt32 = 0
+            for shift in stride(from: 0, to: 32, by: 8) { value |= UInt32(byte()) << UInt32(shift) }
+            return value
+        }
+
+        mutating func stringBytes() -> ArraySlice<UInt8> {
+            let count = Int(uint32())
+            defer { offset += count }
+            return bytes[offset..<offset + count]
+        }
+
+        mutating func string() -> String {
+            String(decoding: stringBytes(), as: UTF8.self)
+        }
+
+        mutating func optionalString() -> String? {
+            byte() == 0 ? nil : string()
+        }
+    }
+}
