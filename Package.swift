@@ -28,6 +28,7 @@ let package = Package(
         // Tiny C shims for what Swift cannot import (macros, variadic functions).
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        .target(name: "CMallocShims"),
 
         // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
         .target(name: "PushGWSync", swiftSettings: swiftSettings),
@@ -49,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PushGateway",
-            dependencies: ["PayloadBuilder", "GatewayService"],
+            dependencies: ["PayloadBuilder", "GatewayService", "CMallocShims"],
             swiftSettings: swiftSettings
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
