@@ -1,41 +1,37 @@
 import PayloadBuilder
 
-/// A `RecordedEvent` and the key it was recorded under, packed into one byte
-/// array: what `InMemoryDedupStore` keeps for each event of its window.
+/// How `InMemoryDedupStore` writes a `RecordedEvent`, and the key it was
+/// recorded under, as bytes in its log, and reads it back.
 ///
 /// Layout: the key, the number of results, then per result its platform,
 /// status, retryable flag (0 none, 1 false, 2 true), token, provider id and
 /// reason. Strings are a 32-bit length and their UTF-8 bytes; an optional
 /// string has a presence byte first. Platform and status are their raw
 /// values, so the packing survives new enum cases.
-struct PackedRecordedEvent: Sendable {
-    private let bytes: [UInt8]
-
-    init(key: String, event: RecordedEvent) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(key.utf8.count + 8 + event.results.count * 160)
-        Self.append(key, to: &bytes)
-        Self.append(UInt32(event.results.count), to: &bytes)
+enum PackedRecordedEvent {
+    /// Appends the packed event to `bytes`.
+    static func append(key: String, event: RecordedEvent, to bytes: inout [UInt8]) {
+        append(key, to: &bytes)
+        append(UInt32(event.results.count), to: &bytes)
         for result in event.results {
-            Self.append(result.platform.rawValue, to: &bytes)
-            Self.append(result.status.rawValue, to: &bytes)
+            append(result.platform.rawValue, to: &bytes)
+            append(result.status.rawValue, to: &bytes)
             bytes.append(result.retryable.map { $0 ? 2 : 1 } ?? 0)
-            Self.append(result.token, to: &bytes)
-            Self.appendOptional(result.providerID, to: &bytes)
-            Self.appendOptional(result.reason, to: &bytes)
+            append(result.token, to: &bytes)
+            appendOptional(result.providerID, to: &bytes)
+            appendOptional(result.reason, to: &bytes)
         }
-        self.bytes = bytes
     }
 
-    /// True when the event was recorded under exactly `key`.
-    func isRecorded(under key: String) -> Bool {
-        var reader = Reader(bytes: bytes)
+    /// True when `packed` was recorded under exactly `key`.
+    static func isRecorded(_ packed: ArraySlice<UInt8>, under key: String) -> Bool {
+        var reader = Reader(bytes: packed)
         return reader.stringBytes().elementsEqual(key.utf8)
     }
 
-    /// The recorded event.
-    func unpack() -> RecordedEvent {
-        var reader = Reader(bytes: bytes)
+    /// The event in `packed`.
+    static func unpack(_ packed: ArraySlice<UInt8>) -> RecordedEvent {
+        var reader = Reader(bytes: packed)
         _ = reader.stringBytes()
         let count = Int(reader.uint32())
         var results: [RecipientResult] = []
@@ -53,7 +49,7 @@ struct PackedRecordedEvent: Sendable {
         return RecordedEvent(results: results)
     }
 
-    private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
+    static func append(_ value: UInt32, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
@@ -68,10 +64,15 @@ struct PackedRecordedEvent: Sendable {
         append(text, to: &bytes)
     }
 
-    /// Reads back what `init` wrote; the layout is ours, so it is trusted.
-    private struct Reader {
-        let bytes: [UInt8]
-        var offset = 0
+    /// Reads back what `append` wrote; the layout is ours, so it is trusted.
+    struct Reader {
+        let bytes: ArraySlice<UInt8>
+        private var offset: Int
+
+        init(bytes: ArraySlice<UInt8>) {
+            self.bytes = bytes
+            offset = bytes.startIndex
+        }
 
         mutating func byte() -> UInt8 {
             defer { offset += 1 }
@@ -82,6 +83,10 @@ struct PackedRecordedEvent: Sendable {
             var value: UInt32 = 0
             for shift in stride(from: 0, to: 32, by: 8) { value |= UInt32(byte()) << UInt32(shift) }
             return value
+        }
+
+        mutating func uint64() -> UInt64 {
+            UInt64(uint32()) | UInt64(uint32()) << 32
         }
 
         mutating func stringBytes() -> ArraySlice<UInt8> {
