@@ -6,7 +6,9 @@ import XCTest
 /// replaced records skipped, records larger than a chunk.
 final class DedupLogTests: XCTestCase {
     private func packed(_ key: String, recipients: Int = 1) -> [UInt8] {
-        let results = (0..<recipients).map { RecipientResult(platform: .apns, token: "token-\($0)", status: .sent, providerID: "id-\($0)") }
+        let results = (0..<recipients).map {
+            RecordedResult(RecipientResult(platform: .apns, token: "token-\($0)", status: .sent, providerID: "id-\($0)"))
+        }
         var bytes: [UInt8] = []
         PackedRecordedEvent.append(key: key, event: RecordedEvent(results: results), to: &bytes)
         return bytes

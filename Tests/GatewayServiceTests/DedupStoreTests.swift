@@ -4,7 +4,7 @@ import XCTest
 
 /// The in-process dedup window: remembered until expiry, bounded in size.
 final class DedupStoreTests: XCTestCase {
-    private let event = RecordedEvent(results: [RecipientResult(platform: .fcm, token: "t", status: .sent)])
+    private let event = RecordedEvent(results: [RecordedResult(RecipientResult(platform: .fcm, token: "t", status: .sent))])
 
     func testAnEventIsRememberedUntilItExpires() async {
         let store = InMemoryDedupStore()
@@ -35,14 +35,15 @@ final class DedupStoreTests: XCTestCase {
     }
 
     func testEveryFieldOfEveryResultComesBackAsRecorded() async {
-        let recorded = RecordedEvent(results: [
+        let results: [RecipientResult] = [
             RecipientResult(platform: .apns, token: String(repeating: "ab", count: 32), status: .sent,
                             providerID: "6B2A4C8E-1F3D-4E5A-9B7C-0D1E2F3A4B5C"),
             RecipientResult(platform: .fcm, token: "bk3RNwTe3H0:CI2k_HHwgIpo", status: .invalidToken, reason: "UNREGISTERED",
                             retryable: false),
             RecipientResult(platform: .fcm, token: "t2", status: .failed, reason: "Unavailable — 503, \u{1F3A7}", retryable: true),
             RecipientResult(platform: .apns, token: "", status: .skipped, providerID: "", reason: ""),
-        ])
+        ]
+        let recorded = RecordedEvent(results: results.map(RecordedResult.init))
         let store = InMemoryDedupStore()
         let now = ContinuousClock.now
         await store.record("évènement-🎧-1", recorded, expires: now + .seconds(60))
@@ -58,11 +59,21 @@ final class DedupStoreTests: XCTestCase {
     func testRecordingAKeyAgainReplacesItsEvent() async {
         let store = InMemoryDedupStore()
         let now = ContinuousClock.now
-        let later = RecordedEvent(results: [RecipientResult(platform: .apns, token: "t", status: .failed, retryable: true)])
+        let later = RecordedEvent(results: [RecordedResult(RecipientResult(platform: .apns, token: "t", status: .failed, retryable: true))])
         await store.record("a", event, expires: now + .seconds(60))
         await store.record("a", later, expires: now + .seconds(60))
         let hit = await store.lookup("a", now: now)
         XCTAssertEqual(hit, later)
         XCTAssertEqual(store.count, 1)
+    }
+
+    func testTheStoreKeepsAFingerprintOfTheDeviceNotItsToken() {
+        let token = String(repeating: "ab", count: 32)
+        let kept = RecordedResult(RecipientResult(platform: .apns, token: token, status: .sent, providerID: "id"))
+        XCTAssertTrue(kept.isFor(Recipient(platform: .apns, token: token)))
+        XCTAssertFalse(kept.isFor(Recipient(platform: .apns, token: String(repeating: "ab", count: 31) + "ac")))
+        XCTAssertFalse(kept.isFor(Recipient(platform: .fcm, token: token)), "the same token on another platform is another device")
+        XCTAssertEqual(kept.result(token: token), RecipientResult(platform: .apns, token: token, status: .sent, providerID: "id"))
+        XCTAssertFalse(String(describing: kept).contains(token))
     }
 }

@@ -1,3 +1,5 @@
+public import PayloadBuilder
+
 /// Where the outcome of an event is remembered for the dedup window, so a
 /// caller's retry of the same `event_id` is not sent twice. The seam for a
 /// shared store (Redis) when several gateways run; `InMemoryDedupStore` for one.
@@ -8,11 +10,77 @@ public protocol DedupStore: Sendable {
     func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async
 }
 
-/// What is remembered of a dispatched event: each recipient's final result.
+/// What is remembered of a dispatched event: each recipient's final result,
+/// with the device as a fingerprint of its token. A dedup store never holds
+/// device tokens (a shared store would otherwise be a copy of every user's
+/// tokens), and a fingerprint is 16 bytes where a token is up to 4 KB.
 public struct RecordedEvent: Sendable, Equatable {
-    public var results: [RecipientResult]
+    public var results: [RecordedResult]
 
-    public init(results: [RecipientResult]) {
+    public init(results: [RecordedResult]) {
         self.results = results
+    }
+}
+
+/// One recipient's final result as the dedup window keeps it.
+public struct RecordedResult: Sendable, Equatable {
+    public var platform: Platform
+    public var device: DeviceFingerprint
+    public var status: RecipientResult.Status
+    public var providerID: String?
+    public var reason: String?
+    public var retryable: Bool?
+
+    public init(platform: Platform, device: DeviceFingerprint, status: RecipientResult.Status, providerID: String? = nil,
+                reason: String? = nil, retryable: Bool? = nil) {
+        self.platform = platform
+        self.device = device
+        self.status = status
+        self.providerID = providerID
+        self.reason = reason
+        self.retryable = retryable
+    }
+
+    /// What is kept of `result`.
+    public init(_ result: RecipientResult) {
+        self.init(platform: result.platform, device: DeviceFingerprint(token: result.token), status: result.status,
+                  providerID: result.providerID, reason: result.reason, retryable: result.retryable)
+    }
+
+    /// Done for good: a retry of the event will not send it again.
+    public var isSettled: Bool { status != .failed }
+
+    /// True when this result was recorded for `recipient`'s device.
+    public func isFor(_ recipient: Recipient) -> Bool {
+        platform == recipient.platform && device == DeviceFingerprint(token: recipient.token)
+    }
+
+    /// The result again, for the device whose token is `token`.
+    public func result(token: String) -> RecipientResult {
+        RecipientResult(platform: platform, token: token, status: status, providerID: providerID, reason: reason,
+                        retryable: retryable)
+    }
+}
+
+/// A device token's first 128 bits of SHA-256: enough to tell whether a
+/// retried event names the same device, without keeping the token.
+public struct DeviceFingerprint: Sendable, Hashable {
+    public let high: UInt64
+    public let low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    public init(token: String) {
+        let digest = SHA256.digest(token.utf8)
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for index in 0..<8 {
+            high = high << 8 | UInt64(digest[index])
+            low = low << 8 | UInt64(digest[index + 8])
+        }
+        self.init(high: high, low: low)
     }
 }

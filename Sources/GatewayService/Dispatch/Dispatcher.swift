@@ -133,9 +133,8 @@ public final class Dispatcher: Sendable {
             // A recorded result counts only for the same device at the same place
             // (a caller may reuse an event_id with other recipients).
             for (index, result) in recorded.results.enumerated()
-            where result.isSettled && result.token == event.recipients[index].token
-                && result.platform == event.recipients[index].platform {
-                results[index] = result
+            where result.isSettled && result.isFor(event.recipients[index]) {
+                results[index] = result.result(token: event.recipients[index].token)
             }
         }
         let duplicate = recorded != nil
@@ -184,7 +183,7 @@ public final class Dispatcher: Sendable {
                 ("reason", result.reason ?? "unknown"), ("retryable", String(result.retryable ?? false)),
             ])
         }
-        await dedup.record(key, RecordedEvent(results: results), expires: ContinuousClock.now + settings.dedupWindow)
+        await dedup.record(key, RecordedEvent(results: results.map(RecordedResult.init)), expires: ContinuousClock.now + settings.dedupWindow)
         return answer
     }
 

@@ -6,7 +6,7 @@ import PushGWSync
 /// forgotten early rather than growing without limit).
 ///
 /// Events are packed into a log of large chunks (`DedupLog`), filed under a
-/// seeded 64-bit hash of their key: about 0.3 KB for a two-device event, with
+/// seeded 64-bit hash of their key: about 0.2 KB for a two-device event, with
 /// no allocation of its own. The packed bytes hold the key itself, so a hash
 /// shared by two keys is never mistaken for a hit; the newer event then takes
 /// the slot, as if the older one had reached the capacity.
@@ -28,7 +28,7 @@ public final class InMemoryDedupStore: DedupStore {
     public func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async {
         let hash = Self.hash(key)
         var packed: [UInt8] = []
-        packed.reserveCapacity(key.utf8.count + 8 + event.results.count * 160)
+        packed.reserveCapacity(key.utf8.count + 8 + event.results.count * 96)
         PackedRecordedEvent.append(key: key, event: event, to: &packed)
         let now = ContinuousClock.now
         log.withLock { log in

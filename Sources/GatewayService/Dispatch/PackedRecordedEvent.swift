@@ -4,8 +4,8 @@ import PayloadBuilder
 /// recorded under, as bytes in its log, and reads it back.
 ///
 /// Layout: the key, the number of results, then per result its platform,
-/// status, retryable flag (0 none, 1 false, 2 true), token, provider id and
-/// reason. Strings are a 32-bit length and their UTF-8 bytes; an optional
+/// status, retryable flag (0 none, 1 false, 2 true), device fingerprint
+/// (16 bytes), provider id and reason. Strings are a 32-bit length and their UTF-8 bytes; an optional
 /// string has a presence byte first. Platform and status are their raw
 /// values, so the packing survives new enum cases.
 enum PackedRecordedEvent {
@@ -17,7 +17,8 @@ enum PackedRecordedEvent {
             append(result.platform.rawValue, to: &bytes)
             append(result.status.rawValue, to: &bytes)
             bytes.append(result.retryable.map { $0 ? 2 : 1 } ?? 0)
-            append(result.token, to: &bytes)
+            append(result.device.high, to: &bytes)
+            append(result.device.low, to: &bytes)
             appendOptional(result.providerID, to: &bytes)
             appendOptional(result.reason, to: &bytes)
         }
@@ -34,22 +35,26 @@ enum PackedRecordedEvent {
         var reader = Reader(bytes: packed)
         _ = reader.stringBytes()
         let count = Int(reader.uint32())
-        var results: [RecipientResult] = []
+        var results: [RecordedResult] = []
         results.reserveCapacity(count)
         for _ in 0..<count {
             let platform = Platform(rawValue: reader.string())!
             let status = RecipientResult.Status(rawValue: reader.string())!
             let retryable: Bool? = switch reader.byte() { case 0: nil; case 1: false; default: true }
-            let token = reader.string()
+            let device = DeviceFingerprint(high: reader.uint64(), low: reader.uint64())
             let providerID = reader.optionalString()
             let reason = reader.optionalString()
-            results.append(RecipientResult(platform: platform, token: token, status: status, providerID: providerID,
-                                           reason: reason, retryable: retryable))
+            results.append(RecordedResult(platform: platform, device: device, status: status, providerID: providerID,
+                                          reason: reason, retryable: retryable))
         }
         return RecordedEvent(results: results)
     }
 
     static func append(_ value: UInt32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    private static func append(_ value: UInt64, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
