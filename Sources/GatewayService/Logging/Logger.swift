@@ -8,10 +8,16 @@ public struct Logger: Sendable {
     public enum Level: String, Sendable, Comparable {
         case debug, info, warning, error
 
-        public static func < (lhs: Level, rhs: Level) -> Bool {
-            let order: [Level] = [.debug, .info, .warning, .error]
-            return order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
+        private var rank: Int {
+            switch self {
+            case .debug: 0
+            case .info: 1
+            case .warning: 2
+            case .error: 3
+            }
         }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rank < rhs.rank }
     }
 
     public let minimumLevel: Level
@@ -31,19 +37,38 @@ public struct Logger: Sendable {
         token.count <= 8 ? "…" : String(token.prefix(8)) + "…"
     }
 
-    public func log(_ level: Level, _ message: String, _ fields: [(String, String)] = []) {
+    /// Writes one line when `level` is at least the minimum; `fields` are
+    /// only worked out then (the hot paths log per event).
+    public func log(_ level: Level, _ message: String, _ fields: @autoclosure () -> [(String, String)] = []) {
         guard level >= minimumLevel else { return }
         var writer = JSONWriter()
         writer.beginObject()
-        writer.member("ts", ISO8601DateFormatter().string(from: Date()))
+        writer.member("ts", Self.timestamp())
         writer.member("level", level.rawValue)
         writer.member("msg", message)
-        for (key, value) in fields { writer.member(key, value) }
+        for (key, value) in fields() { writer.member(key, value) }
         writer.endObject()
         sink(writer.bytes + [0x0A])
     }
 
-    public func info(_ message: String, _ fields: [(String, String)] = []) { log(.info, message, fields) }
-    public func warning(_ message: String, _ fields: [(String, String)] = []) { log(.warning, message, fields) }
-    public func error(_ message: String, _ fields: [(String, String)] = []) { log(.error, message, fields) }
+    public func info(_ message: String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.info, message, fields()) }
+    public func warning(_ message: String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.warning, message, fields()) }
+    public func error(_ message: String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.error, message, fields()) }
+
+    /// Now in UTC as ISO 8601 with milliseconds, e.g. `2026-11-30T13:48:41.123Z`
+    /// (no formatter object, no locale or ICU data per line).
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        func digits(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2)
+            + "T" + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2)
+            + "." + digits(Int32(now.tv_nsec / 1_000_000), 3) + "Z"
+    }
 }
