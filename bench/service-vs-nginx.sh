@@ -3,6 +3,11 @@
 # ceiling of a static answer on this box), loopback only, everything on one
 # machine. Reports requests/s, latency and pushgw's peak RSS.
 #
+# pushgw is built as it is deployed (release, Swift runtime and Foundation
+# linked statically) and configured for its providers exactly as for real
+# ones; the providers are the built-in strict simulators, run in their own
+# process by `pushgw simulators`, so the RSS measured is the gateway's own.
+#
 # Usage: bench/service-vs-nginx.sh [SECONDS] [CONNECTIONS]    (default 10 s, 64)
 # Needs: wrk nginx (apt-get install -y wrk nginx-light)
 set -euo pipefail
@@ -23,8 +28,9 @@ for tool in wrk nginx; do
     command -v "$tool" >/dev/null || [[ -x "/usr/sbin/$tool" ]] || { echo "missing $tool: apt-get install -y wrk nginx-light" >&2; exit 1; }
 done
 
-echo "building (release)" >&2
-(cd "$root" && swift build -c release --product pushgw >&2)
+echo "building (release, static Swift runtime)" >&2
+(cd "$root" && swift build -c release --static-swift-stdlib --product pushgw >&2)
+bin="$(cd "$root" && swift build -c release --static-swift-stdlib --show-bin-path)/pushgw"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 nginx_port="$(free_port)"
@@ -49,10 +55,16 @@ CONF
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
 pids+=($!)
 
+"$bin" simulators --env-file "$work/simulators.env" > "$work/simulators.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [[ -s "$work/simulators.env" ]] && break; sleep 0.1; done
+# shellcheck disable=SC1091
+source "$work/simulators.env"
+
 token="$(openssl rand -hex 32)"
 echo "$token" > "$work/tokens"
 PUSHGW_LISTEN="127.0.0.1:$pushgw_port" PUSHGW_BEARER_TOKENS_FILE="$work/tokens" PUSHGW_LOG_LEVEL=error \
-    "$root/.build/release/pushgw" > "$work/pushgw.log" 2>&1 &
+    "$bin" > "$work/pushgw.log" 2>&1 &
 pushgw_pid=$!
 pids+=($pushgw_pid)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$pushgw_port/healthz" >/dev/null && break; sleep 0.1; done
@@ -72,8 +84,11 @@ run() {  # name url [script]
     grep -E "Non-2xx|Socket errors" <<<"$out" || true
 }
 
+idle_rss="$(awk '/VmRSS/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
 run "nginx return 200" "http://127.0.0.1:$nginx_port/"
+run "pushgw GET /healthz" "http://127.0.0.1:$pushgw_port/healthz"
 run "pushgw POST /v1/render" "http://127.0.0.1:$pushgw_port/v1/render" "$here/render.lua"
 run "pushgw POST /v1/notify (apns+fcm)" "http://127.0.0.1:$pushgw_port/v1/notify" "$here/notify.lua"
+printf '%-34s %10s MB\n' "pushgw RSS idle" "$idle_rss"
 printf '%-34s %10s MB\n' "pushgw peak RSS (VmHWM)" "$(awk '/VmHWM/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
 printf '%-34s %10s MB\n' "pushgw RSS after the runs" "$(awk '/VmRSS/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
