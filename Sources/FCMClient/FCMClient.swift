@@ -78,11 +78,31 @@ public final class FCMClient: Sendable {
         } catch {
             return Array(repeating: .failure(TransportError(accessToken: error)), count: requests.count)
         }
-        var outcomes = await send(requests, token: token)
-        let refused = outcomes.indices.filter { index in
-            if case .success(.rejected(let rejection)) = outcomes[index] { return rejection.isAboutTheAccessToken }
-            return false
+        let outcomes = Self.classify(await pool.send(httpRequests(requests, token: token)))
+        return await retryingAccessTokenRejections(requests, outcomes: outcomes, token: token)
+    }
+
+    /// As `send(_:)`, calling `completion` instead of suspending a task: with
+    /// a cached access token the results come from a connection's thread; a
+    /// task is only started to fetch a token or to re-send after FCM refused it.
+    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([Result<FCMOutcome, TransportError>]) -> Void) {
+        guard !requests.isEmpty else { return completion([]) }
+        guard let token = tokens.accessTokenWithoutWaiting() else {
+            Task { completion(await self.send(requests)) }
+            return
         }
+        pool.send(httpRequests(requests, token: token)) { responses in
+            let outcomes = Self.classify(responses)
+            guard outcomes.contains(where: Self.isAccessTokenRejection) else { return completion(outcomes) }
+            Task { completion(await self.retryingAccessTokenRejections(requests, outcomes: outcomes, token: token)) }
+        }
+    }
+
+    /// Sends the requests whose access token FCM refused once more, with a fresh token.
+    private func retryingAccessTokenRejections(_ requests: [ProviderRequest], outcomes: [Result<FCMOutcome, TransportError>],
+                                               token: String) async -> [Result<FCMOutcome, TransportError>] {
+        var outcomes = outcomes
+        let refused = outcomes.indices.filter { Self.isAccessTokenRejection(outcomes[$0]) }
         guard !refused.isEmpty else { return outcomes }
         tokens.invalidate(token)
         let freshToken: String
@@ -92,9 +112,14 @@ public final class FCMClient: Sendable {
             for index in refused { outcomes[index] = .failure(TransportError(accessToken: error)) }
             return outcomes
         }
-        let retried = await send(refused.map { requests[$0] }, token: freshToken)
+        let retried = Self.classify(await pool.send(httpRequests(refused.map { requests[$0] }, token: freshToken)))
         for (position, index) in refused.enumerated() { outcomes[index] = retried[position] }
         return outcomes
+    }
+
+    private static func isAccessTokenRejection(_ outcome: Result<FCMOutcome, TransportError>) -> Bool {
+        if case .success(.rejected(let rejection)) = outcome { return rejection.isAboutTheAccessToken }
+        return false
     }
 
     /// Closes the connections.
@@ -102,9 +127,9 @@ public final class FCMClient: Sendable {
         pool.shutdown()
     }
 
-    private func send(_ requests: [ProviderRequest], token: String) async -> [Result<FCMOutcome, TransportError>] {
+    private func httpRequests(_ requests: [ProviderRequest], token: String) -> [HTTP2Request] {
         let authorization = HTTPHeader("authorization", "Bearer \(token)")
-        let http = requests.map { request in
+        return requests.map { request in
             var headers = [authorization]
             headers.reserveCapacity(request.headers.count + 1)
             for header in request.headers where header.name != "authorization" {
@@ -113,13 +138,16 @@ public final class FCMClient: Sendable {
             return HTTP2Request(method: "POST", path: request.path, headers: headers, body: request.body,
                                 timeout: requestTimeout)
         }
-        return await pool.send(http).map { result in
+    }
+
+    private static func classify(_ responses: [Result<HTTP2Response, TransportError>]) -> [Result<FCMOutcome, TransportError>] {
+        responses.map { result in
             result.map { response in
                 guard response.status == 200 else {
                     return .rejected(FCMRejection(status: response.status, body: response.body,
                                                   retryAfterHeader: response.header("retry-after")))
                 }
-                return .accepted(name: Self.messageName(response.body))
+                return .accepted(name: messageName(response.body))
             }
         }
     }

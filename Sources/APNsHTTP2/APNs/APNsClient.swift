@@ -50,7 +50,32 @@ public final class APNsClient: Sendable {
         } catch {
             return Array(repeating: .failure(error), count: requests.count)
         }
-        var outcomes = await send(requests, token: token)
+        let outcomes = await pool.send(httpRequests(requests, token: token))
+        return await retryingTokenRejections(requests, outcomes: classify(requests, outcomes), token: token)
+    }
+
+    /// As `send(_:)`, calling `completion` instead of suspending a task: from
+    /// a connection's thread when every answer is in (a task is only started
+    /// to re-send after a provider-token rejection or a lost connection).
+    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([Result<APNsOutcome, TransportError>]) -> Void) {
+        let token: String
+        do {
+            token = try providerToken()
+        } catch {
+            return completion(Array(repeating: .failure(error), count: requests.count))
+        }
+        pool.send(httpRequests(requests, token: token)) { responses in
+            let outcomes = self.classify(requests, responses)
+            guard outcomes.contains(where: Self.isTokenRejection) else { return completion(outcomes) }
+            Task { completion(await self.retryingTokenRejections(requests, outcomes: outcomes, token: token)) }
+        }
+    }
+
+    /// Asks the token source about each provider-token rejection in
+    /// `outcomes`; sends those requests once more when it mints a new token.
+    private func retryingTokenRejections(_ requests: [ProviderRequest], outcomes: [Result<APNsOutcome, TransportError>],
+                                         token: String) async -> [Result<APNsOutcome, TransportError>] {
+        var outcomes = outcomes
         var retryIndices: [Int] = []
         var retryToken: String?
         for (index, outcome) in outcomes.enumerated() {
@@ -68,10 +93,16 @@ public final class APNsClient: Sendable {
             }
         }
         if let retryToken, !retryIndices.isEmpty {
-            let retried = await send(retryIndices.map { requests[$0] }, token: retryToken)
-            for (position, index) in retryIndices.enumerated() { outcomes[index] = retried[position] }
+            let retried = retryIndices.map { requests[$0] }
+            let answers = classify(retried, await pool.send(httpRequests(retried, token: retryToken)))
+            for (position, index) in retryIndices.enumerated() { outcomes[index] = answers[position] }
         }
         return outcomes
+    }
+
+    private static func isTokenRejection(_ outcome: Result<APNsOutcome, TransportError>) -> Bool {
+        if case let .success(.rejected(rejection)) = outcome { return rejection.isAboutTheProviderToken }
+        return false
     }
 
     /// Closes the connections.
@@ -87,14 +118,17 @@ public final class APNsClient: Sendable {
         }
     }
 
-    private func send(_ requests: [ProviderRequest], token: String) async -> [Result<APNsOutcome, TransportError>] {
+    private func httpRequests(_ requests: [ProviderRequest], token: String) -> [HTTP2Request] {
         let authorization = "bearer \(token)"
-        let http = requests.map { request in
+        return requests.map { request in
             HTTP2Request(method: "POST", path: request.path, authorization: authorization, headers: request.headers,
                          body: request.body, timeout: requestTimeout)
         }
-        let responses = await pool.send(http)
-        return zip(requests, responses).map { request, response in
+    }
+
+    private func classify(_ requests: [ProviderRequest],
+                          _ responses: [Result<HTTP2Response, TransportError>]) -> [Result<APNsOutcome, TransportError>] {
+        zip(requests, responses).map { request, response in
             response.map { response in
                 let apnsID = response.header("apns-id") ?? request.header("apns-id")
                 if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }

@@ -125,31 +125,40 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// (the pool passes the time of the first attempt).
     func send(_ requests: [HTTP2Request], startedAt: ContinuousClock.Instant) async -> [Result<HTTP2Response, TransportError>] {
         await withCheckedContinuation { (continuation: CheckedContinuation<[Result<HTTP2Response, TransportError>], Never>) in
-            let batch = BatchCompletion(count: requests.count, continuation: continuation)
-            guard !requests.isEmpty else { return }
-            let streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, startedAt: startedAt) }
-            let outcome: (refusal: TransportError?, wake: Bool) = inbox.withLock { state in
-                if state.closed {
-                    // As tearDown ends the queue: a connection that never connected
-                    // refuses with its connect error (the pool backs off, or stops on
-                    // a certificate or ALPN refusal), not with a plain "not sent".
-                    let refusal = didConnect ? TransportError(.notSent, "connection closed: \(state.closeReason.detail)") : state.closeReason
-                    return (refusal, false)
-                }
-                if load.load(ordering: .relaxed) + streams.count > options.maximumQueued + options.maximumConcurrentStreams {
-                    return (TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)"), false)
-                }
-                state.queued.append(contentsOf: streams)
-                load.add(streams.count, ordering: .relaxed)
-                let wake = !state.wakePending
-                state.wakePending = true
-                return (nil, wake)
+            send(requests, startedAt: startedAt) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// As `send(_:startedAt:)`, calling `completion` with the results instead
+    /// of suspending a task: on the loop thread when the last response is in,
+    /// or at once on the caller's thread when the batch is refused. The
+    /// dispatcher's notify path uses it to answer without a task hop.
+    func send(_ requests: [HTTP2Request], startedAt: ContinuousClock.Instant,
+              completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
+        let batch = BatchCompletion(count: requests.count, deliver: completion)
+        guard !requests.isEmpty else { return }
+        let streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, startedAt: startedAt) }
+        let outcome: (refusal: TransportError?, wake: Bool) = inbox.withLock { state in
+            if state.closed {
+                // As tearDown ends the queue: a connection that never connected
+                // refuses with its connect error (the pool backs off, or stops on
+                // a certificate or ALPN refusal), not with a plain "not sent".
+                let refusal = didConnect ? TransportError(.notSent, "connection closed: \(state.closeReason.detail)") : state.closeReason
+                return (refusal, false)
             }
-            if let refusal = outcome.refusal {
-                for stream in streams { stream.finish(.failure(refusal)) }
-            } else if outcome.wake {
-                wake()
+            if load.load(ordering: .relaxed) + streams.count > options.maximumQueued + options.maximumConcurrentStreams {
+                return (TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)"), false)
             }
+            state.queued.append(contentsOf: streams)
+            load.add(streams.count, ordering: .relaxed)
+            let wake = !state.wakePending
+            state.wakePending = true
+            return (nil, wake)
+        }
+        if let refusal = outcome.refusal {
+            for stream in streams { stream.finish(.failure(refusal)) }
+        } else if outcome.wake {
+            wake()
         }
     }
 

@@ -46,18 +46,62 @@ public final class HTTP2ConnectionPool: Sendable {
     /// process (GOAWAY, never sent, connect failed) is sent again on another,
     /// until its timeout runs out. Every request ends with exactly one result.
     public func send(_ requests: [HTTP2Request]) async -> [Result<HTTP2Response, TransportError>] {
-        var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
-        var pending = Array(requests.indices)
+        await send(requests, startedAt: ContinuousClock.now)
+    }
+
+    /// As `send(_:)`, calling `completion` instead of suspending a task: when
+    /// live connections take the requests, the results come straight from
+    /// their loop threads (no task is involved unless something has to be
+    /// sent again or every connection is backing off).
+    public func send(_ requests: [HTTP2Request], completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
         let start = ContinuousClock.now
+        guard !requests.isEmpty else { return completion([]) }
+        guard !isShutDown.load(ordering: .relaxed), case let .success(connections) = acquire(wanting: requests.count) else {
+            Task { completion(await self.send(requests, startedAt: start)) }
+            return
+        }
+        let shares = Self.split(Array(requests.indices), over: connections.count)
+        let gathered = Locked(GatheredAnswers(expected: shares.filter { !$0.isEmpty }.count))
+        for (slot, share) in shares.enumerated() where !share.isEmpty {
+            let batch = share.count == requests.count ? requests : share.map { requests[$0] }
+            connections[slot].send(batch, startedAt: start) { outcomes in
+                guard let answers = gathered.withLock({ $0.add(slot, outcomes) }) else { return }
+                var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
+                var lastError: [Int: TransportError] = [:]
+                let retry = Self.settle(answers, shares: shares, results: &results, lastError: &lastError)
+                if retry.isEmpty { return completion(results.map { $0! }) }
+                Task {
+                    await self.resend(requests, pending: retry, startedAt: start, results: &results, lastError: &lastError)
+                    completion(results.map { $0! })
+                }
+            }
+        }
+    }
+
+    /// As `send(_:)`, each request's timeout counted from `startedAt`.
+    func send(_ requests: [HTTP2Request], startedAt start: ContinuousClock.Instant) async -> [Result<HTTP2Response, TransportError>] {
+        var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
         var lastError: [Int: TransportError] = [:]
+        await resend(requests, pending: Array(requests.indices), startedAt: start, results: &results, lastError: &lastError)
+        return results.map { $0! }
+    }
+
+    /// Sends the `pending` requests until each has a result in `results`.
+    private func resend(_ requests: [HTTP2Request], pending: [Int], startedAt start: ContinuousClock.Instant,
+                        results: inout [Result<HTTP2Response, TransportError>?], lastError: inout [Int: TransportError]) async {
+        var pending = pending
         while !pending.isEmpty {
             let now = ContinuousClock.now
             // Requests whose time is up end with the last reason they were not sent.
+            var expired: [Int] = []
             pending.removeAll { index in
                 guard start + requests[index].timeout <= now else { return false }
+                expired.append(index)
+                return true
+            }
+            for index in expired {
                 results[index] = .failure(lastError[index]
                     ?? TransportError(.timeout, "no connection to \(host) within \(requests[index].timeout)"))
-                return true
             }
             if pending.isEmpty { break }
             if isShutDown.load(ordering: .relaxed) {
@@ -73,9 +117,7 @@ public final class HTTP2ConnectionPool: Sendable {
                 if wait > .zero { try? await Task.sleep(for: min(wait, .milliseconds(200))) }
                 continue
             }
-            // Split the pending requests evenly over the chosen connections.
-            var shares = Array(repeating: [Int](), count: connections.count)
-            for (position, index) in pending.enumerated() { shares[position % connections.count].append(index) }
+            let shares = Self.split(pending, over: connections.count)
             let answers: [(Int, [Result<HTTP2Response, TransportError>])]
             if connections.count == 1 {
                 // One connection: no child task needed.
@@ -83,32 +125,47 @@ public final class HTTP2ConnectionPool: Sendable {
                 answers = [(0, await connections[0].send(batch, startedAt: start))]
             } else {
                 answers = await withTaskGroup(of: (Int, [Result<HTTP2Response, TransportError>]).self) { group in
-                for (slot, share) in shares.enumerated() where !share.isEmpty {
-                    let batch = share.count == requests.count ? requests : share.map { requests[$0] }
-                    let connection = connections[slot]
-                    group.addTask { (slot, await connection.send(batch, startedAt: start)) }
-                }
-                var collected: [(Int, [Result<HTTP2Response, TransportError>])] = []
-                for await answer in group { collected.append(answer) }
-                return collected
-            }
-            }
-            var retry: [Int] = []
-            for (slot, outcomes) in answers {
-                for (position, outcome) in outcomes.enumerated() {
-                    let index = shares[slot][position]
-                    if case let .failure(error) = outcome, error.wasNotProcessed, error.kind != .overloaded,
-                       error.kind != .noHTTP2, error.kind != .certificateRejected {
-                        lastError[index] = error
-                        retry.append(index)
-                    } else {
-                        results[index] = outcome
+                    for (slot, share) in shares.enumerated() where !share.isEmpty {
+                        let batch = share.count == requests.count ? requests : share.map { requests[$0] }
+                        let connection = connections[slot]
+                        group.addTask { (slot, await connection.send(batch, startedAt: start)) }
                     }
+                    var collected: [(Int, [Result<HTTP2Response, TransportError>])] = []
+                    for await answer in group { collected.append(answer) }
+                    return collected
                 }
             }
-            pending = retry
+            pending = Self.settle(answers, shares: shares, results: &results, lastError: &lastError)
         }
-        return results.map { $0! }
+    }
+
+    /// The request indices split evenly over `count` connections.
+    private static func split(_ indices: [Int], over count: Int) -> [[Int]] {
+        var shares = Array(repeating: [Int](), count: count)
+        for (position, index) in indices.enumerated() { shares[position % count].append(index) }
+        return shares
+    }
+
+    /// Files each connection's answers under their request index; returns
+    /// the requests to send again (certainly not processed, and worth
+    /// another connection), remembering why in `lastError`.
+    private static func settle(_ answers: [(Int, [Result<HTTP2Response, TransportError>])], shares: [[Int]],
+                               results: inout [Result<HTTP2Response, TransportError>?],
+                               lastError: inout [Int: TransportError]) -> [Int] {
+        var retry: [Int] = []
+        for (slot, outcomes) in answers {
+            for (position, outcome) in outcomes.enumerated() {
+                let index = shares[slot][position]
+                if case let .failure(error) = outcome, error.wasNotProcessed, error.kind != .overloaded,
+                   error.kind != .noHTTP2, error.kind != .certificateRejected {
+                    lastError[index] = error
+                    retry.append(index)
+                } else {
+                    results[index] = outcome
+                }
+            }
+        }
+        return retry
     }
 
     /// Closes every connection; in-flight requests finish or fail.
@@ -172,4 +229,17 @@ public final class HTTP2ConnectionPool: Sendable {
 /// When every slot is backing off: the earliest instant worth trying again.
 struct WaitUntilInstant: Error {
     let instant: ContinuousClock.Instant
+}
+
+/// The answers of one round's connections, until the last one is in.
+private struct GatheredAnswers {
+    let expected: Int
+    var answers: [(Int, [Result<HTTP2Response, TransportError>])] = []
+
+    /// Adds one connection's answers; returns them all once complete.
+    mutating func add(_ slot: Int, _ outcomes: [Result<HTTP2Response, TransportError>])
+        -> [(Int, [Result<HTTP2Response, TransportError>])]? {
+        answers.append((slot, outcomes))
+        return answers.count == expected ? answers : nil
+    }
 }

@@ -92,30 +92,31 @@ final class PendingStream: @unchecked Sendable {
     }
 }
 
-/// The results of a group of requests sent together, and the one waiter to
-/// resume when the last of them is done: one task wake-up per batch instead
-/// of one per request, which is what lets a 500-recipient event go out at
-/// the connection's speed.
+/// The results of a group of requests sent together, and what to call when
+/// the last of them is done: one wake-up of the caller per batch instead of
+/// one per request, which is what lets a 500-recipient event go out at the
+/// connection's speed.
 ///
 /// `@unchecked Sendable`: before the batch is handed to a connection's loop
-/// thread only the sending task touches it; afterwards only the loop thread
-/// does. The continuation is resumed exactly once, when `remaining` hits 0.
+/// thread only the sending thread touches it; afterwards only the loop thread
+/// does. `deliver` is called exactly once, when `remaining` hits 0.
 final class BatchCompletion: @unchecked Sendable {
+    typealias Results = [Result<HTTP2Response, TransportError>]
     private var results: [Result<HTTP2Response, TransportError>?]
     private var remaining: Int
-    private let continuation: CheckedContinuation<[Result<HTTP2Response, TransportError>], Never>
+    private let deliver: @Sendable (Results) -> Void
 
-    init(count: Int, continuation: CheckedContinuation<[Result<HTTP2Response, TransportError>], Never>) {
+    init(count: Int, deliver: @escaping @Sendable (Results) -> Void) {
         results = Array(repeating: nil, count: count)
         remaining = count
-        self.continuation = continuation
-        if count == 0 { continuation.resume(returning: []) }
+        self.deliver = deliver
+        if count == 0 { deliver([]) }
     }
 
     func complete(_ index: Int, _ result: Result<HTTP2Response, TransportError>) {
         guard results[index] == nil else { return }
         results[index] = result
         remaining -= 1
-        if remaining == 0 { continuation.resume(returning: results.map { $0! }) }
+        if remaining == 0 { deliver(results.map { $0! }) }
     }
 }

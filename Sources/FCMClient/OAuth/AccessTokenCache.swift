@@ -97,6 +97,11 @@ public final class AccessTokenCache: AccessTokenSource {
         case wait(Task<Result<String, AccessTokenError>, Never>)
     }
 
+    public func accessTokenWithoutWaiting() -> String? {
+        let now = self.now()
+        return state.withLock { $0.rules.usableToken(now: now) }
+    }
+
     public func invalidate(_ token: String) {
         state.withLock { $0.rules.invalidate(token) }
     }

@@ -42,10 +42,14 @@ struct AccessTokenCacheState: Sendable {
         self.refreshMargin = max(0, refreshMargin)
     }
 
+    /// The cached token when it is not yet due for refresh at `now`.
+    func usableToken(now: Int64) -> String? {
+        guard let current, now < current.expiresAt - current.margin else { return nil }
+        return current.token
+    }
+
     mutating func decide(now: Int64) -> Decision {
-        if let current, now < current.expiresAt - current.margin {
-            return .use(current.token)
-        }
+        if let token = usableToken(now: now) { return .use(token) }
         if let inFlight { return .join(inFlight.id) }
         lastID += 1
         inFlight = (lastID, now)

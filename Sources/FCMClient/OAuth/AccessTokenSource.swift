@@ -18,9 +18,18 @@ public protocol AccessTokenSource: Sendable {
     ///   whether to try later).
     func accessToken() async throws(AccessTokenError) -> String
 
+    /// The cached access token when it is good to use now; nil when getting
+    /// one means waiting (no token yet, or due for refresh). Never fetches.
+    func accessTokenWithoutWaiting() -> String?
+
     /// FCM refused `token` (401/403 without an FcmError detail): forget it,
     /// so that the next ``accessToken()`` fetches a new one.
     func invalidate(_ token: String)
+}
+
+extension AccessTokenSource {
+    /// A source that cannot answer without waiting always sends the caller to ``accessToken()``.
+    public func accessTokenWithoutWaiting() -> String? { nil }
 }
 
 /// Performs one token grant: the seam between the cache and the network.

@@ -8,6 +8,25 @@ public protocol DedupStore: Sendable {
     func lookup(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent?
     /// Records (or replaces) the answer for `key` until `expires`.
     func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async
+    /// `lookup` when the store can answer at once (in process); else `.mustWait`.
+    func lookupWithoutWaiting(_ key: String, now: ContinuousClock.Instant) -> ImmediateDedupLookup
+    /// `record` when the store can do it at once; false when it must wait.
+    func recordWithoutWaiting(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) -> Bool
+}
+
+extension DedupStore {
+    /// A store that always waits (a network store) sends callers to `lookup`.
+    public func lookupWithoutWaiting(_ key: String, now: ContinuousClock.Instant) -> ImmediateDedupLookup { .mustWait }
+    /// A store that always waits sends callers to `record`.
+    public func recordWithoutWaiting(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) -> Bool { false }
+}
+
+/// The answer of `DedupStore.lookupWithoutWaiting`.
+public enum ImmediateDedupLookup: Sendable, Equatable {
+    case recorded(RecordedEvent)
+    case notRecorded
+    /// The store cannot answer without waiting: use `lookup`.
+    case mustWait
 }
 
 /// What is remembered of a dispatched event: each recipient's final result,

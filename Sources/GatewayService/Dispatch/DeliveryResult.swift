@@ -30,6 +30,16 @@ public protocol NotificationSender: Sendable {
     var provider: String { get }
     /// One result per request, in order.
     func send(_ requests: [ProviderRequest]) async -> [DeliveryResult]
+    /// As `send(_:)`, calling `completion` once with the results, from any
+    /// thread, instead of suspending a task.
+    func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([DeliveryResult]) -> Void)
+}
+
+extension NotificationSender {
+    /// For senders with only the async form: runs it in a task.
+    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        Task { completion(await send(requests)) }
+    }
 }
 
 /// `NotificationSender` over the APNs client.
@@ -42,22 +52,28 @@ public struct APNsSender: NotificationSender {
     }
 
     public func send(_ requests: [ProviderRequest]) async -> [DeliveryResult] {
-        await client.send(requests).map { outcome in
-            switch outcome {
-            case let .success(.accepted(apnsID)):
-                return .accepted(providerID: apnsID)
-            case let .success(.rejected(rejection)):
-                let disposition: DeliveryResult.Disposition
-                switch rejection.action {
-                case .dropToken: disposition = .dropToken
-                case let .retry(after): disposition = .retry(after: after)
-                case .retryOnNewConnection, .retryWithNewProviderToken: disposition = .retry(after: nil)
-                case .configurationError, .gatewayBug, .doNotRetry: disposition = .final
-                }
-                return .rejected(status: rejection.status, reason: rejection.reason.rawValue, disposition: disposition)
-            case let .failure(error):
-                return .failed(error)
+        await client.send(requests).map(Self.delivery)
+    }
+
+    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        client.send(requests) { outcomes in completion(outcomes.map(Self.delivery)) }
+    }
+
+    private static func delivery(_ outcome: Result<APNsOutcome, TransportError>) -> DeliveryResult {
+        switch outcome {
+        case let .success(.accepted(apnsID)):
+            return .accepted(providerID: apnsID)
+        case let .success(.rejected(rejection)):
+            let disposition: DeliveryResult.Disposition
+            switch rejection.action {
+            case .dropToken: disposition = .dropToken
+            case let .retry(after): disposition = .retry(after: after)
+            case .retryOnNewConnection, .retryWithNewProviderToken: disposition = .retry(after: nil)
+            case .configurationError, .gatewayBug, .doNotRetry: disposition = .final
             }
+            return .rejected(status: rejection.status, reason: rejection.reason.rawValue, disposition: disposition)
+        case let .failure(error):
+            return .failed(error)
         }
     }
 }
@@ -72,21 +88,27 @@ public struct FCMSender: NotificationSender {
     }
 
     public func send(_ requests: [ProviderRequest]) async -> [DeliveryResult] {
-        await client.send(requests).map { outcome in
-            switch outcome {
-            case let .success(.accepted(name)):
-                return .accepted(providerID: name)
-            case let .success(.rejected(rejection)):
-                let disposition: DeliveryResult.Disposition
-                switch rejection.action {
-                case .dropToken: disposition = .dropToken
-                case let .retry(after): disposition = .retry(after: after)
-                case .configurationError, .doNotRetry: disposition = .final
-                }
-                return .rejected(status: rejection.status, reason: rejection.errorCode.rawValue, disposition: disposition)
-            case let .failure(error):
-                return .failed(error)
+        await client.send(requests).map(Self.delivery)
+    }
+
+    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        client.send(requests) { outcomes in completion(outcomes.map(Self.delivery)) }
+    }
+
+    private static func delivery(_ outcome: Result<FCMOutcome, TransportError>) -> DeliveryResult {
+        switch outcome {
+        case let .success(.accepted(name)):
+            return .accepted(providerID: name)
+        case let .success(.rejected(rejection)):
+            let disposition: DeliveryResult.Disposition
+            switch rejection.action {
+            case .dropToken: disposition = .dropToken
+            case let .retry(after): disposition = .retry(after: after)
+            case .configurationError, .doNotRetry: disposition = .final
             }
+            return .rejected(status: rejection.status, reason: rejection.errorCode.rawValue, disposition: disposition)
+        case let .failure(error):
+            return .failed(error)
         }
     }
 }

@@ -87,15 +87,82 @@ public final class Dispatcher: Sendable {
 
     public func notify(body: [UInt8]) async -> HTTPResponse {
         let arrival = ContinuousClock.now
+        switch decodeForNotify(body) {
+        case let .failure(refusal):
+            return refusal.response
+        case let .success((event, app, key)):
+            return await notify(event, app: app, key: key, arrival: arrival)
+        }
+    }
+
+    /// As `notify(body:)`, calling `completion` with the answer instead of
+    /// suspending a task. When nothing has to wait (the dedup store and the
+    /// avatar answer at once, no copy of the event is in flight, the
+    /// providers' tokens are cached), the event is rendered on the caller's
+    /// thread and answered from the provider connections' threads, with no
+    /// task in between; anything else takes the task path, with the same result.
+    public func notify(body: [UInt8], completion: @escaping @Sendable (HTTPResponse) -> Void) {
+        let arrival = ContinuousClock.now
         let event: Event
         let app: AppProfile
+        let key: String
+        switch decodeForNotify(body) {
+        case let .failure(refusal):
+            return completion(refusal.response)
+        case let .success(decoded):
+            (event, app, key) = decoded
+        }
+        guard case .notRecorded = dedup.lookupWithoutWaiting(key, now: arrival),
+              let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL), becomeOwner(of: key) else {
+            Task { completion(await self.notify(event, app: app, key: key, arrival: arrival)) }
+            return
+        }
+        // This call now owns `key`: every way out goes through `finishOwned`.
+        var results = [RecipientResult?](repeating: nil, count: event.recipients.count)
+        let rendered: RenderedEvent
+        switch renderForDelivery(event, app: app, avatar: avatar, results: &results) {
+        case let .failure(answered):
+            return finishOwned(event, key: key, results: answered.results, completion: completion)
+        case let .success(success):
+            rendered = success
+        }
+        let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
+        guard !pending.isEmpty else { return finishOwned(event, key: key, results: results.map { $0! }, completion: completion) }
+        budget.recordAttempts(pending.count)
+        let answered = results
+        sendOnce(pending, app: app) { outcomes in
+            var final: [Int: RecipientResult] = [:]
+            let retry = self.classify(pending, outcomes, into: &final)
+            if retry.isEmpty {
+                self.countNotifications(final)
+                var results = answered
+                for (index, result) in final { results[index] = result }
+                return self.finishOwned(event, key: key, results: results.map { $0! }, completion: completion)
+            }
+            Task {
+                await self.retrying(retry, app: app, deadline: arrival + self.settings.requestDeadline, final: &final)
+                self.countNotifications(final)
+                var results = answered
+                for (index, result) in final { results[index] = result }
+                let answer = await self.finish(event, key: key, results: results.map { $0! }, duplicate: false)
+                self.release(key, answer: answer)
+                completion(answer.response(eventID: event.eventID))
+            }
+        }
+    }
+
+    private func decodeForNotify(_ body: [UInt8]) -> Result<(Event, AppProfile, String), HTTPResponseRefusal> {
         do throws(EventError) {
-            (event, app) = try EventDecoder(config: config).decode(body)
+            let (event, app) = try EventDecoder(config: config).decode(body)
+            return .success((event, app, "\(app.name)\u{0}\(event.eventID)"))
         } catch {
             metrics.registry.increment(GatewayMetrics.events, ["invalid"])
-            return HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)
+            return .failure(HTTPResponseRefusal(response: HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)))
         }
-        let key = "\(app.name)\u{0}\(event.eventID)"
+    }
+
+    /// The task path of notify, once the event is decoded.
+    private func notify(_ event: Event, app: AppProfile, key: String, arrival: ContinuousClock.Instant) async -> HTTPResponse {
         let answer = await coalesced(key: key) {
             await dispatch(event, app: app, key: key, deadline: arrival + settings.requestDeadline)
         }
@@ -121,9 +188,23 @@ public final class Dispatcher: Sendable {
             return answer
         }
         let answer = await work()
+        release(key, answer: answer)
+        return answer
+    }
+
+    /// Takes `key` for this dispatch when no other dispatch of it is in flight.
+    private func becomeOwner(of key: String) -> Bool {
+        inFlight.withLock { waiting in
+            guard waiting[key] == nil else { return false }
+            waiting[key] = []
+            return true
+        }
+    }
+
+    /// Ends the ownership of `key`: the copies that waited get `answer`.
+    private func release(_ key: String, answer: EventAnswer) {
         let waiters = inFlight.withLock { $0.removeValue(forKey: key) ?? [] }
         for waiter in waiters { waiter.resume(returning: answer) }
-        return answer
     }
 
     private func dispatch(_ event: Event, app: AppProfile, key: String, deadline: ContinuousClock.Instant) async -> EventAnswer {
@@ -145,20 +226,11 @@ public final class Dispatcher: Sendable {
 
         let avatar = await avatars.resolve(event.sender.avatarURL)
         let rendered: RenderedEvent
-        do throws(EventError) {
-            rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
-        } catch {
-            // The event decoded but cannot be rendered (it cannot fit the payload limit).
-            for index in results.indices where results[index] == nil {
-                let recipient = event.recipients[index]
-                results[index] = RecipientResult(platform: recipient.platform, token: recipient.token, status: .failed,
-                                                 reason: error.message, retryable: false)
-            }
-            return await finish(event, key: key, results: results.map { $0! }, duplicate: duplicate)
-        }
-        for skip in rendered.skipped where results[skip.recipientIndex] == nil {
-            results[skip.recipientIndex] = RecipientResult(platform: skip.platform, token: skip.token, status: .skipped,
-                                                           reason: skip.reason)
+        switch renderForDelivery(event, app: app, avatar: avatar, results: &results) {
+        case let .failure(answered):
+            return await finish(event, key: key, results: answered.results, duplicate: duplicate)
+        case let .success(success):
+            rendered = success
         }
         let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
         let delivered = await deliver(pending, app: app, deadline: deadline)
@@ -166,25 +238,75 @@ public final class Dispatcher: Sendable {
         return await finish(event, key: key, results: results.map { $0! }, duplicate: duplicate)
     }
 
-    private func finish(_ event: Event, key: String, results: [RecipientResult], duplicate: Bool) async -> EventAnswer {
+    /// Renders the event; fills `results` for the recipients it skips. An
+    /// event that cannot be rendered (it cannot fit the payload limit) fails
+    /// every recipient not yet answered: those results are the failure.
+    private func renderForDelivery(_ event: Event, app: AppProfile, avatar: AvatarState,
+                                   results: inout [RecipientResult?]) -> Result<RenderedEvent, RenderRefusal> {
+        let rendered: RenderedEvent
+        do throws(EventError) {
+            rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
+        } catch {
+            for index in results.indices where results[index] == nil {
+                let recipient = event.recipients[index]
+                results[index] = RecipientResult(platform: recipient.platform, token: recipient.token, status: .failed,
+                                                 reason: error.message, retryable: false)
+            }
+            return .failure(RenderRefusal(results: results.map { $0! }))
+        }
+        for skip in rendered.skipped where results[skip.recipientIndex] == nil {
+            results[skip.recipientIndex] = RecipientResult(platform: skip.platform, token: skip.token, status: .skipped,
+                                                           reason: skip.reason)
+        }
+        return .success(rendered)
+    }
+
+    /// Metrics and logs of the event's final results; the answer.
+    private func conclude(_ event: Event, results: [RecipientResult], duplicate: Bool) -> EventAnswer {
         let answer = EventAnswer(results: results, duplicate: duplicate)
         let outcome = answer.allSettled ? (duplicate ? "duplicate" : "delivered") : "failed"
         metrics.registry.increment(GatewayMetrics.events, [outcome])
-        var counts: [RecipientResult.Status: Int] = [:]
-        for result in results { counts[result.status, default: 0] += 1 }
-        logger.log(answer.allSettled ? .info : .warning, "event", [
-            ("event_id", event.eventID), ("outcome", outcome), ("recipients", String(results.count)),
-            ("sent", String(counts[.sent] ?? 0)), ("invalid_token", String(counts[.invalidToken] ?? 0)),
-            ("failed", String(counts[.failed] ?? 0)), ("skipped", String(counts[.skipped] ?? 0)),
-        ])
+        logger.log(answer.allSettled ? .info : .warning, "event", {
+            var counts: [RecipientResult.Status: Int] = [:]
+            for result in results { counts[result.status, default: 0] += 1 }
+            return [
+                ("event_id", event.eventID), ("outcome", outcome), ("recipients", String(results.count)),
+                ("sent", String(counts[.sent] ?? 0)), ("invalid_token", String(counts[.invalidToken] ?? 0)),
+                ("failed", String(counts[.failed] ?? 0)), ("skipped", String(counts[.skipped] ?? 0)),
+            ]
+        }())
         for result in results where result.status == .failed {
             logger.warning("delivery failed", [
                 ("event_id", event.eventID), ("platform", result.platform.rawValue), ("token", Logger.redact(token: result.token)),
                 ("reason", result.reason ?? "unknown"), ("retryable", String(result.retryable ?? false)),
             ])
         }
+        return answer
+    }
+
+    private func finish(_ event: Event, key: String, results: [RecipientResult], duplicate: Bool) async -> EventAnswer {
+        let answer = conclude(event, results: results, duplicate: duplicate)
         await dedup.record(key, RecordedEvent(results: results.map(RecordedResult.init)), expires: ContinuousClock.now + settings.dedupWindow)
         return answer
+    }
+
+    /// `finish` for a dispatch that owns `key` without a task: records the
+    /// event (in a task only if the store must wait), releases the key, answers.
+    private func finishOwned(_ event: Event, key: String, results: [RecipientResult],
+                             completion: @escaping @Sendable (HTTPResponse) -> Void) {
+        let answer = conclude(event, results: results, duplicate: false)
+        let recorded = RecordedEvent(results: results.map(RecordedResult.init))
+        let expires = ContinuousClock.now + settings.dedupWindow
+        guard dedup.recordWithoutWaiting(key, recorded, expires: expires) else {
+            Task {
+                await self.dedup.record(key, recorded, expires: expires)
+                self.release(key, answer: answer)
+                completion(answer.response(eventID: event.eventID))
+            }
+            return
+        }
+        release(key, answer: answer)
+        completion(answer.response(eventID: event.eventID))
     }
 
     // MARK: sending with retries
@@ -194,93 +316,141 @@ public final class Dispatcher: Sendable {
     private func deliver(_ requests: [ProviderRequest], app: AppProfile,
                          deadline: ContinuousClock.Instant) async -> [Int: RecipientResult] {
         var final: [Int: RecipientResult] = [:]
-        var pending = requests
-        var attempt = 1
+        guard !requests.isEmpty else { return final }
         budget.recordAttempts(requests.count)
-        while !pending.isEmpty {
-            let outcomes = await sendOnce(pending, app: app)
-            var retry: [(ProviderRequest, RecipientResult, Duration?)] = []
-            for (request, outcome) in zip(pending, outcomes) {
-                let provider = request.platform.rawValue
-                switch outcome {
-                case let .accepted(providerID):
-                    final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
-                                                                     status: .sent, providerID: providerID)
-                case let .rejected(_, reason, .dropToken):
-                    metrics.registry.increment(GatewayMetrics.rejectedTokens, [provider])
-                    final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
-                                                                     status: .invalidToken, reason: reason)
-                case let .rejected(_, reason, .final):
-                    final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
-                                                                     status: .failed, reason: reason, retryable: false)
-                case let .rejected(_, reason, .retry(after)):
-                    retry.append((request, RecipientResult(platform: request.platform, token: request.token, status: .failed,
-                                                           reason: reason, retryable: true), after))
-                case let .failed(error):
-                    let result = RecipientResult(platform: request.platform, token: request.token, status: .failed,
-                                                 reason: error.kind.name, retryable: error.isRetryable)
-                    if error.isRetryable {
-                        retry.append((request, result, nil))
-                    } else {
-                        final[request.recipientIndex] = result
-                    }
+        let retry = classify(requests, await sendOnce(requests, app: app), into: &final)
+        await retrying(retry, app: app, deadline: deadline, final: &final)
+        countNotifications(final)
+        return final
+    }
+
+    /// A request to try again, the result it has if it is not, and the
+    /// provider's Retry-After.
+    private typealias Retry = (request: ProviderRequest, result: RecipientResult, after: Duration?)
+
+    /// Files each outcome's final result in `final`; returns what may be retried.
+    private func classify(_ requests: [ProviderRequest], _ outcomes: [DeliveryResult],
+                          into final: inout [Int: RecipientResult]) -> [Retry] {
+        var retry: [Retry] = []
+        for (request, outcome) in zip(requests, outcomes) {
+            let provider = request.platform.rawValue
+            switch outcome {
+            case let .accepted(providerID):
+                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
+                                                                 status: .sent, providerID: providerID)
+            case let .rejected(_, reason, .dropToken):
+                metrics.registry.increment(GatewayMetrics.rejectedTokens, [provider])
+                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
+                                                                 status: .invalidToken, reason: reason)
+            case let .rejected(_, reason, .final):
+                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
+                                                                 status: .failed, reason: reason, retryable: false)
+            case let .rejected(_, reason, .retry(after)):
+                retry.append((request, RecipientResult(platform: request.platform, token: request.token, status: .failed,
+                                                       reason: reason, retryable: true), after))
+            case let .failed(error):
+                let result = RecipientResult(platform: request.platform, token: request.token, status: .failed,
+                                             reason: error.kind.name, retryable: error.isRetryable)
+                if error.isRetryable {
+                    retry.append((request, result, nil))
+                } else {
+                    final[request.recipientIndex] = result
                 }
             }
-            guard !retry.isEmpty else { break }
+        }
+        return retry
+    }
+
+    /// Retries with back-off and jitter, within the deadline, the attempt
+    /// limit and the shared budget; what is not retried keeps its last result.
+    private func retrying(_ retry: [Retry], app: AppProfile, deadline: ContinuousClock.Instant,
+                          final: inout [Int: RecipientResult]) async {
+        var retry = retry
+        var attempt = 1
+        while !retry.isEmpty {
             attempt += 1
-            let delay = retry.map { settings.retry.delay(beforeAttempt: attempt, retryAfter: $0.2, jitter: Double.random(in: 0...1)) }
+            let delay = retry.map { settings.retry.delay(beforeAttempt: attempt, retryAfter: $0.after, jitter: Double.random(in: 0...1)) }
                 .max() ?? .zero
             let granted = attempt <= settings.retry.maximumAttempts && ContinuousClock.now + delay < deadline
                 ? budget.withdraw(retry.count) : 0
             for (request, result, _) in retry.dropFirst(granted) {
                 final[request.recipientIndex] = result
             }
-            pending = retry.prefix(granted).map(\.0)
+            let pending = retry.prefix(granted).map(\.request)
             if pending.isEmpty { break }
             for request in pending { metrics.registry.increment(GatewayMetrics.retries, [request.platform.rawValue]) }
             try? await Task.sleep(for: delay)
+            retry = classify(pending, await sendOnce(pending, app: app), into: &final)
         }
+    }
+
+    private func countNotifications(_ final: [Int: RecipientResult]) {
         for result in final.values {
             metrics.registry.increment(GatewayMetrics.notifications, [result.platform.rawValue, result.status.rawValue])
         }
-        return final
     }
 
     /// One attempt for every request, each provider's batch in parallel.
     private func sendOnce(_ requests: [ProviderRequest], app: AppProfile) async -> [DeliveryResult] {
-        var byPlatform: [Platform: [Int]] = [:]
-        for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
-        if byPlatform.count == 1, let (platform, _) = byPlatform.first, let sender = senders[app.name]?[platform] {
-            return await timedSend(requests, with: sender)
+        await withCheckedContinuation { continuation in
+            sendOnce(requests, app: app) { continuation.resume(returning: $0) }
         }
-        var outcomes = [DeliveryResult?](repeating: nil, count: requests.count)
-        await withTaskGroup(of: (Platform, [DeliveryResult]).self) { group in
-            for (platform, positions) in byPlatform {
-                guard let sender = senders[app.name]?[platform] else {
-                    for position in positions {
-                        outcomes[position] = .rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
-                    }
-                    continue
-                }
-                let batch = positions.map { requests[$0] }
-                group.addTask { (platform, await self.timedSend(batch, with: sender)) }
-            }
-            for await (platform, results) in group {
-                for (position, result) in zip(byPlatform[platform]!, results) { outcomes[position] = result }
-            }
-        }
-        return outcomes.map { $0 ?? .failed(TransportError(.shutdown, "no result")) }
     }
 
-    /// One provider batch, with the in-flight gauge and the latency histogram.
-    private func timedSend(_ batch: [ProviderRequest], with sender: any NotificationSender) async -> [DeliveryResult] {
-        let started = ContinuousClock.now
-        metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: Double(batch.count))
-        let results = await sender.send(batch)
-        metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: -Double(batch.count))
-        let elapsed = ContinuousClock.now - started
-        metrics.registry.observe(GatewayMetrics.providerDuration, [sender.provider],
-                                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        return results
+    /// `sendOnce` with a completion: every provider's batch is handed to its
+    /// sender at once; `completion` runs when the last one has answered.
+    private func sendOnce(_ requests: [ProviderRequest], app: AppProfile,
+                          completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        var byPlatform: [Platform: [Int]] = [:]
+        for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
+        let gathered = Locked(GatheredDeliveries(count: requests.count, batches: byPlatform.count))
+        for (platform, positions) in byPlatform {
+            guard let sender = senders[app.name]?[platform] else {
+                let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
+                if let all = gathered.withLock({ $0.add(positions, Array(repeating: refusal, count: positions.count)) }) {
+                    completion(all)
+                }
+                continue
+            }
+            let batch = positions.map { requests[$0] }
+            let started = ContinuousClock.now
+            metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: Double(batch.count))
+            sender.send(batch) { results in
+                self.metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: -Double(batch.count))
+                let elapsed = ContinuousClock.now - started
+                self.metrics.registry.observe(GatewayMetrics.providerDuration, [sender.provider],
+                                              seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                if let all = gathered.withLock({ $0.add(positions, results) }) { completion(all) }
+            }
+        }
+    }
+}
+
+/// A notify answered at once, before anything is sent: its body was refused.
+private struct HTTPResponseRefusal: Error {
+    let response: HTTPResponse
+}
+
+/// Every recipient's result when an event cannot be rendered.
+private struct RenderRefusal: Error {
+    let results: [RecipientResult]
+}
+
+/// The providers' results of one attempt, until the last batch is in.
+private struct GatheredDeliveries {
+    var results: [DeliveryResult?]
+    var batches: Int
+
+    init(count: Int, batches: Int) {
+        results = Array(repeating: nil, count: count)
+        self.batches = batches
+    }
+
+    /// Files one batch's results; returns them all once every batch is in.
+    mutating func add(_ positions: [Int], _ batch: [DeliveryResult]) -> [DeliveryResult]? {
+        for (position, result) in zip(positions, batch) { results[position] = result }
+        batches -= 1
+        guard batches == 0 else { return nil }
+        return results.map { $0 ?? .failed(TransportError(.shutdown, "no result")) }
     }
 }

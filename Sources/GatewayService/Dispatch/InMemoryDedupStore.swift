@@ -19,13 +19,22 @@ public final class InMemoryDedupStore: DedupStore {
     }
 
     public func lookup(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent? {
-        let hash = Self.hash(key)
-        let packed: [UInt8]? = log.withLock { log in log.lookup(hash, now: now).map(Array.init) }
-        guard let packed, PackedRecordedEvent.isRecorded(packed[...], under: key) else { return nil }
-        return PackedRecordedEvent.unpack(packed[...])
+        if case let .recorded(event) = lookupWithoutWaiting(key, now: now) { return event }
+        return nil
     }
 
     public func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async {
+        _ = recordWithoutWaiting(key, event, expires: expires)
+    }
+
+    public func lookupWithoutWaiting(_ key: String, now: ContinuousClock.Instant) -> ImmediateDedupLookup {
+        let hash = Self.hash(key)
+        let packed: [UInt8]? = log.withLock { log in log.lookup(hash, now: now).map(Array.init) }
+        guard let packed, PackedRecordedEvent.isRecorded(packed[...], under: key) else { return .notRecorded }
+        return .recorded(PackedRecordedEvent.unpack(packed[...]))
+    }
+
+    public func recordWithoutWaiting(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) -> Bool {
         let hash = Self.hash(key)
         var packed: [UInt8] = []
         packed.reserveCapacity(key.utf8.count + 8 + event.results.count * 96)
@@ -35,6 +44,7 @@ public final class InMemoryDedupStore: DedupStore {
             log.append(hash, packed: packed, expires: expires)
             log.sweep(now: now, capacity: capacity)
         }
+        return true
     }
 
     /// Events currently remembered.

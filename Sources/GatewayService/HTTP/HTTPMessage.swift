@@ -38,9 +38,13 @@ public protocol HTTPHandler: Sendable {
     /// (no waiting on a provider or the network); nil sends the request to
     /// `handle`. Saves two thread hops for health checks, errors and renders.
     func respondImmediately(_ request: HTTPRequest) -> HTTPResponse?
+    /// Takes the request to answer through `reply` later, from any thread,
+    /// without a task (true), or leaves it to `handle` (false).
+    func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool
     func handle(_ request: HTTPRequest) async -> HTTPResponse
 }
 
 extension HTTPHandler {
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? { nil }
+    public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool { false }
 }

@@ -222,9 +222,9 @@ private func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer {
     Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
 }
 
-/// A C handle that crosses from libmicrohttpd's thread to the handler task.
+/// A C handle that crosses from libmicrohttpd's thread to whoever answers.
 ///
-/// `@unchecked Sendable`: the task uses it for exactly one call,
+/// `@unchecked Sendable`: `HTTPReply` uses it for exactly one call,
 /// `MHD_resume_connection`, which libmicrohttpd allows from any thread on a
 /// suspended connection; the connection cannot be freed while suspended.
 private struct SuspendedConnection: @unchecked Sendable {
@@ -288,16 +288,36 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     if let response = handler.respondImmediately(request) {
         return queue(response, on: connection)
     }
-    let suspended = SuspendedConnection(pointer: connection)
     MHD_suspend_connection(connection)
     server.active.add(1, ordering: .relaxed)
-    Task {
-        let response = await handler.handle(request)
-        state.response.withLock { $0 = response }
-        MHD_resume_connection(suspended.pointer)
-        server.active.subtract(1, ordering: .relaxed)
+    let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server)
+    if !handler.respondLater(request, reply: reply) {
+        Task { reply.send(await handler.handle(request)) }
     }
     return .YES
+}
+
+/// How a handler answers a request from any thread, later: the connection
+/// waits suspended (holding no thread) until `send` resumes it.
+public final class HTTPReply: Sendable {
+    private let connection: SuspendedConnection
+    private let state: RequestState
+    private let server: HTTPServer
+    private let sent = Atomic<Bool>(false)
+
+    fileprivate init(connection: SuspendedConnection, state: RequestState, server: HTTPServer) {
+        self.connection = connection
+        self.state = state
+        self.server = server
+    }
+
+    /// Answers the request; only the first call counts.
+    public func send(_ response: HTTPResponse) {
+        guard !sent.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        state.response.withLock { $0 = response }
+        MHD_resume_connection(connection.pointer)
+        server.active.subtract(1, ordering: .relaxed)
+    }
 }
 
 /// `RequestScreen` on this request's headers and target.

@@ -33,6 +33,17 @@ public struct GatewayHandler: HTTPHandler {
         return response
     }
 
+    /// A notify that passed the checks: the dispatcher answers it from the
+    /// provider connections' threads (or its own task when it must wait).
+    public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool {
+        guard request.path == "/v1/notify" else { return false }
+        dispatcher.notify(body: request.body) { response in
+            self.metrics.registry.increment(GatewayMetrics.httpRequests, ["/v1/notify", String(response.status)])
+            reply.send(response)
+        }
+        return true
+    }
+
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let (route, response) = await answer(request)
         metrics.registry.increment(GatewayMetrics.httpRequests, [route, String(response.status)])
