@@ -107,10 +107,10 @@ struct RequestValidator {
         guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
         let limit = pushType == "voip" ? Self.voipPayloadLimit : Self.payloadLimit
         guard request.bodyLength <= limit else { return reject(413, "PayloadTooLarge") }
-        guard let payload = SimulatorJSONParser.parse(request.body), payload.isObject else {
+        guard case .object(let hasAPSObject)? = APNsPayloadShape.parse(request.body) else {
             return reject(400, "PayloadEmpty")
         }
-        if requiresAPSDictionary, payload["aps"]?.isObject != true { return reject(400, "PayloadEmpty") }
+        if requiresAPSDictionary, !hasAPSObject { return reject(400, "PayloadEmpty") }
 
         return .valid(ValidatedNotification(
             deviceToken: deviceToken,
