@@ -34,46 +34,48 @@ struct FCMMessageReader {
                 continue
             }
             if case .null = value { continue }
-            read(value, kind: kind, path: path.isEmpty ? name : path + "." + name)
+            read(value, kind: kind, path: { path.isEmpty ? name : path + "." + name })
         }
     }
 
-    private mutating func read(_ value: OrderedJSON, kind: FCMMessageSchema.Kind, path: String) {
+    /// Checks `value` against `kind`; `path` (built only when needed: for a
+    /// violation or to descend into an object) names it in Google's errors.
+    private mutating func read(_ value: OrderedJSON, kind: FCMMessageSchema.Kind, path: () -> String) {
         switch kind {
         case .string:
-            if value.stringValue == nil { invalid(path, "TYPE_STRING", value) }
+            if value.stringValue == nil { invalid(path(), "TYPE_STRING", value) }
         case .bool:
-            if value.boolValue == nil { invalid(path, "TYPE_BOOL", value) }
+            if value.boolValue == nil { invalid(path(), "TYPE_BOOL", value) }
         case .integer:
-            if !Self.isInteger(value) { invalid(path, "TYPE_INT32", value) }
+            if !Self.isInteger(value) { invalid(path(), "TYPE_INT32", value) }
         case .number:
-            if !Self.isNumber(value) { invalid(path, "TYPE_FLOAT", value) }
+            if !Self.isNumber(value) { invalid(path(), "TYPE_FLOAT", value) }
         case .duration:
             guard let text = value.stringValue, Self.isDuration(text) else {
-                return invalid(path, "type.googleapis.com/google.protobuf.Duration", value)
+                return invalid(path(), "type.googleapis.com/google.protobuf.Duration", value)
             }
         case .enumeration(let typeName, let values, let caseInsensitive):
             if let text = value.stringValue {
                 let accepted = caseInsensitive ? values.contains(text.uppercased()) : values.contains(text)
-                if !accepted { invalid(path, typeName, value) }
+                if !accepted { invalid(path(), typeName, value) }
             } else if value.integerValue == nil {
-                invalid(path, typeName, value)
+                invalid(path(), typeName, value)
             }
         case .stringMap:
-            guard let members = value.members else { return invalid(path, "map<string, string>", value) }
+            guard let members = value.members else { return invalid(path(), "map<string, string>", value) }
             for (index, member) in members.enumerated() where member.value.stringValue == nil {
-                invalid("\(path)[\(index)].value", "TYPE_STRING", member.value)
+                invalid("\(path())[\(index)].value", "TYPE_STRING", member.value)
             }
         case .stringList:
-            guard case .array(let elements) = value else { return invalid(path, "TYPE_STRING", value) }
+            guard case .array(let elements) = value else { return invalid(path(), "TYPE_STRING", value) }
             for (index, element) in elements.enumerated() where element.stringValue == nil {
-                invalid("\(path)[\(index)]", "TYPE_STRING", element)
+                invalid("\(path())[\(index)]", "TYPE_STRING", element)
             }
         case .object(let schema):
-            guard let members = value.members else { return invalid(path, schema.typeName, value) }
-            readObject(members, schema: schema, path: path)
+            guard let members = value.members else { return invalid(path(), schema.typeName, value) }
+            readObject(members, schema: schema, path: path())
         case .freeObject:
-            if !value.isObject { invalid(path, "type.googleapis.com/google.protobuf.Struct", value) }
+            if !value.isObject { invalid(path(), "type.googleapis.com/google.protobuf.Struct", value) }
         }
     }
 

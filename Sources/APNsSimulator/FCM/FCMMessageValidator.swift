@@ -84,13 +84,23 @@ enum FCMMessageValidator {
     /// `null` counts as absent.
     static func field(_ object: OrderedJSON, _ camelName: String) -> OrderedJSON? {
         guard let members = object.members else { return nil }
-        var snake = ""
-        for character in camelName {
-            if character.isUppercase { snake += "_" + character.lowercased() } else { snake.append(character) }
-        }
-        let value = members.first { $0.key == camelName || $0.key == snake }?.value
+        let value = members.first { $0.key == camelName || isSnakeCase($0.key, of: camelName) }?.value
         if case .null? = value { return nil }
         return value
+    }
+
+    /// Whether `key` is the snake_case form of the ASCII `camelName`
+    /// (`validate_only` for `validateOnly`), compared without building it.
+    private static func isSnakeCase(_ key: String, of camelName: String) -> Bool {
+        var keyBytes = key.utf8.makeIterator()
+        for byte in camelName.utf8 {
+            if (0x41...0x5A).contains(byte) {
+                guard keyBytes.next() == UInt8(ascii: "_"), keyBytes.next() == byte + 0x20 else { return false }
+            } else if keyBytes.next() != byte {
+                return false
+            }
+        }
+        return keyBytes.next() == nil
     }
 
     private static func nonEmptyString(_ object: OrderedJSON, _ name: String) -> String? {

@@ -39,9 +39,13 @@ let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, l
     return 0
 }
 
-/// A whole frame arrived; END_STREAM on HEADERS or DATA completes a request.
+/// A whole frame arrived: a request's HEADERS ends its header block;
+/// END_STREAM on HEADERS or DATA completes a request.
 let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame else { return 0 }
+    if isRequestHeaders(frame) {
+        connection(userData).endHeaders(streamID: frame.pointee.hd.stream_id)
+    }
     let type = frame.pointee.hd.type
     let endsStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     if endsStream, type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) {

@@ -3,11 +3,22 @@
 extension ServerConnection {
     func beginRequest(streamID: Int32) {
         streams[streamID] = Stream()
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(16)
+        incomingHeaders = (streamID, fields)
     }
 
     func receiveHeader(streamID: Int32, name: String, value: String) {
-        guard let count = streams[streamID]?.request.headers.count, count < Self.headerFieldLimit else { return }
-        streams[streamID]?.request.headers.append((name, value))
+        guard incomingHeaders?.streamID == streamID,
+              let count = incomingHeaders?.fields.count, count < Self.headerFieldLimit else { return }
+        incomingHeaders?.fields.append((name, value))
+    }
+
+    /// The request header block of `streamID` is complete: its fields join the stream.
+    func endHeaders(streamID: Int32) {
+        guard let block = incomingHeaders, block.streamID == streamID else { return }
+        incomingHeaders = nil
+        streams[streamID]?.request.headers = block.fields
     }
 
     func receiveBody(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
@@ -49,6 +60,7 @@ extension ServerConnection {
 
     func streamClosed(streamID: Int32) {
         streams[streamID] = nil
+        if incomingHeaders?.streamID == streamID { incomingHeaders = nil }
     }
 
     /// Copies the next part of a response body for nghttp2.

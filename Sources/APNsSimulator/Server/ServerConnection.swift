@@ -33,6 +33,11 @@ final class ServerConnection {
     let tls: TLSSession
     var session: HTTP2ServerSession?
     var streams: [Int32: Stream] = [:]
+    /// The request header block nghttp2 is delivering. Header blocks are
+    /// never interleaved (RFC 9113 §4.3), so fields collect here, one append
+    /// each without a lookup in `streams`, and join their stream when the
+    /// block ends (`endHeaders`).
+    var incomingHeaders: (streamID: Int32, fields: [(name: String, value: String)])?
     var pending: [PendingAnswer] = []
     var outbound: [UInt8] = []
     var outboundOffset = 0

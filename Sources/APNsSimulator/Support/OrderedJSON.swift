@@ -4,7 +4,7 @@
 ///
 /// A repeated key keeps its first position and its last value (Google:
 /// "the last one wins").
-indirect enum OrderedJSON: Equatable {
+enum OrderedJSON: Equatable {
     case object([(key: String, value: OrderedJSON)])
     case array([OrderedJSON])
     case string(String)
@@ -75,22 +75,15 @@ indirect enum OrderedJSON: Equatable {
 }
 
 extension OrderedJSON: StrictJSONBuildable {
-    static func makeObject(_ members: [(key: String, value: OrderedJSON)]) -> OrderedJSON {
-        var ordered: [(key: String, value: OrderedJSON)] = []
-        var positions: [String: Int] = [:]
-        for member in members {
-            if let position = positions[member.key] {
-                ordered[position].value = member.value
-            } else {
-                positions[member.key] = ordered.count
-                ordered.append(member)
-            }
-        }
-        return .object(ordered)
-    }
-    static func makeArray(_ elements: [OrderedJSON]) -> OrderedJSON { .array(elements) }
-    static func makeString(_ text: String) -> OrderedJSON { .string(text) }
-    static func makeNumber(_ literal: String) -> OrderedJSON { .number(literal) }
+    static func makeKey(_ utf8: UnsafeBufferPointer<UInt8>) -> String { String(decoding: utf8, as: UTF8.self) }
+    static func beginObject() -> OrderedMembers { OrderedMembers() }
+    static func add(_ key: String, _ value: OrderedJSON, to object: inout OrderedMembers) { object.add(key, value) }
+    static func endObject(_ object: consuming OrderedMembers) -> OrderedJSON { .object(object.members) }
+    static func beginArray() -> [OrderedJSON] { [] }
+    static func add(_ element: OrderedJSON, to array: inout [OrderedJSON]) { array.append(element) }
+    static func endArray(_ array: consuming [OrderedJSON]) -> OrderedJSON { .array(array) }
+    static func makeString(_ utf8: UnsafeBufferPointer<UInt8>) -> OrderedJSON { .string(String(decoding: utf8, as: UTF8.self)) }
+    static func makeNumber(_ literal: UnsafeBufferPointer<UInt8>) -> OrderedJSON { .number(String(decoding: literal, as: UTF8.self)) }
     static func makeBool(_ value: Bool) -> OrderedJSON { .bool(value) }
     static func makeNull() -> OrderedJSON { .null }
 }

@@ -35,3 +35,20 @@ enum SimulatorJSON: Equatable {
         return false
     }
 }
+
+extension SimulatorJSON: StrictJSONBuildable {
+    static func makeKey(_ utf8: UnsafeBufferPointer<UInt8>) -> String { String(decoding: utf8, as: UTF8.self) }
+    static func beginObject() -> [String: SimulatorJSON] { [:] }
+    /// A repeated key: the last one wins.
+    static func add(_ key: String, _ value: SimulatorJSON, to object: inout [String: SimulatorJSON]) {
+        object[key] = value
+    }
+    static func endObject(_ object: consuming [String: SimulatorJSON]) -> SimulatorJSON { .object(object) }
+    static func beginArray() -> [SimulatorJSON] { [] }
+    static func add(_ element: SimulatorJSON, to array: inout [SimulatorJSON]) { array.append(element) }
+    static func endArray(_ array: consuming [SimulatorJSON]) -> SimulatorJSON { .array(array) }
+    static func makeString(_ utf8: UnsafeBufferPointer<UInt8>) -> SimulatorJSON { .string(String(decoding: utf8, as: UTF8.self)) }
+    static func makeNumber(_ literal: UnsafeBufferPointer<UInt8>) -> SimulatorJSON { .number(String(decoding: literal, as: UTF8.self)) }
+    static func makeBool(_ value: Bool) -> SimulatorJSON { .bool(value) }
+    static func makeNull() -> SimulatorJSON { .null }
+}

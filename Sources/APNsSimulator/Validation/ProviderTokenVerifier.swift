@@ -45,7 +45,7 @@ struct ProviderTokenVerifier {
     /// `nil` when the request may proceed, else the answer to give.
     mutating func check(authorization: String?, now: Double) -> APNsSimulatorResponse? {
         guard let authorization, !authorization.isEmpty else { return Self.missing }
-        guard let space = authorization.firstIndex(of: " "),
+        guard let space = authorization.utf8.firstIndex(of: UInt8(ascii: " ")),
               authorization[..<space].lowercased() == "bearer" else { return Self.invalid }
         let token = String(authorization[authorization.index(after: space)...])
         guard !token.isEmpty else { return Self.missing }

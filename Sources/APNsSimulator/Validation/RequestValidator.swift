@@ -55,7 +55,8 @@ struct RequestValidator {
         now: Double
     ) -> RequestVerdict {
         let sentID = request.value("apns-id")
-        let answerID = sentID.flatMap { APNsIdentifier.isValid($0) ? $0 : nil } ?? APNsIdentifier.generate()
+        let validSentID = sentID.flatMap { APNsIdentifier.isValid($0) ? $0 : nil }
+        let answerID = validSentID ?? APNsIdentifier.generate()
         func reject(_ status: Int, _ reason: String) -> RequestVerdict {
             .rejected(APNsSimulatorResponse(status: status, reason: reason), apnsID: answerID)
         }
@@ -91,7 +92,7 @@ struct RequestValidator {
             if pushType == "background", value == 10 { return reject(400, "BadPriority") }
         }
 
-        if let sentID, !APNsIdentifier.isValid(sentID) { return reject(400, "BadMessageId") }
+        if sentID != nil, validSentID == nil { return reject(400, "BadMessageId") }
 
         let collapseID = request.value("apns-collapse-id")
         if let collapseID, collapseID.utf8.count > Self.collapseIDLimit { return reject(400, "BadCollapseId") }
@@ -107,10 +108,10 @@ struct RequestValidator {
         guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
         let limit = pushType == "voip" ? Self.voipPayloadLimit : Self.payloadLimit
         guard request.bodyLength <= limit else { return reject(413, "PayloadTooLarge") }
-        guard let payload = SimulatorJSONParser.parse(request.body), payload.isObject else {
+        guard case .object(let hasAPSObject)? = APNsPayloadShape.parse(request.body) else {
             return reject(400, "PayloadEmpty")
         }
-        if requiresAPSDictionary, payload["aps"]?.isObject != true { return reject(400, "PayloadEmpty") }
+        if requiresAPSDictionary, !hasAPSObject { return reject(400, "PayloadEmpty") }
 
         return .valid(ValidatedNotification(
             deviceToken: deviceToken,
@@ -130,7 +131,13 @@ struct RequestValidator {
     static func isWellFormedDeviceToken(_ token: String) -> Bool {
         let bytes = token.utf8
         guard bytes.count >= 64, bytes.count <= 200, bytes.count % 2 == 0 else { return false }
-        return bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+        for byte in bytes {
+            switch byte {
+            case 0x30...0x39, 0x41...0x46, 0x61...0x66: continue
+            default: return false
+            }
+        }
+        return true
     }
 
     /// The configured bundle ID `topic` belongs to, if any.

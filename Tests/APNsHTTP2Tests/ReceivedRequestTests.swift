@@ -1,0 +1,32 @@
+@testable import APNsSimulator
+import XCTest
+
+/// How a received request's header fields are read.
+final class ReceivedRequestTests: XCTestCase {
+    func testOnlyARepeatedRegularHeaderIsADuplicate() {
+        var request = ReceivedRequest()
+        request.headers = [(":method", "POST"), (":path", "/3/device/ab"), ("apns-topic", "a"), ("apns-id", "b")]
+        XCTAssertNil(request.duplicatedHeaderName)
+        request.headers.append(("apns-priority", "10"))
+        request.headers.append(("apns-topic", "c"))
+        XCTAssertEqual(request.duplicatedHeaderName, "apns-topic")
+        XCTAssertEqual(request.value("apns-topic"), "a")
+    }
+}
+
+/// A header block split over CONTINUATION frames reaches the checks whole.
+final class SimulatorHeaderBlockTests: XCTestCase {
+    func testFieldsAfterAContinuationFrameAreSeen() throws {
+        let fixture = try SimTestFixture()
+        let client = try fixture.client()
+        // Far more than one 16 KiB frame of HPACK literals.
+        let padding = (0..<4).map { ("x-padding-\($0)", String(repeating: "p", count: 8_000)) }
+        var long = fixture.request()
+        long.headers = padding + long.headers
+        var duplicated = long
+        duplicated.headers.append(("apns-topic", SimTestFixture.topic))
+        let responses = client.send([long, duplicated, fixture.request()])
+        XCTAssertEqual(responses.map(\.status), [200, 400, 200])
+        XCTAssertEqual(responses[1].reason, "DuplicateHeaders")
+    }
+}
