@@ -35,6 +35,8 @@ public final class Dispatcher: Sendable {
     let wallClock: @Sendable () -> Int64
     /// Events being dispatched, with the callers waiting for the same event.
     private let inFlight = Locked<[String: [CheckedContinuation<EventAnswer?, Never>]]>([:])
+    /// The series updated for every event, found once.
+    private let series: DispatcherSeries
 
     public init(config: RenderConfig, senders: [String: [Platform: any NotificationSender]], avatars: any AvatarResolving,
                 dedup: any DedupStore = InMemoryDedupStore(), metrics: GatewayMetrics, settings: Settings = Settings(),
@@ -49,6 +51,7 @@ public final class Dispatcher: Sendable {
         self.budget = budget
         self.logger = logger
         self.wallClock = wallClock
+        series = DispatcherSeries(metrics.registry, providers: senders.values.flatMap { $0.values.map(\.provider) })
     }
 
     /// Epoch seconds from the system clock.
@@ -156,7 +159,7 @@ public final class Dispatcher: Sendable {
             let (event, app) = try EventDecoder(config: config).decode(body)
             return .success((event, app, "\(app.name)\u{0}\(event.eventID)"))
         } catch {
-            metrics.registry.increment(GatewayMetrics.events, ["invalid"])
+            series.events(.invalid).add(1)
             return .failure(HTTPResponseRefusal(response: HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)))
         }
     }
@@ -220,7 +223,7 @@ public final class Dispatcher: Sendable {
         }
         let duplicate = recorded != nil
         if results.allSatisfy({ $0 != nil }) {
-            metrics.registry.increment(GatewayMetrics.events, ["duplicate"])
+            series.events(.duplicate).add(1)
             return EventAnswer(results: results.map { $0! }, duplicate: true)
         }
 
@@ -264,13 +267,13 @@ public final class Dispatcher: Sendable {
     /// Metrics and logs of the event's final results; the answer.
     private func conclude(_ event: Event, results: [RecipientResult], duplicate: Bool) -> EventAnswer {
         let answer = EventAnswer(results: results, duplicate: duplicate)
-        let outcome = answer.allSettled ? (duplicate ? "duplicate" : "delivered") : "failed"
-        metrics.registry.increment(GatewayMetrics.events, [outcome])
+        let outcome: DispatcherSeries.Outcome = answer.allSettled ? (duplicate ? .duplicate : .delivered) : .failed
+        series.events(outcome).add(1)
         logger.log(answer.allSettled ? .info : .warning, "event", {
             var counts: [RecipientResult.Status: Int] = [:]
             for result in results { counts[result.status, default: 0] += 1 }
             return [
-                ("event_id", event.eventID), ("outcome", outcome), ("recipients", String(results.count)),
+                ("event_id", event.eventID), ("outcome", outcome.rawValue), ("recipients", String(results.count)),
                 ("sent", String(counts[.sent] ?? 0)), ("invalid_token", String(counts[.invalidToken] ?? 0)),
                 ("failed", String(counts[.failed] ?? 0)), ("skipped", String(counts[.skipped] ?? 0)),
             ]
@@ -386,7 +389,7 @@ public final class Dispatcher: Sendable {
 
     private func countNotifications(_ final: [Int: RecipientResult]) {
         for result in final.values {
-            metrics.registry.increment(GatewayMetrics.notifications, [result.platform.rawValue, result.status.rawValue])
+            series.notifications(result.platform, result.status).add(1)
         }
     }
 
@@ -414,12 +417,12 @@ public final class Dispatcher: Sendable {
             }
             let batch = positions.map { requests[$0] }
             let started = ContinuousClock.now
-            metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: Double(batch.count))
+            let (inFlight, duration) = series.provider(sender.provider)
+            inFlight.add(Double(batch.count))
             sender.send(batch) { results in
-                self.metrics.registry.increment(GatewayMetrics.providerInFlight, [sender.provider], by: -Double(batch.count))
+                inFlight.add(-Double(batch.count))
                 let elapsed = ContinuousClock.now - started
-                self.metrics.registry.observe(GatewayMetrics.providerDuration, [sender.provider],
-                                              seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                duration.observe(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                 if let all = gathered.withLock({ $0.add(positions, results) }) { completion(all) }
             }
         }
@@ -452,5 +455,44 @@ private struct GatheredDeliveries {
         batches -= 1
         guard batches == 0 else { return nil }
         return results.map { $0 ?? .failed(TransportError(.shutdown, "no result")) }
+    }
+}
+
+/// The metric series the dispatcher updates for every event, looked up in
+/// the registry once rather than per update.
+private struct DispatcherSeries: Sendable {
+    enum Outcome: String, CaseIterable {
+        case invalid, duplicate, delivered, failed
+    }
+
+    private let registry: MetricsRegistry
+    private let outcomes: [Outcome: MetricSeries]
+    private let results: [Platform: [RecipientResult.Status: MetricSeries]]
+    private let providers: [String: (inFlight: MetricSeries, duration: MetricSeries)]
+
+    init(_ registry: MetricsRegistry, providers names: [String]) {
+        self.registry = registry
+        outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, registry.series(GatewayMetrics.events, [$0.rawValue])) })
+        results = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in
+            (platform, Dictionary(uniqueKeysWithValues: RecipientResult.Status.allCases.map { status in
+                (status, registry.series(GatewayMetrics.notifications, [platform.rawValue, status.rawValue]))
+            }))
+        })
+        var providers: [String: (MetricSeries, MetricSeries)] = [:]
+        for name in names {
+            providers[name] = (registry.series(GatewayMetrics.providerInFlight, [name]),
+                               registry.series(GatewayMetrics.providerDuration, [name]))
+        }
+        self.providers = providers
+    }
+
+    func events(_ outcome: Outcome) -> MetricSeries { outcomes[outcome]! }
+
+    func notifications(_ platform: Platform, _ status: RecipientResult.Status) -> MetricSeries {
+        results[platform]?[status] ?? registry.series(GatewayMetrics.notifications, [platform.rawValue, status.rawValue])
+    }
+
+    func provider(_ name: String) -> (inFlight: MetricSeries, duration: MetricSeries) {
+        providers[name] ?? (registry.series(GatewayMetrics.providerInFlight, [name]), registry.series(GatewayMetrics.providerDuration, [name]))
     }
 }

@@ -5,10 +5,11 @@ import PushGWSync
 /// sets (provider, status, route, reason — never a token or a URL) and
 /// latency histograms in seconds, rendered in text exposition format 0.0.4.
 ///
-/// Thread-safe: one mutex around plain dictionaries; updates are a hash and
-/// an add, far cheaper than the provider round trip they measure.
+/// Thread-safe. Each series is a `MetricSeries` of atomics: the mutex only
+/// guards finding a series by family and labels, and hot paths keep the
+/// series they update (`series(_:_:)`) and never take it.
 public final class MetricsRegistry: Sendable {
-    /// A metric's name, help and type, declared once.
+    /// A metric's name, help and type, declared once; known by its name.
     public struct Family: Sendable, Hashable {
         public let name: String
         public let help: String
@@ -19,18 +20,20 @@ public final class MetricsRegistry: Sendable {
             self.help = help
             self.type = type
         }
+
+        public static func == (lhs: Family, rhs: Family) -> Bool { lhs.name == rhs.name }
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
     }
 
-    private struct Histogram {
-        var buckets: [Int]
-        var sum = 0.0
-        var count = 0
+    private struct Key: Hashable {
+        let family: String
+        let labels: [String]
     }
 
     private struct Storage {
-        var values: [Family: [[String]: Double]] = [:]
-        var histograms: [Family: [[String]: Histogram]] = [:]
-        var labelNames: [Family: [String]] = [:]
+        var series: [Key: MetricSeries] = [:]
+        /// Declared families and their label names, in declaration order.
+        var families: [Family: [String]] = [:]
     }
 
     /// Upper bounds of the latency buckets, in seconds.
@@ -43,68 +46,63 @@ public final class MetricsRegistry: Sendable {
     /// Declares a family with its label names, so it is exported even before
     /// its first sample.
     public func declare(_ family: Family, labels: [String]) {
+        storage.withLock { $0.families[family] = labels }
+    }
+
+    /// The series of `family` with `labels`, created on first use: keep it to
+    /// update it without looking it up again.
+    public func series(_ family: Family, _ labels: [String] = []) -> MetricSeries {
         storage.withLock { storage in
-            storage.labelNames[family] = labels
-            if family.type == "histogram" {
-                if storage.histograms[family] == nil { storage.histograms[family] = [:] }
-            } else if storage.values[family] == nil {
-                storage.values[family] = [:]
-            }
+            let key = Key(family: family.name, labels: labels)
+            if let series = storage.series[key] { return series }
+            if storage.families[family] == nil { storage.families[family] = [] }
+            let series = MetricSeries(family: family, labels: labels, histogram: family.type == "histogram")
+            storage.series[key] = series
+            return series
         }
     }
 
     public func increment(_ family: Family, _ labels: [String] = [], by amount: Double = 1) {
-        storage.withLock { $0.values[family, default: [:]][labels, default: 0] += amount }
+        series(family, labels).add(amount)
     }
 
     public func set(_ family: Family, _ labels: [String] = [], to value: Double) {
-        storage.withLock { $0.values[family, default: [:]][labels] = value }
+        series(family, labels).set(value)
     }
 
     public func observe(_ family: Family, _ labels: [String] = [], seconds: Double) {
-        storage.withLock { storage in
-            var histogram = storage.histograms[family, default: [:]][labels]
-                ?? Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count))
-            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
-                histogram.buckets[index] += 1
-            }
-            histogram.sum += seconds
-            histogram.count += 1
-            storage.histograms[family, default: [:]][labels] = histogram
-        }
+        series(family, labels).observe(seconds: seconds)
     }
 
     /// The value of one counter or gauge series (tests, readiness).
     public func value(_ family: Family, _ labels: [String] = []) -> Double {
-        storage.withLock { $0.values[family]?[labels] ?? 0 }
+        storage.withLock { $0.series[Key(family: family.name, labels: labels)]?.value ?? 0 }
     }
 
     /// The whole registry in Prometheus text format 0.0.4.
     public func exposition() -> String {
-        storage.withLock { storage in
-            var lines: [String] = []
-            let families = Set(storage.values.keys).union(storage.histograms.keys).sorted { $0.name < $1.name }
-            for family in families {
-                let names = storage.labelNames[family] ?? []
-                lines.append("# HELP \(family.name) \(family.help)")
-                lines.append("# TYPE \(family.name) \(family.type)")
-                if let series = storage.histograms[family] {
-                    for (labels, histogram) in series.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-                        for (index, bound) in Self.latencyBuckets.enumerated() {
-                            lines.append("\(family.name)_bucket\(Self.render(names + ["le"], labels + [Self.format(bound)])) \(histogram.buckets[index])")
-                        }
-                        lines.append("\(family.name)_bucket\(Self.render(names + ["le"], labels + ["+Inf"])) \(histogram.count)")
-                        lines.append("\(family.name)_sum\(Self.render(names, labels)) \(Self.format(histogram.sum))")
-                        lines.append("\(family.name)_count\(Self.render(names, labels)) \(histogram.count)")
+        let (families, series) = storage.withLock { ($0.families, Array($0.series.values)) }
+        let byFamily = Dictionary(grouping: series, by: \.family.name)
+        var lines: [String] = []
+        for (family, names) in families.sorted(by: { $0.key.name < $1.key.name }) {
+            lines.append("# HELP \(family.name) \(family.help)")
+            lines.append("# TYPE \(family.name) \(family.type)")
+            let members = (byFamily[family.name] ?? []).sorted { $0.labels.lexicographicallyPrecedes($1.labels) }
+            for member in members {
+                if family.type == "histogram" {
+                    let (buckets, count, sum) = member.histogramSnapshot()
+                    for (index, bound) in Self.latencyBuckets.enumerated() {
+                        lines.append("\(family.name)_bucket\(Self.render(names + ["le"], member.labels + [Self.format(bound)])) \(buckets[index])")
                     }
-                } else if let series = storage.values[family] {
-                    for (labels, value) in series.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-                        lines.append("\(family.name)\(Self.render(names, labels)) \(Self.format(value))")
-                    }
+                    lines.append("\(family.name)_bucket\(Self.render(names + ["le"], member.labels + ["+Inf"])) \(count)")
+                    lines.append("\(family.name)_sum\(Self.render(names, member.labels)) \(Self.format(sum))")
+                    lines.append("\(family.name)_count\(Self.render(names, member.labels)) \(count)")
+                } else {
+                    lines.append("\(family.name)\(Self.render(names, member.labels)) \(Self.format(member.value))")
                 }
             }
-            return lines.joined(separator: "\n") + "\n"
         }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     private static func render(_ names: [String], _ values: [String]) -> String {
@@ -120,5 +118,59 @@ public final class MetricsRegistry: Sendable {
     private static func format(_ value: Double) -> String {
         if value == value.rounded(.towardZero), value.magnitude < 1e15 { return String(Int64(value)) }
         return String(value)
+    }
+}
+
+/// One series of a family (one set of label values): a counter or gauge
+/// value, or a latency histogram, updated with atomics from any thread.
+public final class MetricSeries: Sendable {
+    let family: MetricsRegistry.Family
+    let labels: [String]
+    /// The counter or gauge value, or the histogram's sum, as `Double` bits.
+    private let bits = Atomic<UInt64>(0.0.bitPattern)
+    private let count = Atomic<Int>(0)
+    private let buckets: [BucketCount]
+
+    /// One histogram bucket's count (an `Atomic` cannot sit in an array).
+    private final class BucketCount: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    init(family: MetricsRegistry.Family, labels: [String], histogram: Bool) {
+        self.family = family
+        self.labels = labels
+        buckets = histogram ? MetricsRegistry.latencyBuckets.map { _ in BucketCount() } : []
+    }
+
+    /// Adds `amount` (negative for a gauge going down).
+    public func add(_ amount: Double) {
+        var current = bits.load(ordering: .relaxed)
+        while true {
+            let (exchanged, original) = bits.compareExchange(expected: current, desired: (Double(bitPattern: current) + amount).bitPattern,
+                                                             ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    public func set(_ value: Double) {
+        bits.store(value.bitPattern, ordering: .relaxed)
+    }
+
+    /// Counts one latency in the histogram's buckets.
+    public func observe(seconds: Double) {
+        for (index, bound) in MetricsRegistry.latencyBuckets.enumerated() where seconds <= bound {
+            buckets[index].value.add(1, ordering: .relaxed)
+        }
+        count.add(1, ordering: .relaxed)
+        add(seconds)
+    }
+
+    /// The counter or gauge value.
+    public var value: Double { Double(bitPattern: bits.load(ordering: .relaxed)) }
+
+    /// Cumulative bucket counts, count and sum of a histogram.
+    func histogramSnapshot() -> (buckets: [Int], count: Int, sum: Double) {
+        (buckets.map { $0.value.load(ordering: .relaxed) }, count.load(ordering: .relaxed), value)
     }
 }
