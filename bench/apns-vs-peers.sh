@@ -2,7 +2,11 @@
 # APNs sending benchmark, side by side in one run, loopback only:
 #   servers: the in-repo strict simulator (apns-simulator) and Debian's nghttpd
 #   clients: pushgw's APNsClient (1 and 4 connections), h2load (the ceiling:
-#            nghttp2's own load generator, same headers and body) and aioapns 4.0
+#            nghttp2's own load generator, same headers and body, the same 500
+#            device paths) and aioapns 4.0
+# Concurrency: h2load keeps 100 streams open per connection (-m 100; more
+# does not make it faster); pushgw runs 8 senders per connection, each
+# sending batches of 100 (a busy gateway has many events in flight).
 #
 # Usage: bench/apns-vs-peers.sh [SECONDS]     (default 5; each figure runs that long)
 # Needs: nghttp2-server nghttp2-client (apt), python3-venv; installs aioapns in a
@@ -53,20 +57,21 @@ for _ in $(seq 50); do [[ -s "$work/simulator-ca.pem" ]] && break; sleep 0.1; do
 sleep 0.5
 
 jwt="$("$bench" jwt --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id")"
-token=$(printf '0%.0s' $(seq 63))1
 "$bench" payload > "$work/payload.json"   # the exact body pushgw sends (816 bytes)
 
 h2load_rate() {  # origin ca connections
     local count=$(( 30000 * seconds ))
-    h2load -n "$count" -c "$3" -m 100 -t 1 -D "$seconds" -d "$work/payload.json" \
+    # The devices pushgw-bench renders: 64 hex digits, the index at the end.
+    for index in $(seq 0 499); do printf '%s/3/device/%064x\n' "$1" "$index"; done > "$work/uris.txt"
+    h2load -n "$count" -c "$3" -m 100 -t 1 -D "$seconds" -d "$work/payload.json" -i "$work/uris.txt" \
         -H "authorization: bearer $jwt" -H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-priority: 10" \
         -H "apns-expiration: 0" -H "apns-id: 6b2a4c8e-1f3d-4e5a-9b7c-0d1e2f3a4b5c" \
-        -H "apns-collapse-id: 37791233165968:537" "$1/3/device/$token" 2>/dev/null \
+        -H "apns-collapse-id: 37791233165968:537" 2>/dev/null \
         | awk '/^finished in/ { gsub(",", "", $4); print int($4) }'
 }
 pushgw_rate() {  # origin ca connections
     "$bench" apns --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id" \
-        --topic "$topic" --connections "$3" --concurrency $(( 2 * $3 )) --batch 100 --seconds "$seconds" \
+        --topic "$topic" --connections "$3" --concurrency $(( 8 * $3 )) --batch 100 --seconds "$seconds" \
         | awk '{ print $2 }'
 }
 aioapns_rate() {  # origin ca
