@@ -4,9 +4,27 @@ local counter = 0
 local token = os.getenv("PUSHGW_TOKEN")
 local platforms = os.getenv("PUSHGW_PLATFORMS") or "apns,fcm"
 
+-- Every thread of every run gets its own event_id prefix: wrk seeds each
+-- thread's math.random alike, so random ids alone repeat across threads and
+-- runs (and then answer as duplicates instead of sending).
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("thread_number", threads)
+end
+
+local prefix
+function init(args)
+  local urandom = io.open("/dev/urandom", "rb")
+  local bytes = urandom:read(8)
+  urandom:close()
+  prefix = string.format("bench-%s-%d", (bytes:gsub(".", function(c) return string.format("%02x", c:byte()) end)),
+    thread_number or 0)
+end
+
 request = function()
   counter = counter + 1
-  local id = string.format("bench-%d-%d", math.random(1, 1000000000), counter)
+  local id = string.format("%s-%d", prefix, counter)
   local recipients = {}
   if string.find(platforms, "apns") then
     table.insert(recipients, string.format('{"platform":"apns","token":"%064x","badge":3,"locale":"vi"}', counter))
