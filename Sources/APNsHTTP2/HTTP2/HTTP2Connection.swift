@@ -254,8 +254,9 @@ public final class HTTP2Connection: @unchecked Sendable {
                 }
             }
             if entries[1].revents != 0 {
+                // One byte per wake; a short read means the pipe is empty.
                 var drained = [UInt8](repeating: 0, count: 256)
-                while read(wakeReader, &drained, drained.count) > 0 {}
+                while read(wakeReader, &drained, drained.count) == drained.count {}
             }
             if socket.hasBufferedInput || entries[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness {
                 try readInput(socket, &buffer)
@@ -376,6 +377,10 @@ public final class HTTP2Connection: @unchecked Sendable {
                 }
                 // Streams closed while reading free slots: submit more before polling again.
                 submitWaiting()
+                // A short read with nothing left inside OpenSSL: the socket is
+                // most likely drained, and poll (level-triggered) says if not.
+                // Saves the read that would only answer "would block".
+                if count < buffer.count, !socket.hasBufferedInput { return }
             case .wouldBlock:
                 return
             case .closed:
