@@ -89,6 +89,10 @@ run "nginx return 200" "http://127.0.0.1:$nginx_port/"
 run "pushgw GET /healthz" "http://127.0.0.1:$pushgw_port/healthz"
 run "pushgw POST /v1/render" "http://127.0.0.1:$pushgw_port/v1/render" "$here/render.lua"
 run "pushgw POST /v1/notify (apns+fcm)" "http://127.0.0.1:$pushgw_port/v1/notify" "$here/notify.lua"
+# Every notify must have been a fresh event: a duplicate is answered from the
+# dedup window without sending, which would flatter the rate.
+events="$(curl -sf "http://127.0.0.1:$pushgw_port/metrics" | awk -F'[{}" ]+' '/^pushgw_events_total/ { printf "%s %s, ", $3, $4 }')"
+printf '%-34s %s\n' "pushgw events by outcome" "${events%, }"
 printf '%-34s %10s MB\n' "pushgw RSS idle" "$idle_rss"
 printf '%-34s %10s MB\n' "pushgw peak RSS (VmHWM)" "$(awk '/VmHWM/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
 printf '%-34s %10s MB\n' "pushgw RSS after the runs" "$(awk '/VmRSS/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
