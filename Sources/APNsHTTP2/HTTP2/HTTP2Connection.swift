@@ -61,6 +61,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     private var nextTimerCheck = ContinuousClock.now
     private static let timerResolution: Duration = .milliseconds(20)
     private var fixedHeaders: UnsafeMutableBufferPointer<nghttp2_nv>?
+    /// `options.keptHeaderBytes`, read once.
+    private let keptHeaderBytes: [[UInt8]]?
     private var fixedHeaderStorage: [UnsafeMutableRawBufferPointer] = []
 
     /// Creates the connection and starts its thread, which connects at once.
@@ -75,6 +77,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         self.host = host
         self.port = port
         self.options = options
+        keptHeaderBytes = options.keptHeaderBytes
         tls = context
         self.onClose = onClose
         var pipeEnds: [Int32] = [0, 0]
@@ -446,27 +449,36 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     // MARK: nghttp2 callbacks (on the loop thread)
 
-    fileprivate func stream(_ streamID: Int32) -> PendingStream? {
-        inFlight[streamID]
+    /// The stream nghttp2 keeps for `streamID` (the pointer given to
+    /// `nghttp2_submit_request`): no dictionary lookup per header or chunk.
+    /// Valid while the stream is in `inFlight`, which holds it; nghttp2 calls
+    /// back for a stream only until its close callback.
+    private func pendingStream(_ streamID: Int32) -> Unmanaged<PendingStream>? {
+        guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
+        return Unmanaged<PendingStream>.fromOpaque(pointer)
     }
 
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = inFlight[streamID] else { return }
+        guard let stream = pendingStream(streamID) else { return }
         if name.elementsEqual(":status".utf8) {
             var status = 0
             for digit in value where digit >= 0x30 && digit <= 0x39 { status = status * 10 + Int(digit - 0x30) }
-            stream.status = status
-        } else if let kept = options.keptHeaderBytes, !kept.contains(where: { $0.elementsEqual(name) }) {
+            stream._withUnsafeGuaranteedRef { $0.status = status }
+        } else if let kept = keptHeaderBytes, !kept.contains(where: { $0.elementsEqual(name) }) {
             return
         } else {
-            stream.responseHeaders.append(HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            let header = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            stream._withUnsafeGuaranteedRef { $0.responseHeaders.append(header) }
         }
     }
 
     fileprivate func data(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
-        guard let stream = inFlight[streamID] else { return }
-        let room = options.maximumResponseBody - stream.responseBody.count
-        if room > 0 { stream.responseBody.append(contentsOf: chunk.prefix(room)) }
+        guard let stream = pendingStream(streamID) else { return }
+        let limit = options.maximumResponseBody
+        stream._withUnsafeGuaranteedRef { stream in
+            let room = limit - stream.responseBody.count
+            if room > 0 { stream.responseBody.append(contentsOf: chunk.prefix(room)) }
+        }
     }
 
     /// A stream ended: a complete response, a refusal (not processed: safe to
