@@ -380,10 +380,10 @@ public final class HTTP2Connection: @unchecked Sendable {
                 }
                 // Streams closed while reading free slots: submit more before polling again.
                 submitWaiting()
-                // A short read with nothing left inside OpenSSL: the socket is
-                // most likely drained, and poll (level-triggered) says if not.
-                // Saves the read that would only answer "would block".
-                if count < buffer.count, !socket.hasBufferedInput { return }
+                // Read on until "would block": responses already in the socket
+                // must be processed before anything else can fail the
+                // connection (a write to a peer that answered, sent GOAWAY and
+                // closed would otherwise lose the streams it answered).
             case .wouldBlock:
                 return
             case .closed:
