@@ -1,0 +1,141 @@
+import APNsHTTP2
+import PayloadBuilder
+import PushGWSync
+
+/// Sending rendered requests to the providers: one attempt per provider
+/// batch (with a completion, or awaited), what each outcome means, and the
+/// retries with back-off, jitter, Retry-After, the deadline and the budget.
+extension Dispatcher {
+    /// Sends `requests`, retrying what may succeed later, and returns each
+    /// recipient's final result by recipient index.
+    func deliver(_ requests: [ProviderRequest], app: AppProfile,
+                         deadline: ContinuousClock.Instant) async -> [Int: RecipientResult] {
+        var final: [Int: RecipientResult] = [:]
+        guard !requests.isEmpty else { return final }
+        budget.recordAttempts(requests.count)
+        let retry = classify(requests, await sendOnce(requests, app: app), into: &final)
+        await retrying(retry, app: app, deadline: deadline, final: &final)
+        countNotifications(final)
+        return final
+    }
+
+    /// A request to try again, the result it has if it is not, and the
+    /// provider's Retry-After.
+    typealias Retry = (request: ProviderRequest, result: RecipientResult, after: Duration?)
+
+    /// Files each outcome's final result in `final`; returns what may be retried.
+    func classify(_ requests: [ProviderRequest], _ outcomes: [DeliveryResult],
+                          into final: inout [Int: RecipientResult]) -> [Retry] {
+        var retry: [Retry] = []
+        for (request, outcome) in zip(requests, outcomes) {
+            let provider = request.platform.rawValue
+            switch outcome {
+            case let .accepted(providerID):
+                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
+                                                                 status: .sent, providerID: providerID)
+            case let .rejected(_, reason, .dropToken):
+                metrics.registry.increment(GatewayMetrics.rejectedTokens, [provider])
+                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
+                                                                 status: .invalidToken, reason: reason)
+            case let .rejected(_, reason, .final):
+                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
+                                                                 status: .failed, reason: reason, retryable: false)
+            case let .rejected(_, reason, .retry(after)):
+                retry.append((request, RecipientResult(platform: request.platform, token: request.token, status: .failed,
+                                                       reason: reason, retryable: true), after))
+            case let .failed(error):
+                let result = RecipientResult(platform: request.platform, token: request.token, status: .failed,
+                                             reason: error.kind.name, retryable: error.isRetryable)
+                if error.isRetryable {
+                    retry.append((request, result, nil))
+                } else {
+                    final[request.recipientIndex] = result
+                }
+            }
+        }
+        return retry
+    }
+
+    /// Retries with back-off and jitter, within the deadline, the attempt
+    /// limit and the shared budget; what is not retried keeps its last result.
+    func retrying(_ retry: [Retry], app: AppProfile, deadline: ContinuousClock.Instant,
+                          final: inout [Int: RecipientResult]) async {
+        var retry = retry
+        var attempt = 1
+        while !retry.isEmpty {
+            attempt += 1
+            let delay = retry.map { settings.retry.delay(beforeAttempt: attempt, retryAfter: $0.after, jitter: Double.random(in: 0...1)) }
+                .max() ?? .zero
+            let granted = attempt <= settings.retry.maximumAttempts && ContinuousClock.now + delay < deadline
+                ? budget.withdraw(retry.count) : 0
+            for (request, result, _) in retry.dropFirst(granted) {
+                final[request.recipientIndex] = result
+            }
+            let pending = retry.prefix(granted).map(\.request)
+            if pending.isEmpty { break }
+            for request in pending { metrics.registry.increment(GatewayMetrics.retries, [request.platform.rawValue]) }
+            try? await Task.sleep(for: delay)
+            retry = classify(pending, await sendOnce(pending, app: app), into: &final)
+        }
+    }
+
+    func countNotifications(_ final: [Int: RecipientResult]) {
+        for result in final.values {
+            series.notifications(result.platform, result.status).add(1)
+        }
+    }
+
+    /// One attempt for every request, each provider's batch in parallel.
+    func sendOnce(_ requests: [ProviderRequest], app: AppProfile) async -> [DeliveryResult] {
+        await withCheckedContinuation { continuation in
+            sendOnce(requests, app: app) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// `sendOnce` with a completion: every provider's batch is handed to its
+    /// sender at once; `completion` runs when the last one has answered.
+    func sendOnce(_ requests: [ProviderRequest], app: AppProfile,
+                          completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        var byPlatform: [Platform: [Int]] = [:]
+        for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
+        let gathered = Locked(GatheredDeliveries(count: requests.count, batches: byPlatform.count))
+        for (platform, positions) in byPlatform {
+            guard let sender = senders[app.name]?[platform] else {
+                let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
+                if let all = gathered.withLock({ $0.add(positions, Array(repeating: refusal, count: positions.count)) }) {
+                    completion(all)
+                }
+                continue
+            }
+            let batch = positions.map { requests[$0] }
+            let started = ContinuousClock.now
+            let (inFlight, duration) = series.provider(sender.provider)
+            inFlight.add(Double(batch.count))
+            sender.send(batch) { results in
+                inFlight.add(-Double(batch.count))
+                let elapsed = ContinuousClock.now - started
+                duration.observe(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                if let all = gathered.withLock({ $0.add(positions, results) }) { completion(all) }
+            }
+        }
+    }
+}
+
+/// The providers' results of one attempt, until the last batch is in.
+private struct GatheredDeliveries {
+    var results: [DeliveryResult?]
+    var batches: Int
+
+    init(count: Int, batches: Int) {
+        results = Array(repeating: nil, count: count)
+        self.batches = batches
+    }
+
+    /// Files one batch's results; returns them all once every batch is in.
+    mutating func add(_ positions: [Int], _ batch: [DeliveryResult]) -> [DeliveryResult]? {
+        for (position, result) in zip(positions, batch) { results[position] = result }
+        batches -= 1
+        guard batches == 0 else { return nil }
+        return results.map { $0 ?? .failed(TransportError(.shutdown, "no result")) }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import PayloadBuilder
+
+/// `/v1/notify` answered without a Swift task: when nothing has to wait, the
+/// event is rendered on the caller's thread (libmicrohttpd's) and answered
+/// from the provider connections' threads; anything that must wait takes
+/// the task path of `notify(body:)`, with the same result.
+extension Dispatcher {
+    /// As `notify(body:)`, calling `completion` with the answer instead of
+    /// suspending a task. When nothing has to wait (the dedup store and the
+    /// avatar answer at once, no copy of the event is in flight, the
+    /// providers' tokens are cached), the event is rendered on the caller's
+    /// thread and answered from the provider connections' threads, with no
+    /// task in between; anything else takes the task path, with the same result.
+    public func notify(body: [UInt8], completion: @escaping @Sendable (HTTPResponse) -> Void) {
+        let arrival = ContinuousClock.now
+        let event: Event
+        let app: AppProfile
+        let key: String
+        switch decodeForNotify(body) {
+        case let .failure(refusal):
+            return completion(refusal.response)
+        case let .success(decoded):
+            (event, app, key) = decoded
+        }
+        guard case .notRecorded = dedup.lookupWithoutWaiting(key, now: arrival),
+              let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL), becomeOwner(of: key) else {
+            Task { completion(await self.notify(event, app: app, key: key, arrival: arrival)) }
+            return
+        }
+        // This call now owns `key`: every way out goes through `finishOwned`.
+        var results = [RecipientResult?](repeating: nil, count: event.recipients.count)
+        let rendered: RenderedEvent
+        switch renderForDelivery(event, app: app, avatar: avatar, results: &results) {
+        case let .failure(answered):
+            return finishOwned(event, key: key, results: answered.results, completion: completion)
+        case let .success(success):
+            rendered = success
+        }
+        let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
+        guard !pending.isEmpty else { return finishOwned(event, key: key, results: results.map { $0! }, completion: completion) }
+        budget.recordAttempts(pending.count)
+        let answered = results
+        sendOnce(pending, app: app) { outcomes in
+            var final: [Int: RecipientResult] = [:]
+            let retry = self.classify(pending, outcomes, into: &final)
+            if retry.isEmpty {
+                self.countNotifications(final)
+                var results = answered
+                for (index, result) in final { results[index] = result }
+                return self.finishOwned(event, key: key, results: results.map { $0! }, completion: completion)
+            }
+            Task {
+                await self.retrying(retry, app: app, deadline: arrival + self.settings.requestDeadline, final: &final)
+                self.countNotifications(final)
+                var results = answered
+                for (index, result) in final { results[index] = result }
+                let answer = await self.finish(event, key: key, results: results.map { $0! }, duplicate: false)
+                self.release(key, answer: answer)
+                completion(answer.response(eventID: event.eventID))
+            }
+        }
+    }
+
+    /// `finish` for a dispatch that owns `key` without a task: records the
+    /// event (in a task only if the store must wait), releases the key, answers.
+    func finishOwned(_ event: Event, key: String, results: [RecipientResult],
+                             completion: @escaping @Sendable (HTTPResponse) -> Void) {
+        let answer = conclude(event, results: results, duplicate: false)
+        let recorded = RecordedEvent(results: results.map(RecordedResult.init))
+        let expires = ContinuousClock.now + settings.dedupWindow
+        guard dedup.recordWithoutWaiting(key, recorded, expires: expires) else {
+            Task {
+                await self.dedup.record(key, recorded, expires: expires)
+                self.release(key, answer: answer)
+                completion(answer.response(eventID: event.eventID))
+            }
+            return
+        }
+        release(key, answer: answer)
+        completion(answer.response(eventID: event.eventID))
+    }
+}
