@@ -8,16 +8,21 @@
 # does not make it faster); pushgw runs 8 senders per connection, each
 # sending batches of 100 (a busy gateway has many events in flight).
 #
-# Usage: bench/apns-vs-peers.sh [SECONDS]     (default 5; each figure runs that long)
+# Usage: bench/apns-vs-peers.sh [SECONDS] [ROUNDS]   (default 5 s per figure, 3 rounds)
+# h2load and pushgw alternate, ROUNDS times each (this VM's speed drifts by
+# ±20% within minutes); the table gives each one's median, and each round's
+# own ratio is printed too. aioapns, far slower, runs once.
 # Needs: nghttp2-server nghttp2-client (apt), python3-venv; installs aioapns in a
 # throwaway venv via bench/aioapns-setup.sh.
 set -euo pipefail
 
 seconds="${1:-5}"
+rounds="${2:-3}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-apns-bench.XXXXXX")"
 pids=()
+results=""
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
@@ -81,16 +86,29 @@ aioapns_rate() {  # origin ca
         | awk '{ print $2 }'
 }
 
-printf '%-28s %-10s %12s %12s\n' server client "1 conn /s" "4 conn /s"
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
 for server in simulator nghttpd; do
     if [[ $server == simulator ]]; then origin="https://127.0.0.1:$simulator_port"; ca="$work/simulator-ca.pem"
     else origin="https://127.0.0.1:$nghttpd_port"; ca="$work/server.crt"; fi
-    h1="$(h2load_rate "$origin" "$ca" 1)"; h4="$(h2load_rate "$origin" "$ca" 4)"
-    p1="$(pushgw_rate "$origin" "$ca" 1)"; p4="$(pushgw_rate "$origin" "$ca" 4)"
+    h1s=""; h4s=""; p1s=""; p4s=""
+    for round in $(seq "$rounds"); do
+        h1="$(h2load_rate "$origin" "$ca" 1)"; p1="$(pushgw_rate "$origin" "$ca" 1)"
+        h4="$(h2load_rate "$origin" "$ca" 4)"; p4="$(pushgw_rate "$origin" "$ca" 4)"
+        h1s+=" $h1"; h4s+=" $h4"; p1s+=" $p1"; p4s+=" $p4"
+        awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v s="$server" -v r="$round" 'BEGIN {
+            printf "%-28s round %d: h2load %d / %d, pushgw %d / %d (%.0f%% / %.0f%%)\n", s, r, h1, h4, p1, p4, 100*p1/h1, 100*p4/h4 }'
+    done
     a1="$(aioapns_rate "$origin" "$ca")"
+    results+="$server $(median <<<"$h1s") $(median <<<"$h4s") $(median <<<"$p1s") $(median <<<"$p4s") $a1"$'\n'
+done
+
+printf '\n%-28s %-10s %12s %12s   (medians of %s rounds)\n' server client "1 conn /s" "4 conn /s" "$rounds"
+while read -r server h1 h4 p1 p4 a1; do
+    [[ -n "$server" ]] || continue
     printf '%-28s %-10s %12s %12s\n' "$server" h2load "$h1" "$h4"
     printf '%-28s %-10s %12s %12s\n' "$server" pushgw "$p1" "$p4"
     printf '%-28s %-10s %12s %12s\n' "$server" aioapns "$a1" "-"
     awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v a1="$a1" -v s="$server" 'BEGIN {
         printf "%-28s pushgw/h2load: %.0f%% (1 conn), %.0f%% (4 conn); pushgw/aioapns: %.1fx (1 conn)\n", s, 100*p1/h1, 100*p4/h4, p1/a1 }'
-done
+done <<<"$results"
