@@ -16,6 +16,24 @@ final class APNsClientTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
     }
 
+    func testPathCredentialsAndPerRequestValuesAreNeverIndexedAndTheRestIs() async throws {
+        // PROTOCOLS.md, HPACK: `:path`, `authorization` and the values that
+        // change per request stay out of APNs's small dynamic table.
+        let testbed = try APNsTestbed { $0.recordsNotifications = true }
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        let requests = try testbed.requests(count: 3)
+        XCTAssertNotNil(requests[0].header("apns-collapse-id"), "the rendered request has every per-request header")
+        XCTAssertNotNil(requests[0].header("apns-expiration"))
+        for request in requests { _ = try await client.send(request) }
+        let notifications = testbed.simulator.statistics.notifications
+        XCTAssertEqual(notifications.count, 3)
+        for notification in notifications {
+            XCTAssertEqual(notification.neverIndexedHeaders,
+                           [":path", "authorization", "apns-id", "apns-expiration", "apns-collapse-id"])
+        }
+    }
+
     func testEveryScriptedRejectionIsClassifiedAsAppleSays() async throws {
         let testbed = try APNsTestbed()
         let client = try testbed.client()

@@ -25,6 +25,9 @@ public final class APNsClient: Sendable {
         self.origin = try Origin(url: origin)
         var options = options
         if options.keptResponseHeaders == nil { options.keptResponseHeaders = ["apns-id", "retry-after"] }
+        // PROTOCOLS.md (HPACK): values that change per request are literals
+        // kept out of APNs's small dynamic table.
+        options.unindexedRequestHeaders += ["apns-id", "apns-expiration", "apns-collapse-id"]
         pool = try HTTP2ConnectionPool(host: self.origin.host, port: self.origin.port, tls: tls,
                                        connections: connections, options: options, backoff: backoff)
         self.tokens = tokens

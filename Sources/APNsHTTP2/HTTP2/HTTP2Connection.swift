@@ -292,7 +292,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             let stream = waiting[waitingHead]
             waitingHead += 1
             if stream.finished { continue }
-            let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders))
+            let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders), unindexed: options.unindexedRequestHeaders)
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                                                  read_callback: readBodyCallback)
             let streamPointer = Unmanaged.passUnretained(stream).toOpaque()

@@ -21,6 +21,12 @@ public struct HTTP2ConnectionOptions: Sendable {
     }
     /// `keptResponseHeaders` as bytes, compared without allocating.
     private(set) var keptHeaderBytes: [[UInt8]]?
+    /// Request headers whose value changes from one request to the next
+    /// (APNs: `apns-id`, `apns-expiration`, `apns-collapse-id`), sent as HPACK
+    /// literals kept out of the dynamic table (never indexed), like `:path`
+    /// and `authorization`. Indexing them would only push the repeated
+    /// headers (`apns-topic`, …) out of both sides' tables.
+    public var unindexedRequestHeaders: [String] = []
 
     public init() {}
 }

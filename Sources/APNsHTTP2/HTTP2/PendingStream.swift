@@ -40,8 +40,9 @@ final class PendingStream: @unchecked Sendable {
     /// Builds the header block: `fixed` pseudo headers shared by the
     /// connection (not copied: nghttp2 is told so), then `:method`, `:path`,
     /// `authorization` and the request's headers, copied once into one
-    /// allocation that also holds the name/value array.
-    func buildHeaderBlock(fixed: UnsafeBufferPointer<nghttp2_nv>) -> UnsafeMutableBufferPointer<nghttp2_nv> {
+    /// allocation that also holds the name/value array. Headers named in
+    /// `unindexed` are sent never indexed.
+    func buildHeaderBlock(fixed: UnsafeBufferPointer<nghttp2_nv>, unindexed: [String]) -> UnsafeMutableBufferPointer<nghttp2_nv> {
         let count = fixed.count + 2 + (request.authorization == nil ? 0 : 1) + request.headers.count
         var textBytes = ":method".utf8.count + request.method.utf8.count + ":path".utf8.count + request.path.utf8.count
         if let authorization = request.authorization { textBytes += "authorization".utf8.count + authorization.utf8.count }
@@ -80,7 +81,9 @@ final class PendingStream: @unchecked Sendable {
         // APNs: `:path` and `authorization` are literals without indexing.
         add(":path", request.path, flags: neverIndexed)
         if let authorization = request.authorization { add("authorization", authorization, flags: neverIndexed) }
-        for header in request.headers { add(header.name, header.value, flags: noCopy) }
+        for header in request.headers {
+            add(header.name, header.value, flags: unindexed.contains(header.name) ? neverIndexed : noCopy)
+        }
         return block
     }
 

@@ -22,4 +22,8 @@ public struct APNsSimulatorNotification: Sendable, Equatable {
     public let connectionNumber: Int
     /// The HTTP/2 stream that carried it.
     public let streamID: Int
+    /// The header fields sent as HPACK literals never indexed (APNs asks for
+    /// `:path`, `authorization` and the per-request values to stay out of
+    /// its small dynamic table).
+    public let neverIndexedHeaders: Set<String>
 }

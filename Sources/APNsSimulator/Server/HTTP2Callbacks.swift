@@ -22,12 +22,14 @@ let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
 }
 
 /// One request header field (trailers are ignored).
-let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, flags, userData in
     guard let frame, let name, let value, isRequestHeaders(frame) else { return 0 }
     connection(userData).receiveHeader(
         streamID: frame.pointee.hd.stream_id,
         name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-        value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self),
+        // HPACK "literal never indexed" (RFC 7541 §6.2.3), as nghttp2 reports it.
+        neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
     )
     return 0
 }

@@ -5,13 +5,14 @@ extension ServerConnection {
         streams[streamID] = Stream()
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(16)
-        incomingHeaders = (streamID, fields)
+        incomingHeaders = (streamID, fields, [])
     }
 
-    func receiveHeader(streamID: Int32, name: String, value: String) {
+    func receiveHeader(streamID: Int32, name: String, value: String, neverIndexed: Bool) {
         guard incomingHeaders?.streamID == streamID,
               let count = incomingHeaders?.fields.count, count < Self.headerFieldLimit else { return }
         incomingHeaders?.fields.append((name, value))
+        if neverIndexed { incomingHeaders?.neverIndexed.append(name) }
     }
 
     /// The request header block of `streamID` is complete: its fields join the stream.
@@ -19,6 +20,7 @@ extension ServerConnection {
         guard let block = incomingHeaders, block.streamID == streamID else { return }
         incomingHeaders = nil
         streams[streamID]?.request.headers = block.fields
+        streams[streamID]?.request.neverIndexedNames = block.neverIndexed
     }
 
     func receiveBody(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {

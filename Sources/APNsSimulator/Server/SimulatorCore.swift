@@ -126,7 +126,8 @@ final class SimulatorCore: HTTP2Service {
                         collapseID: notification.collapseID,
                         payload: notification.payload,
                         connectionNumber: connection,
-                        streamID: Int(streamID)
+                        streamID: Int(streamID),
+                        neverIndexedHeaders: notification.neverIndexedHeaders
                     ))
                 }
             } else {

@@ -4,6 +4,8 @@ struct ReceivedRequest {
     /// Header fields as received; names are lowercase (HTTP/2 requires it
     /// and nghttp2 enforces it).
     var headers: [(name: String, value: String)] = []
+    /// Names of the fields sent as HPACK literals never indexed.
+    var neverIndexedNames: [String] = []
     /// The body, kept up to `bodyLimit` bytes.
     var body: [UInt8] = []
     /// The full body length, even past `bodyLimit`.

@@ -122,7 +122,8 @@ struct RequestValidator {
             priority: priority,
             expiration: expiration,
             collapseID: collapseID,
-            payload: request.body
+            payload: request.body,
+            neverIndexedHeaders: Set(request.neverIndexedNames)
         ))
     }
 

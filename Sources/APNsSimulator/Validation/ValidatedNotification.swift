@@ -9,6 +9,7 @@ struct ValidatedNotification {
     let expiration: Int64?
     let collapseID: String?
     let payload: [UInt8]
+    let neverIndexedHeaders: Set<String>
 }
 
 /// The result of validating one request.
