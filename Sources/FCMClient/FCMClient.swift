@@ -127,16 +127,16 @@ public final class FCMClient: Sendable {
         pool.shutdown()
     }
 
+    /// The access token goes in the connection's `authorization` field: an
+    /// HPACK literal never indexed (a credential), and no per-request copy
+    /// of the rendered header list.
     private func httpRequests(_ requests: [ProviderRequest], token: String) -> [HTTP2Request] {
-        let authorization = HTTPHeader("authorization", "Bearer \(token)")
+        let authorization = "Bearer \(token)"
         return requests.map { request in
-            var headers = [authorization]
-            headers.reserveCapacity(request.headers.count + 1)
-            for header in request.headers where header.name != "authorization" {
-                headers.append(HTTPHeader(header.name, header.value))
-            }
-            return HTTP2Request(method: "POST", path: request.path, headers: headers, body: request.body,
-                                timeout: requestTimeout)
+            let headers = request.headers.contains { $0.name == "authorization" }
+                ? request.headers.filter { $0.name != "authorization" } : request.headers
+            return HTTP2Request(method: "POST", path: request.path, authorization: authorization, headers: headers,
+                                body: request.body, timeout: requestTimeout)
         }
     }
 
