@@ -28,7 +28,7 @@ enum SimulatorsCommand {
         } catch {
             return fail("\(error)")
         }
-        let lines = settings(providers).map { "export \($0.name)=\($0.value)" }.joined(separator: "\n") + "\n"
+        let lines = providers.gatewayEnvironment.map { "export \($0.name)=\($0.value)" }.joined(separator: "\n") + "\n"
         if let envFile {
             guard FileManager.default.createFile(atPath: envFile, contents: Data(lines.utf8), attributes: [.posixPermissions: 0o600]) else {
                 providers.stop()
@@ -40,22 +40,6 @@ enum SimulatorsCommand {
         await Termination.wait()
         providers.stop()
         return 0
-    }
-
-    /// The gateway settings that select the simulators, as environment variables.
-    static func settings(_ providers: DemoProviders) -> [(name: String, value: String)] {
-        [
-            ("PUSHGW_APNS_KEY_FILE", providers.keyFile),
-            ("PUSHGW_APNS_KEY_ID", DemoProviders.keyID),
-            ("PUSHGW_APNS_TEAM_ID", DemoProviders.teamID),
-            ("PUSHGW_APNS_TOPIC", DemoProviders.topic),
-            ("PUSHGW_APNS_BASE_URL", providers.apns.url),
-            ("PUSHGW_APNS_CA_FILE", providers.caFile),
-            ("PUSHGW_FCM_SERVICE_ACCOUNT_FILE", providers.serviceAccountFile),
-            ("PUSHGW_FCM_BASE_URL", providers.fcm.url),
-            ("PUSHGW_FCM_CA_FILE", providers.fcmCAFile),
-            ("PUSHGW_AVATAR_ALLOWED_HOSTS", "localhost,127.0.0.1"),
-        ]
     }
 
     private static func fail(_ message: String) -> Int32 {

@@ -66,6 +66,23 @@ public final class DemoProviders: Sendable {
         if configuration.avatar.allowedHosts.isEmpty { configuration.avatar.allowedHosts = ["localhost", "127.0.0.1"] }
     }
 
+    /// The environment that points a gateway at these simulators, as for
+    /// real providers (what `pushgw simulators` prints).
+    public var gatewayEnvironment: [(name: String, value: String)] {
+        [
+            ("PUSHGW_APNS_KEY_FILE", keyFile),
+            ("PUSHGW_APNS_KEY_ID", Self.keyID),
+            ("PUSHGW_APNS_TEAM_ID", Self.teamID),
+            ("PUSHGW_APNS_TOPIC", Self.topic),
+            ("PUSHGW_APNS_BASE_URL", apns.url),
+            ("PUSHGW_APNS_CA_FILE", caFile),
+            ("PUSHGW_FCM_SERVICE_ACCOUNT_FILE", serviceAccountFile),
+            ("PUSHGW_FCM_BASE_URL", fcm.url),
+            ("PUSHGW_FCM_CA_FILE", fcmCAFile),
+            ("PUSHGW_AVATAR_ALLOWED_HOSTS", "localhost,127.0.0.1"),
+        ]
+    }
+
     public func stop() {
         apns.stop()
         fcm.stop()
