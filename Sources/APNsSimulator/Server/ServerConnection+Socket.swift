@@ -104,12 +104,30 @@ extension ServerConnection {
         }
     }
 
-    /// Sends what is queued, a TLS close_notify, and returns (the caller closes).
-    func closeGracefully() {
+    /// Sends what is queued and a TLS close_notify, then closes the sending
+    /// side and reads (and drops) whatever the client still sends until it
+    /// closes too or `linger` passes, as a web server's lingering close does;
+    /// the caller then closes the socket. Closing with unread client bytes in
+    /// the socket would make TCP answer with a reset, which can discard
+    /// answers the client has not read yet: a client would then lose streams
+    /// this server did answer (seen under GOAWAY once the simulator got fast).
+    func closeGracefully(linger: Duration = .seconds(1)) {
         produceOutput()
         tls.shutdown()
         tls.drainOutput(into: &outbound)
         flushCompletely()
+        _ = Glibc.shutdown(socket, Int32(SHUT_WR))
+        let deadline = ContinuousClock.now + linger
+        var discard = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return }
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            guard poll(&descriptor, 1, milliseconds) > 0 else { return }
+            let count = discard.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return }  // the client closed (or the socket failed)
+        }
     }
 
     /// The injected fault: earlier answers are flushed, the request that
