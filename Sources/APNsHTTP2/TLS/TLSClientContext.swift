@@ -36,10 +36,6 @@ final class TLSClientContext: @unchecked Sendable {
             throw TransportError(.protocolError, OpenSSLErrors.failure("SSL_CTX_set_min_proto_version"))
         }
         _ = pgw_ssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
-        // One recv for whatever the socket holds, instead of one for each
-        // record's header and one for its body (TLSSocket.hasBufferedInput
-        // then also counts records read but not yet decrypted).
-        pgw_ssl_ctx_set_read_ahead(context, 1)
         SSL_CTX_set_options(context, pgw_ssl_op_no_compression() | pgw_ssl_op_no_renegotiation())
         let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         // Returns 0 on success (unlike most of OpenSSL).

@@ -101,9 +101,8 @@ final class TLSSocket {
         return classify(count, call: "SSL_write")
     }
 
-    /// Input already inside OpenSSL (decrypted, or records read ahead and
-    /// not yet decrypted), which `poll` cannot see.
-    var hasBufferedInput: Bool { SSL_has_pending(ssl) == 1 }
+    /// Bytes already decrypted inside OpenSSL, which `poll` cannot see.
+    var hasBufferedInput: Bool { SSL_pending(ssl) > 0 }
 
     private func classify(_ result: Int32, call: String) -> IOResult {
         switch SSL_get_error(ssl, result) {
