@@ -55,7 +55,7 @@ struct DedupLog {
         }
         let last = chunks.count - 1
         let offset = chunks[last].count
-        withUnsafeBytes(of: hash.littleEndian) { chunks[last].append(contentsOf: $0) }
+        PackedRecordedEvent.append(hash, to: &chunks[last])
         PackedRecordedEvent.append(UInt32(packed.count), to: &chunks[last])
         chunks[last].append(contentsOf: packed)
         index[hash] = Location(chunk: firstChunk + last, offset: offset, expires: expires)

@@ -9,7 +9,7 @@ extension Dispatcher {
     /// Sends `requests`, retrying what may succeed later, and returns each
     /// recipient's final result by recipient index.
     func deliver(_ requests: [ProviderRequest], app: AppProfile,
-                         deadline: ContinuousClock.Instant) async -> [Int: RecipientResult] {
+                 deadline: ContinuousClock.Instant) async -> [Int: RecipientResult] {
         var final: [Int: RecipientResult] = [:]
         guard !requests.isEmpty else { return final }
         budget.recordAttempts(requests.count)
@@ -25,7 +25,7 @@ extension Dispatcher {
 
     /// Files each outcome's final result in `final`; returns what may be retried.
     func classify(_ requests: [ProviderRequest], _ outcomes: [DeliveryResult],
-                          into final: inout [Int: RecipientResult]) -> [Retry] {
+                  into final: inout [Int: RecipientResult]) -> [Retry] {
         var retry: [Retry] = []
         for (request, outcome) in zip(requests, outcomes) {
             let provider = request.platform.rawValue
@@ -59,7 +59,7 @@ extension Dispatcher {
     /// Retries with back-off and jitter, within the deadline, the attempt
     /// limit and the shared budget; what is not retried keeps its last result.
     func retrying(_ retry: [Retry], app: AppProfile, deadline: ContinuousClock.Instant,
-                          final: inout [Int: RecipientResult]) async {
+                  final: inout [Int: RecipientResult]) async {
         var retry = retry
         var attempt = 1
         while !retry.isEmpty {
@@ -95,7 +95,7 @@ extension Dispatcher {
     /// `sendOnce` with a completion: every provider's batch is handed to its
     /// sender at once; `completion` runs when the last one has answered.
     func sendOnce(_ requests: [ProviderRequest], app: AppProfile,
-                          completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
+                  completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
         var byPlatform: [Platform: [Int]] = [:]
         for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
         let gathered = Locked(GatheredDeliveries(count: requests.count, batches: byPlatform.count))

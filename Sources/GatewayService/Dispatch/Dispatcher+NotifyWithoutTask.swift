@@ -44,20 +44,14 @@ extension Dispatcher {
         sendOnce(pending, app: app) { outcomes in
             var final: [Int: RecipientResult] = [:]
             let retry = self.classify(pending, outcomes, into: &final)
-            if retry.isEmpty {
+            guard !retry.isEmpty else {
                 self.countNotifications(final)
-                var results = answered
-                for (index, result) in final { results[index] = result }
-                return self.finishOwned(event, key: key, results: results.map { $0! }, completion: completion)
+                return self.finishOwned(event, key: key, results: Self.merged(answered, final), completion: completion)
             }
             Task {
                 await self.retrying(retry, app: app, deadline: arrival + self.settings.requestDeadline, final: &final)
                 self.countNotifications(final)
-                var results = answered
-                for (index, result) in final { results[index] = result }
-                let answer = await self.finish(event, key: key, results: results.map { $0! }, duplicate: false)
-                self.release(key, answer: answer)
-                completion(answer.response(eventID: event.eventID))
+                self.finishOwned(event, key: key, results: Self.merged(answered, final), completion: completion)
             }
         }
     }
@@ -65,7 +59,7 @@ extension Dispatcher {
     /// `finish` for a dispatch that owns `key` without a task: records the
     /// event (in a task only if the store must wait), releases the key, answers.
     func finishOwned(_ event: Event, key: String, results: [RecipientResult],
-                             completion: @escaping @Sendable (HTTPResponse) -> Void) {
+                     completion: @escaping @Sendable (HTTPResponse) -> Void) {
         let answer = conclude(event, results: results, duplicate: false)
         let recorded = RecordedEvent(results: results.map(RecordedResult.init))
         let expires = ContinuousClock.now + settings.dedupWindow

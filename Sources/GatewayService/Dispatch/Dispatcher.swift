@@ -181,15 +181,21 @@ public final class Dispatcher: Sendable {
         }
         let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
         let delivered = await deliver(pending, app: app, deadline: deadline)
+        return await finish(event, key: key, results: Self.merged(results, delivered), duplicate: duplicate)
+    }
+
+    /// The results given before sending, completed by the delivered ones.
+    static func merged(_ answered: [RecipientResult?], _ delivered: [Int: RecipientResult]) -> [RecipientResult] {
+        var results = answered
         for (index, result) in delivered { results[index] = result }
-        return await finish(event, key: key, results: results.map { $0! }, duplicate: duplicate)
+        return results.map { $0! }
     }
 
     /// Renders the event; fills `results` for the recipients it skips. An
     /// event that cannot be rendered (it cannot fit the payload limit) fails
     /// every recipient not yet answered: those results are the failure.
     func renderForDelivery(_ event: Event, app: AppProfile, avatar: AvatarState,
-                                   results: inout [RecipientResult?]) -> Result<RenderedEvent, RenderRefusal> {
+                           results: inout [RecipientResult?]) -> Result<RenderedEvent, RenderRefusal> {
         let rendered: RenderedEvent
         do throws(EventError) {
             rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
@@ -231,7 +237,7 @@ public final class Dispatcher: Sendable {
         return answer
     }
 
-    func finish(_ event: Event, key: String, results: [RecipientResult], duplicate: Bool) async -> EventAnswer {
+    private func finish(_ event: Event, key: String, results: [RecipientResult], duplicate: Bool) async -> EventAnswer {
         let answer = conclude(event, results: results, duplicate: duplicate)
         await dedup.record(key, RecordedEvent(results: results.map(RecordedResult.init)), expires: ContinuousClock.now + settings.dedupWindow)
         return answer

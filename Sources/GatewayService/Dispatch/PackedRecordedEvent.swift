@@ -50,11 +50,8 @@ enum PackedRecordedEvent {
         return RecordedEvent(results: results)
     }
 
-    static func append(_ value: UInt32, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    private static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+    /// Appends an integer's bytes, little-endian (the log's record headers use it too).
+    static func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
