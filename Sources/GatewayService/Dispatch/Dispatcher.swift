@@ -1,7 +1,5 @@
-import APNsHTTP2
 import Foundation
 public import PayloadBuilder
-import Synchronization
 import PushGWSync
 
 /// The gateway's heart: one event in, per-device outcomes out.
