@@ -158,7 +158,10 @@ extension APNsRejection {
 
     /// True for the reasons that are about the provider token itself.
     var isAboutTheProviderToken: Bool {
-        [.expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .missingProviderToken,
-         .badEnvironmentKeyIDInToken].contains(reason)
+        Self.providerTokenReasons.contains(reason)
     }
+
+    private static let providerTokenReasons: Set<APNsReason> = [
+        .expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken,
+    ]
 }

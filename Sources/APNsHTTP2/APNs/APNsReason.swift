@@ -71,27 +71,34 @@ public enum APNsAction: Sendable, Equatable {
 extension APNsReason {
     /// The action for this reason at `status`, per Apple's table.
     public func action(status: Int) -> APNsAction {
-        switch self {
-        case .badDeviceToken, .deviceTokenNotForTopic, .expiredToken, .unregistered: return .dropToken
-        case .expiredProviderToken: return .retryWithNewProviderToken
-        case .unrelatedKeyIDInToken, .idleTimeout: return .retryOnNewConnection
-        case .tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown:
-            return .retry(after: nil)
-        case .topicDisallowed, .badCertificate, .badCertificateEnvironment, .invalidProviderToken,
-             .missingProviderToken, .badEnvironmentKeyIDInToken:
-            return .configurationError
-        case .badCollapseID, .badExpirationDate, .badMessageID, .badPriority, .badTopic, .duplicateHeaders,
-             .invalidPushType, .missingDeviceToken, .missingTopic, .payloadEmpty, .badPath, .methodNotAllowed:
-            return .gatewayBug
-        case .forbidden, .payloadTooLarge: return .doNotRetry
-        default:
-            // Unknown reasons: decide by status.
-            switch status {
-            case 410: return .dropToken
-            case 429, 500...599: return .retry(after: nil)
-            case 403: return .configurationError
-            default: return .doNotRetry
-            }
+        if let action = Self.actions[rawValue] { return action }
+        // Unknown reasons: decide by status.
+        switch status {
+        case 410: return .dropToken
+        case 429, 500...599: return .retry(after: nil)
+        case 403: return .configurationError
+        default: return .doNotRetry
         }
     }
+
+    /// Apple's table (PROTOCOLS.md A5), looked up by one hash rather than a
+    /// string comparison per known reason.
+    private static let actions: [String: APNsAction] = {
+        let table: [(APNsAction, [APNsReason])] = [
+            (.dropToken, [.badDeviceToken, .deviceTokenNotForTopic, .expiredToken, .unregistered]),
+            (.retryWithNewProviderToken, [.expiredProviderToken]),
+            (.retryOnNewConnection, [.unrelatedKeyIDInToken, .idleTimeout]),
+            (.retry(after: nil), [.tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown]),
+            (.configurationError, [.topicDisallowed, .badCertificate, .badCertificateEnvironment, .invalidProviderToken,
+                                   .missingProviderToken, .badEnvironmentKeyIDInToken]),
+            (.gatewayBug, [.badCollapseID, .badExpirationDate, .badMessageID, .badPriority, .badTopic, .duplicateHeaders,
+                           .invalidPushType, .missingDeviceToken, .missingTopic, .payloadEmpty, .badPath, .methodNotAllowed]),
+            (.doNotRetry, [.forbidden, .payloadTooLarge]),
+        ]
+        var actions: [String: APNsAction] = [:]
+        for (action, reasons) in table {
+            for reason in reasons { actions[reason.rawValue] = action }
+        }
+        return actions
+    }()
 }

@@ -246,24 +246,29 @@ public final class HTTP2Connection: @unchecked Sendable {
             if let fatal { throw fatal }
             if case .close = lifecycle.turnEnded(openStreams: inFlight.count) { return }
 
-            var entries = [
+            // A tuple, not an array: no allocation per turn.
+            var entries = (
                 pollfd(fd: socket.descriptor, events: Int16(POLLIN) | (wantsWriteReadiness || outputOffset < output.count ? Int16(POLLOUT) : 0), revents: 0),
-                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
-            ]
+                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
+            )
             if !socket.hasBufferedInput {
-                let result = poll(&entries, 2, 50)
+                let result = withUnsafeMutableBytes(of: &entries) { poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, 50) }
                 if result < 0, errno != EINTR {
                     throw TransportError(.connectionLost, "poll failed: \(String(cString: strerror(errno)))")
                 }
             }
-            if entries[1].revents != 0 {
-                // One byte per wake; a short read means the pipe is empty.
-                var drained = [UInt8](repeating: 0, count: 256)
-                while read(wakeReader, &drained, drained.count) == drained.count {}
-            }
-            if socket.hasBufferedInput || entries[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness {
+            if entries.1.revents != 0 { drainWakePipe() }
+            if socket.hasBufferedInput || entries.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness {
                 try readInput(socket, &buffer)
             }
+        }
+    }
+
+    /// Empties the wake pipe (one byte per wake; a short read means it is
+    /// empty) into a buffer on the stack.
+    private func drainWakePipe() {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { drained in
+            while read(wakeReader, drained.baseAddress, drained.count) == drained.count {}
         }
     }
 
@@ -292,7 +297,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             let stream = waiting[waitingHead]
             waitingHead += 1
             if stream.finished { continue }
-            let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders), unindexed: options.unindexedRequestHeaders)
+            let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders), unindexed: options.unindexedHeaderBytes)
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                                                  read_callback: readBodyCallback)
             let streamPointer = Unmanaged.passUnretained(stream).toOpaque()

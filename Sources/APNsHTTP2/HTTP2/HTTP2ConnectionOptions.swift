@@ -26,7 +26,11 @@ public struct HTTP2ConnectionOptions: Sendable {
     /// literals kept out of the dynamic table (never indexed), like `:path`
     /// and `authorization`. Indexing them would only push the repeated
     /// headers (`apns-topic`, …) out of both sides' tables.
-    public var unindexedRequestHeaders: [String] = []
+    public var unindexedRequestHeaders: [String] = [] {
+        didSet { unindexedHeaderBytes = unindexedRequestHeaders.map { Array($0.utf8) } }
+    }
+    /// `unindexedRequestHeaders` as bytes, compared without allocating.
+    private(set) var unindexedHeaderBytes: [[UInt8]] = []
 
     public init() {}
 }

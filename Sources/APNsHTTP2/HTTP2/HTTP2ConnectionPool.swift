@@ -60,21 +60,39 @@ public final class HTTP2ConnectionPool: Sendable {
             Task { completion(await self.send(requests, startedAt: start)) }
             return
         }
+        if connections.count == 1 {
+            // The common case (one request, or one live connection): no
+            // gathering across connections, nothing allocated to merge.
+            connections[0].send(requests, startedAt: start) { outcomes in
+                guard outcomes.contains(where: Self.isWorthResending) else { return completion(outcomes) }
+                self.resendingUnprocessed(requests, answers: [(0, outcomes)], shares: [Array(requests.indices)], startedAt: start,
+                                          completion: completion)
+            }
+            return
+        }
         let shares = Self.split(Array(requests.indices), over: connections.count)
         let gathered = Locked(GatheredAnswers(expected: shares.filter { !$0.isEmpty }.count))
         for (slot, share) in shares.enumerated() where !share.isEmpty {
             let batch = share.count == requests.count ? requests : share.map { requests[$0] }
             connections[slot].send(batch, startedAt: start) { outcomes in
                 guard let answers = gathered.withLock({ $0.add(slot, outcomes) }) else { return }
-                var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
-                var lastError: [Int: TransportError] = [:]
-                let retry = Self.settle(answers, shares: shares, results: &results, lastError: &lastError)
-                if retry.isEmpty { return completion(results.map { $0! }) }
-                Task {
-                    await self.resend(requests, pending: retry, startedAt: start, results: &results, lastError: &lastError)
-                    completion(results.map { $0! })
-                }
+                self.resendingUnprocessed(requests, answers: answers, shares: shares, startedAt: start, completion: completion)
             }
+        }
+    }
+
+    /// Files the connections' answers; calls `completion` at once when none
+    /// needs another connection, else from a task once those are re-sent.
+    private func resendingUnprocessed(_ requests: [HTTP2Request], answers: [(Int, [Result<HTTP2Response, TransportError>])],
+                                      shares: [[Int]], startedAt start: ContinuousClock.Instant,
+                                      completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
+        var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
+        var lastError: [Int: TransportError] = [:]
+        let retry = Self.settle(answers, shares: shares, results: &results, lastError: &lastError)
+        if retry.isEmpty { return completion(results.map { $0! }) }
+        Task {
+            await self.resend(requests, pending: retry, startedAt: start, results: &results, lastError: &lastError)
+            completion(results.map { $0! })
         }
     }
 
@@ -156,8 +174,7 @@ public final class HTTP2ConnectionPool: Sendable {
         for (slot, outcomes) in answers {
             for (position, outcome) in outcomes.enumerated() {
                 let index = shares[slot][position]
-                if case let .failure(error) = outcome, error.wasNotProcessed, error.kind != .overloaded,
-                   error.kind != .noHTTP2, error.kind != .certificateRejected {
+                if case let .failure(error) = outcome, isWorthResending(outcome) {
                     lastError[index] = error
                     retry.append(index)
                 } else {
@@ -166,6 +183,14 @@ public final class HTTP2ConnectionPool: Sendable {
             }
         }
         return retry
+    }
+
+    /// A failure that certainly was not processed and that another
+    /// connection may well take (not a full queue, not a server that refuses
+    /// HTTP/2 or our trust).
+    private static func isWorthResending(_ outcome: Result<HTTP2Response, TransportError>) -> Bool {
+        guard case let .failure(error) = outcome else { return false }
+        return error.wasNotProcessed && error.kind != .overloaded && error.kind != .noHTTP2 && error.kind != .certificateRejected
     }
 
     /// Closes every connection; in-flight requests finish or fail.

@@ -41,8 +41,8 @@ final class PendingStream: @unchecked Sendable {
     /// connection (not copied: nghttp2 is told so), then `:method`, `:path`,
     /// `authorization` and the request's headers, copied once into one
     /// allocation that also holds the name/value array. Headers named in
-    /// `unindexed` are sent never indexed.
-    func buildHeaderBlock(fixed: UnsafeBufferPointer<nghttp2_nv>, unindexed: [String]) -> UnsafeMutableBufferPointer<nghttp2_nv> {
+    /// `unindexed` (names as bytes) are sent never indexed.
+    func buildHeaderBlock(fixed: UnsafeBufferPointer<nghttp2_nv>, unindexed: [[UInt8]]) -> UnsafeMutableBufferPointer<nghttp2_nv> {
         let count = fixed.count + 2 + (request.authorization == nil ? 0 : 1) + request.headers.count
         var textBytes = ":method".utf8.count + request.method.utf8.count + ":path".utf8.count + request.path.utf8.count
         if let authorization = request.authorization { textBytes += "authorization".utf8.count + authorization.utf8.count }
@@ -73,6 +73,13 @@ final class PendingStream: @unchecked Sendable {
             block[index] = nghttp2_nv(name: namePointer, value: valuePointer, namelen: nameLength, valuelen: valueLength, flags: flags)
             index += 1
         }
+        /// Whether the name just copied is one of `unindexed`: compared as
+        /// bytes, without a String comparison per header.
+        func isUnindexed(_ name: UnsafeMutablePointer<UInt8>, _ length: Int) -> Bool {
+            unindexed.contains { candidate in
+                candidate.count == length && candidate.withUnsafeBufferPointer { memcmp($0.baseAddress!, name, length) == 0 }
+            }
+        }
         add(":method", request.method, flags: noCopy)
         for entry in fixed {
             block[index] = entry
@@ -82,7 +89,11 @@ final class PendingStream: @unchecked Sendable {
         add(":path", request.path, flags: neverIndexed)
         if let authorization = request.authorization { add("authorization", authorization, flags: neverIndexed) }
         for header in request.headers {
-            add(header.name, header.value, flags: unindexed.contains(header.name) ? neverIndexed : noCopy)
+            let (namePointer, nameLength) = copy(header.name)
+            let (valuePointer, valueLength) = copy(header.value)
+            block[index] = nghttp2_nv(name: namePointer, value: valuePointer, namelen: nameLength, valuelen: valueLength,
+                                      flags: isUnindexed(namePointer, nameLength) ? neverIndexed : noCopy)
+            index += 1
         }
         return block
     }
