@@ -13,6 +13,10 @@ long pgw_ssl_ctx_set_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_mode(ctx, mode);
 }
 
+void pgw_ssl_ctx_set_read_ahead(SSL_CTX *ctx, int yes) {
+    SSL_CTX_set_read_ahead(ctx, yes);
+}
+
 int pgw_ssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version) {
     return SSL_CTX_set_min_proto_version(ctx, version);
 }

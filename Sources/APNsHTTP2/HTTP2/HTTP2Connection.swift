@@ -237,6 +237,9 @@ public final class HTTP2Connection: @unchecked Sendable {
         guard let socket else { return }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var wantsWriteReadiness = false
+        // Records read ahead with the end of the handshake are inside OpenSSL,
+        // out of `poll`'s sight: read once before the first poll.
+        try readInput(socket, &buffer)
         while true {
             if drainInbox() { apply(lifecycle.shutdownRequested()) }
             submitWaiting()

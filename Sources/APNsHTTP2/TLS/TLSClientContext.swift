@@ -36,6 +36,11 @@ final class TLSClientContext: @unchecked Sendable {
             throw TransportError(.protocolError, OpenSSLErrors.failure("SSL_CTX_set_min_proto_version"))
         }
         _ = pgw_ssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        // One recv for what the socket holds (up to a record buffer), instead
+        // of one for each record's header and one for its body. Safe with the
+        // connection loop because it reads until "would block" before it polls
+        // (see `TLSSocket.read`).
+        pgw_ssl_ctx_set_read_ahead(context, 1)
         SSL_CTX_set_options(context, pgw_ssl_op_no_compression() | pgw_ssl_op_no_renegotiation())
         let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         // Returns 0 on success (unlike most of OpenSSL).

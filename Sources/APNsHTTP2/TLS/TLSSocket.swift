@@ -87,6 +87,12 @@ final class TLSSocket {
         }
     }
 
+    /// Reads decrypted bytes. The context reads ahead, so OpenSSL may hold
+    /// whole records taken from the socket that `poll` can no longer see: a
+    /// caller must read until `.wouldBlock` before it polls. OpenSSL returns
+    /// "want read" only once every complete record it holds is consumed, so
+    /// what is left then is at most a partial record, which needs more bytes
+    /// from the socket, and `poll` says when they arrive.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         ERR_clear_error()
         let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
@@ -101,7 +107,9 @@ final class TLSSocket {
         return classify(count, call: "SSL_write")
     }
 
-    /// Bytes already decrypted inside OpenSSL, which `poll` cannot see.
+    /// Bytes already decrypted inside OpenSSL, which `poll` cannot see. Not
+    /// `SSL_has_pending`: with read-ahead a partial record makes that true
+    /// and a loop that skipped `poll` on it would spin.
     var hasBufferedInput: Bool { SSL_pending(ssl) > 0 }
 
     private func classify(_ result: Int32, call: String) -> IOResult {

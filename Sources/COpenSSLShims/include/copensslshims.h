@@ -18,6 +18,10 @@ int pgw_ssl_set_tlsext_host_name(SSL *ssl, const char *name);
 /* SSL_CTX_set_mode is a macro over SSL_CTX_ctrl. Returns the new mode bitmask. */
 long pgw_ssl_ctx_set_mode(SSL_CTX *ctx, long mode);
 
+/* SSL_CTX_set_read_ahead is a macro over SSL_CTX_ctrl: read whole socket
+ * buffers, not one record header then its body (fewer recv calls). */
+void pgw_ssl_ctx_set_read_ahead(SSL_CTX *ctx, int yes);
+
 /* SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl. Returns 1 on success. */
 int pgw_ssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version);
 
