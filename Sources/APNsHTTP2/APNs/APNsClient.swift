@@ -131,9 +131,11 @@ public final class APNsClient: Sendable {
 
     private func classify(_ requests: [ProviderRequest],
                           _ responses: [Result<HTTP2Response, TransportError>]) -> [Result<APNsOutcome, TransportError>] {
-        zip(requests, responses).map { request, response in
-            response.map { response in
-                let apnsID = response.header("apns-id") ?? request.header("apns-id")
+        // By index: a request is read only when the answer lacks its apns-id,
+        // not copied (with its strings, headers and body) for every answer.
+        responses.indices.map { index in
+            responses[index].map { response in
+                let apnsID = response.header("apns-id") ?? requests[index].header("apns-id")
                 if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
                 return .rejected(APNsRejection(response: response, apnsID: apnsID))
             }
