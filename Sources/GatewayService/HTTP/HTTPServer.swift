@@ -332,21 +332,20 @@ private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, ver
        let length = watch.table.withLock({ $0.targetLength(UInt(bitPattern: connection)) }) {
         intact = url + length + 1 == version
     }
-    var headers: [RequestScreen.Header] = []
-    _ = withUnsafeMutablePointer(to: &headers) { pointer in
-        MHD_get_connection_values_n(connection, .HEADER_KIND, collectHeader, pointer)
+    var screening = RequestScreen.Screening()
+    _ = withUnsafeMutablePointer(to: &screening) { pointer in
+        MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
     }
-    return RequestScreen.refusal(headers: headers, targetIntact: intact)
+    return screening.refusal(targetIntact: intact)
 }
 
-/// Appends one header, with the lengths libmicrohttpd reports (a CR
-/// inside is kept; a NUL ends the value), to the `[RequestScreen.Header]`
-/// passed as the context.
-private let collectHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
-    let headers = context!.assumingMemoryBound(to: [RequestScreen.Header].self)
-    let name = key.map { Array(UnsafeRawBufferPointer(start: $0, count: keySize)) } ?? []
-    let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: valueSize)) } ?? []
-    headers.pointee.append(RequestScreen.Header(name: name, value: bytes))
+/// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
+/// is kept; a NUL ends the value), to the `RequestScreen.Screening` passed
+/// as the context, without copying it.
+private let screenHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
+    let screening = context!.assumingMemoryBound(to: RequestScreen.Screening.self)
+    screening.pointee.add(name: UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize),
+                          value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
     return .YES
 }
 
@@ -364,13 +363,17 @@ private let targetArrived: @convention(c) (UnsafeMutableRawPointer?, UnsafePoint
 private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
                      state: RequestState) -> HTTPRequest {
     var headers: [String: String] = [:]
-    for name in ["Authorization", "Content-Type"] {
-        if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
-            headers[name.lowercased()] = String(cString: value)
-        }
+    if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization") {
+        headers["authorization"] = String(cString: value)
     }
-    var path = url.map { String(cString: $0) } ?? "/"
-    if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
+    if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type") {
+        headers["content-type"] = String(cString: value)
+    }
+    // The path ends at the query, found among the bytes (not by Character).
+    let path = url.map { url in
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(url).assumingMemoryBound(to: UInt8.self), count: strlen(url))
+        return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
+    } ?? "/"
     return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers,
                        body: state.body, bodyTooLarge: state.tooLarge)
 }

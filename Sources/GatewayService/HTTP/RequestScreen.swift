@@ -26,41 +26,72 @@ struct RequestScreen {
     /// nil when the request may proceed; else the answer (the connection is
     /// then closed, its body unread).
     static func refusal(headers: [Header], targetIntact: Bool) -> HTTPResponse? {
-        guard targetIntact else { return error(.badRequest, "the request target contains a NUL byte") }
-        var contentLengths = 0
-        var transferEncodings: [[UInt8]] = []
+        var screening = Screening()
         for header in headers {
-            if header.name.contains(where: { $0 == 0 || $0 == 13 }) || header.value.contains(where: { $0 == 0 || $0 == 13 }) {
-                return error(.badRequest, "a header contains a NUL or CR byte")
+            header.name.withUnsafeBytes { name in header.value.withUnsafeBytes { value in screening.add(name: name, value: value) } }
+        }
+        return screening.refusal(targetIntact: targetIntact)
+    }
+
+    /// The screen fed one header at a time, straight from libmicrohttpd's
+    /// buffers: nothing is copied or allocated for an ordinary request.
+    struct Screening {
+        private var badByte = false
+        private var contentLengths = 0
+        private var transferEncodings = 0
+        private var onlyChunked = true
+
+        mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            if name.contains(where: { $0 == 0 || $0 == 13 }) || value.contains(where: { $0 == 0 || $0 == 13 }) {
+                badByte = true
             }
-            switch lowercased(header.name) {
-            case Array("content-length".utf8): contentLengths += 1
-            case Array("transfer-encoding".utf8): transferEncodings.append(lowercased(trimmed(header.value)))
-            default: break
+            if RequestScreen.equalsIgnoringCase(name, RequestScreen.contentLength) {
+                contentLengths += 1
+            } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.transferEncoding) {
+                transferEncodings += 1
+                if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), RequestScreen.chunked) { onlyChunked = false }
             }
         }
-        if contentLengths > 1 { return error(.badRequest, "Content-Length is given more than once") }
-        if !transferEncodings.isEmpty {
-            if contentLengths > 0 { return error(.badRequest, "send either Content-Length or Transfer-Encoding, not both") }
-            guard transferEncodings == [Array("chunked".utf8)] else {
-                return error(.notImplemented, "the only transfer coding accepted is chunked")
+
+        func refusal(targetIntact: Bool) -> HTTPResponse? {
+            guard targetIntact else { return error(.badRequest, "the request target contains a NUL byte") }
+            if badByte { return error(.badRequest, "a header contains a NUL or CR byte") }
+            if contentLengths > 1 { return error(.badRequest, "Content-Length is given more than once") }
+            if transferEncodings > 0 {
+                if contentLengths > 0 { return error(.badRequest, "send either Content-Length or Transfer-Encoding, not both") }
+                guard transferEncodings == 1, onlyChunked else {
+                    return error(.notImplemented, "the only transfer coding accepted is chunked")
+                }
             }
+            return nil
         }
-        return nil
     }
 
     private static func error(_ code: ErrorCode, _ message: String) -> HTTPResponse {
         HTTPResponse(status: code.httpStatus, body: EventError(code, field: nil, message).jsonBody)
     }
 
-    private static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.map { (65...90).contains($0) ? $0 + 32 : $0 }
+    private static let contentLength = Array("content-length".utf8)
+    private static let transferEncoding = Array("transfer-encoding".utf8)
+    private static let chunked = Array("chunked".utf8)
+
+    /// ASCII case-insensitive equality with a lowercase `expected`.
+    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+        guard bytes.count == expected.count else { return false }
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            if (byte >= 65 && byte <= 90 ? byte + 32 : byte) != expected[index] { return false }
+        }
+        return true
     }
 
-    private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+    /// Without leading and trailing spaces and tabs.
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         let blank: (UInt8) -> Bool = { $0 == 32 || $0 == 9 }
-        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else { return [] }
-        return Array(bytes[first...last])
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else {
+            return UnsafeRawBufferPointer(rebasing: bytes[0..<0])
+        }
+        return UnsafeRawBufferPointer(rebasing: bytes[first...last])
     }
 }
 

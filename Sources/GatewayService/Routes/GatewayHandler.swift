@@ -14,6 +14,7 @@ public struct GatewayHandler: HTTPHandler {
     public let readiness: @Sendable () -> Bool
     /// Refreshes gauges and polled counters just before `/metrics` renders.
     public let beforeScrape: @Sendable () -> Void
+    private let requestSeries: HTTPRequestSeries
 
     public init(dispatcher: Dispatcher, tokens: BearerTokens, metricsTokens: BearerTokens? = nil, allowUnauthenticated: Bool = false,
                 metrics: GatewayMetrics, readiness: @escaping @Sendable () -> Bool = { true },
@@ -25,11 +26,12 @@ public struct GatewayHandler: HTTPHandler {
         self.metrics = metrics
         self.readiness = readiness
         self.beforeScrape = beforeScrape
+        requestSeries = HTTPRequestSeries(registry: metrics.registry)
     }
 
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? {
         guard let (route, response) = immediateAnswer(request) else { return nil }
-        metrics.registry.increment(GatewayMetrics.httpRequests, [route, String(response.status)])
+        requestSeries.count(route: route, status: response.status)
         return response
     }
 
@@ -38,7 +40,7 @@ public struct GatewayHandler: HTTPHandler {
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool {
         guard request.path == "/v1/notify" else { return false }
         dispatcher.notify(body: request.body) { response in
-            self.metrics.registry.increment(GatewayMetrics.httpRequests, ["/v1/notify", String(response.status)])
+            self.requestSeries.count(route: "/v1/notify", status: response.status)
             reply.send(response)
         }
         return true
@@ -46,7 +48,7 @@ public struct GatewayHandler: HTTPHandler {
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let (route, response) = await answer(request)
-        metrics.registry.increment(GatewayMetrics.httpRequests, [route, String(response.status)])
+        requestSeries.count(route: route, status: response.status)
         return response
     }
 
