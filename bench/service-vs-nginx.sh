@@ -9,7 +9,7 @@
 # process by `pushgw simulators`, so the RSS measured is the gateway's own.
 #
 # Usage: bench/service-vs-nginx.sh [SECONDS] [CONNECTIONS]    (default 10 s, 64)
-# Needs: wrk nginx (apt-get install -y wrk nginx-light)
+# Needs: wrk nginx gcc libmicrohttpd-dev (apt-get install -y wrk nginx-light gcc libmicrohttpd-dev)
 set -euo pipefail
 
 seconds="${1:-10}"
@@ -55,6 +55,13 @@ CONF
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
 pids+=($!)
 
+# libmicrohttpd alone, in C, configured like pushgw's HTTP layer: the
+# library's own ceiling, so pushgw's cost above it is visible.
+gcc -O2 -o "$work/mhd-hello" "$here/mhd-hello.c" -lmicrohttpd
+mhd_port="$(free_port)"
+"$work/mhd-hello" "$mhd_port" &
+pids+=($!)
+
 "$bin" simulators --env-file "$work/simulators.env" > "$work/simulators.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do [[ -s "$work/simulators.env" ]] && break; sleep 0.1; done
@@ -86,6 +93,7 @@ run() {  # name url [script]
 
 idle_rss="$(awk '/VmRSS/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
 run "nginx return 200" "http://127.0.0.1:$nginx_port/"
+run "libmicrohttpd C, same answer" "http://127.0.0.1:$mhd_port/healthz"
 run "pushgw GET /healthz" "http://127.0.0.1:$pushgw_port/healthz"
 run "pushgw POST /v1/render" "http://127.0.0.1:$pushgw_port/v1/render" "$here/render.lua"
 run "pushgw POST /v1/notify (apns+fcm)" "http://127.0.0.1:$pushgw_port/v1/notify" "$here/notify.lua"
