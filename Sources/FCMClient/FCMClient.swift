@@ -1,4 +1,7 @@
 public import APNsHTTP2
+#if canImport(Glibc)
+import Glibc
+#endif
 public import PayloadBuilder
 
 /// Sends messages rendered by PayloadBuilder to FCM HTTP v1
@@ -153,8 +156,52 @@ public final class FCMClient: Sendable {
     }
 
     /// `name` of `{"name":"projects/…/messages/…"}`; empty when absent.
-    private static func messageName(_ body: [UInt8]) -> String {
+    static func messageName(_ body: [UInt8]) -> String {
+        if let name = plainMessageName(body) { return name }
         if let document = try? JSONParser.parse(body), case .string(let name)? = document["name"] { return name }
         return ""
+    }
+
+    /// The answer FCM gives to almost every send, `{"name": "<plain ASCII>"}`
+    /// with any whitespace, read without building a JSON tree; nil for
+    /// anything else (more members, escapes, not an object), which the full
+    /// parser then reads.
+    static func plainMessageName(_ body: [UInt8]) -> String? {
+        body.withUnsafeBufferPointer { bytes -> String? in
+            var index = 0
+            func skipBlanks() {
+                while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D {
+                    index += 1
+                }
+            }
+            func take(_ expected: StaticString) -> Bool {
+                let count = expected.utf8CodeUnitCount
+                guard index + count <= bytes.count,
+                      memcmp(bytes.baseAddress! + index, expected.utf8Start, count) == 0 else { return false }
+                index += count
+                return true
+            }
+            skipBlanks()
+            guard take("{") else { return nil }
+            skipBlanks()
+            guard take("\"name\"") else { return nil }
+            skipBlanks()
+            guard take(":") else { return nil }
+            skipBlanks()
+            guard take("\"") else { return nil }
+            let start = index
+            while index < bytes.count, bytes[index] != 0x22 {
+                // Escapes, control characters and non-ASCII: leave them to the parser.
+                if bytes[index] == 0x5C || bytes[index] < 0x20 || bytes[index] >= 0x80 { return nil }
+                index += 1
+            }
+            guard index < bytes.count else { return nil }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            index += 1
+            skipBlanks()
+            guard take("}") else { return nil }
+            skipBlanks()
+            return index == bytes.count ? name : nil
+        }
     }
 }
