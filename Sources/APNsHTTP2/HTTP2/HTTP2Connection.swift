@@ -49,6 +49,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     private var socket: TLSSocket?
     private var session: OpaquePointer?
     private var waiting: [PendingStream] = []
+    /// The inbox's queue as last taken, emptied: swapped back in on the next drain.
+    private var drained: [PendingStream] = []
     private var waitingHead = 0
     private var inFlight: [Int32: PendingStream] = [:]
     private var output: [UInt8] = []
@@ -277,13 +279,15 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     /// Moves newly queued requests to the loop's waiting list. Returns whether shutdown was asked.
     private func drainInbox() -> Bool {
-        let (newStreams, shutdownRequested) = inbox.withLock { state in
+        // The queue's storage is swapped with an empty one kept for the
+        // purpose: no copy, and no new buffer per wake.
+        let shutdownRequested = inbox.withLock { state in
             state.wakePending = false
-            let streams = state.queued
-            state.queued.removeAll(keepingCapacity: true)
-            return (streams, state.shutdownRequested)
+            swap(&state.queued, &drained)
+            return state.shutdownRequested
         }
-        waiting.append(contentsOf: newStreams)
+        waiting.append(contentsOf: drained)
+        drained.removeAll(keepingCapacity: true)
         return shutdownRequested
     }
 
