@@ -64,32 +64,31 @@ public final class HTTP2ConnectionPool: Sendable {
             // The common case (one request, or one live connection): no
             // gathering across connections, nothing allocated to merge.
             connections[0].send(requests, startedAt: start) { outcomes in
-                guard outcomes.contains(where: Self.isWorthResending) else { return completion(outcomes) }
-                self.resendingUnprocessed(requests, answers: [(0, outcomes)], shares: [Array(requests.indices)], startedAt: start,
-                                          completion: completion)
+                self.resendingUnprocessed(requests, outcomes: outcomes, startedAt: start, completion: completion)
             }
             return
         }
-        let shares = Self.split(Array(requests.indices), over: connections.count)
-        let gathered = Locked(GatheredAnswers(expected: shares.filter { !$0.isEmpty }.count))
-        for (slot, share) in shares.enumerated() where !share.isEmpty {
+        let shares = Self.split(Array(requests.indices), over: connections.count).filter { !$0.isEmpty }
+        let gathered = Locked(Gathering<Result<HTTP2Response, TransportError>>(
+            count: requests.count, parts: shares.count, missing: .failure(TransportError(.notSent, "no answer from the pool"))))
+        for (slot, share) in shares.enumerated() {
             let batch = share.count == requests.count ? requests : share.map { requests[$0] }
             connections[slot].send(batch, startedAt: start) { outcomes in
-                guard let answers = gathered.withLock({ $0.add(slot, outcomes) }) else { return }
-                self.resendingUnprocessed(requests, answers: answers, shares: shares, startedAt: start, completion: completion)
+                guard let outcomes = gathered.withLock({ $0.add(share, outcomes) }) else { return }
+                self.resendingUnprocessed(requests, outcomes: outcomes, startedAt: start, completion: completion)
             }
         }
     }
 
-    /// Files the connections' answers; calls `completion` at once when none
-    /// needs another connection, else from a task once those are re-sent.
-    private func resendingUnprocessed(_ requests: [HTTP2Request], answers: [(Int, [Result<HTTP2Response, TransportError>])],
-                                      shares: [[Int]], startedAt start: ContinuousClock.Instant,
+    /// Calls `completion` at once when no outcome needs another connection,
+    /// else from a task once those requests are sent again.
+    private func resendingUnprocessed(_ requests: [HTTP2Request], outcomes: [Result<HTTP2Response, TransportError>],
+                                      startedAt start: ContinuousClock.Instant,
                                       completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
+        guard outcomes.contains(where: Self.isWorthResending) else { return completion(outcomes) }
         var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
         var lastError: [Int: TransportError] = [:]
-        let retry = Self.settle(answers, shares: shares, results: &results, lastError: &lastError)
-        if retry.isEmpty { return completion(results.map { $0! }) }
+        let retry = Self.settle([(0, outcomes)], shares: [Array(requests.indices)], results: &results, lastError: &lastError)
         Task {
             await self.resend(requests, pending: retry, startedAt: start, results: &results, lastError: &lastError)
             completion(results.map { $0! })
@@ -254,17 +253,4 @@ public final class HTTP2ConnectionPool: Sendable {
 /// When every slot is backing off: the earliest instant worth trying again.
 struct WaitUntilInstant: Error {
     let instant: ContinuousClock.Instant
-}
-
-/// The answers of one round's connections, until the last one is in.
-private struct GatheredAnswers {
-    let expected: Int
-    var answers: [(Int, [Result<HTTP2Response, TransportError>])] = []
-
-    /// Adds one connection's answers; returns them all once complete.
-    mutating func add(_ slot: Int, _ outcomes: [Result<HTTP2Response, TransportError>])
-        -> [(Int, [Result<HTTP2Response, TransportError>])]? {
-        answers.append((slot, outcomes))
-        return answers.count == expected ? answers : nil
-    }
 }

@@ -98,7 +98,8 @@ extension Dispatcher {
                   completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
         var byPlatform: [Platform: [Int]] = [:]
         for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
-        let gathered = Locked(GatheredDeliveries(count: requests.count, batches: byPlatform.count))
+        let gathered = Locked(Gathering<DeliveryResult>(count: requests.count, parts: byPlatform.count,
+                                                        missing: .failed(TransportError(.shutdown, "no result"))))
         for (platform, positions) in byPlatform {
             guard let sender = senders[app.name]?[platform] else {
                 let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
@@ -118,24 +119,5 @@ extension Dispatcher {
                 if let all = gathered.withLock({ $0.add(positions, results) }) { completion(all) }
             }
         }
-    }
-}
-
-/// The providers' results of one attempt, until the last batch is in.
-private struct GatheredDeliveries {
-    var results: [DeliveryResult?]
-    var batches: Int
-
-    init(count: Int, batches: Int) {
-        results = Array(repeating: nil, count: count)
-        self.batches = batches
-    }
-
-    /// Files one batch's results; returns them all once every batch is in.
-    mutating func add(_ positions: [Int], _ batch: [DeliveryResult]) -> [DeliveryResult]? {
-        for (position, result) in zip(positions, batch) { results[position] = result }
-        batches -= 1
-        guard batches == 0 else { return nil }
-        return results.map { $0 ?? .failed(TransportError(.shutdown, "no result")) }
     }
 }

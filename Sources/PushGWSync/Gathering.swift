@@ -1,0 +1,30 @@
+/// The results of work split into parts, filed by position until the last
+/// part is in: each part brings the results of its positions, and the call
+/// that adds the last part gets every result, in order. Used behind a lock
+/// where parts finish on different threads (the connection pool's shares,
+/// the dispatcher's provider batches).
+public struct Gathering<Element> {
+    private var results: [Element?]
+    private var partsLeft: Int
+    private let missing: Element
+
+    /// - Parameters:
+    ///   - count: positions in all.
+    ///   - parts: how many `add` calls complete it.
+    ///   - missing: the result of a position no part brought (a caller bug:
+    ///     still an answer, never a crash).
+    public init(count: Int, parts: Int, missing: Element) {
+        results = Array(repeating: nil, count: count)
+        partsLeft = parts
+        self.missing = missing
+    }
+
+    /// Files one part's results at `positions`; returns all of them once
+    /// every part is in, else nil.
+    public mutating func add(_ positions: [Int], _ part: [Element]) -> [Element]? {
+        for (position, result) in zip(positions, part) { results[position] = result }
+        partsLeft -= 1
+        guard partsLeft == 0 else { return nil }
+        return results.map { $0 ?? missing }
+    }
+}
