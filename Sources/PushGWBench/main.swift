@@ -8,6 +8,10 @@ case "render":
     exit(RenderBenchmark.run(Array(arguments.dropFirst())))
 case "apns":
     exit(await APNsBenchmark.run(Array(arguments.dropFirst())))
+case "fcm":
+    exit(await FCMBenchmark.run(Array(arguments.dropFirst())))
+case "fcm-simulator":
+    exit(FCMBenchmark.serveSimulator(Array(arguments.dropFirst())))
 case "payload":
     exit(APNsBenchmark.printPayload())
 case "jwt":
@@ -16,6 +20,8 @@ default:
     FileHandle.standardError.write(Data("""
     usage: pushgw-bench render [--seconds S] [--recipients N]
            pushgw-bench apns --origin https://127.0.0.1:PORT [...]   (see pushgw-bench apns --help)
+           pushgw-bench fcm --origin https://127.0.0.1:PORT --ca-file CA --service-account FILE [...]
+           pushgw-bench fcm-simulator --dir DIR   (an FCM simulator in its own process, for the fcm benchmark)
            pushgw-bench payload    (the APNs body the apns benchmark sends, for peer clients)
            pushgw-bench jwt --key-file key.p8 --key-id K --team-id T   (a provider token, for h2load)
 

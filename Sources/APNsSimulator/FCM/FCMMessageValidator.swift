@@ -134,7 +134,11 @@ enum FCMMessageValidator {
     }
 
     private static func isColor(_ color: String) -> Bool {
-        let bytes = Array(color.utf8)
+        Array(color.utf8).withUnsafeBufferPointer { isColor($0) }
+    }
+
+    /// `#rrggbb`, given as UTF-8.
+    static func isColor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 7, bytes[0] == UInt8(ascii: "#") else { return false }
         return bytes.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }

@@ -14,10 +14,15 @@
 final class FCMRequestHandler: HTTP2RequestHandler {
     private let core: FCMSimulatorCore
     private var grants: OAuthGrantVerifier
+    /// `{"name":"projects/{project}/messages/`, escaped: every success body
+    /// starts so, then the id and `"}`.
+    private let successBodyPrefix: [UInt8]
 
     init(core: FCMSimulatorCore) {
         self.core = core
         grants = OAuthGrantVerifier(configuration: core.configuration)
+        let quotedStem = JSONText.quoted("projects/\(core.configuration.projectID)/messages/")
+        successBodyPrefix = Array(#"{"name":"#.utf8) + Array(quotedStem.utf8.dropLast())
     }
 
     func streamLimit(serviceLimit: Int) -> Int { serviceLimit }
@@ -25,7 +30,7 @@ final class FCMRequestHandler: HTTP2RequestHandler {
     func answer(_ request: ReceivedRequest, streamID: Int32) -> HTTP2Answer {
         let method = request.value(":method") ?? ""
         let path = request.value(":path") ?? ""
-        let route = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let route = Self.route(of: path)
         if method == "POST", route == FCMSimulatorCore.tokenPath {
             return tokenGrant(request)
         }
@@ -37,10 +42,27 @@ final class FCMRequestHandler: HTTP2RequestHandler {
         return error.answer
     }
 
-    /// The project of `/v1/projects/{project}/messages:send`, if `path` is one.
+    /// `path` up to its first `?` (Characters compared; for ASCII, the
+    /// same as comparing bytes, which is cheaper).
+    static func route(of path: String) -> String {
+        if path.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(path[..<(path.utf8.firstIndex(of: UInt8(ascii: "?")) ?? path.endIndex)])
+        }
+        return String(path[..<(path.firstIndex(of: "?") ?? path.endIndex)])
+    }
+
+    /// The project of `/v1/projects/{project}/messages:send`, if `path` is
+    /// one (Characters compared; for ASCII, the same as comparing bytes).
     static func sendProject(_ path: String) -> String? {
         let prefix = "/v1/projects/"
         let suffix = "/messages:send"
+        if path.utf8.allSatisfy({ $0 < 0x80 }) {
+            let bytes = path.utf8
+            guard bytes.count > prefix.utf8.count + suffix.utf8.count, bytes.starts(with: prefix.utf8),
+                  bytes.reversed().starts(with: suffix.utf8.reversed()) else { return nil }
+            let project = bytes.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
+            return project.contains(UInt8(ascii: "/")) ? nil : String(Substring(project))
+        }
         guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
         let project = path.dropFirst(prefix.count).dropLast(suffix.count)
         return project.contains("/") ? nil : String(project)
@@ -74,6 +96,7 @@ final class FCMRequestHandler: HTTP2RequestHandler {
     }
 
     private static let jsonHeaders: [(name: String, value: String)] = [("content-type", "application/json; charset=utf-8")]
+    private static let successHeaders: [(name: String, value: String)] = [("content-type", "application/json; charset=UTF-8")]
 
     // MARK: messages:send
 
@@ -82,9 +105,12 @@ final class FCMRequestHandler: HTTP2RequestHandler {
             .flatMap { message in core.answer(for: message, body: request.body) }
         switch result {
         case .success(let name):
-            let body = JSONText.object([("name", JSONText.quoted(name))])
-            return HTTP2Answer(status: 200, headers: [("content-type", "application/json; charset=UTF-8")],
-                               body: Array(body.utf8))
+            // JSONText.object([("name", JSONText.quoted(name.text(project:)))]), written as bytes.
+            var body = successBodyPrefix
+            body.reserveCapacity(successBodyPrefix.count + 48)
+            name.appendID(to: &body)
+            body.append(contentsOf: #""}"#.utf8)
+            return HTTP2Answer(status: 200, headers: Self.successHeaders, body: body)
         case .failure(let error):
             return error.answer
         }
@@ -109,6 +135,11 @@ final class FCMRequestHandler: HTTP2RequestHandler {
         }
         guard project == core.configuration.projectID || project == core.configuration.projectNumber else {
             return .failure(.permissionDenied(project: project))
+        }
+        // The fast path settles the usual valid body; it leaves every refusal
+        // (and anything unusual) to the strict path below, which words it.
+        if request.bodyLength <= ReceivedRequest.bodyLimit, let message = FCMSendScanner.validMessage(request.body) {
+            return .success(message)
         }
         guard request.bodyLength <= ReceivedRequest.bodyLimit, let body = SimulatorJSONParser.parseOrdered(request.body) else {
             return .failure(.unparsable([GoogleError.FieldViolation(

@@ -157,12 +157,12 @@ final class FCMSimulatorCore: HTTP2Service {
 
     /// The answer to a valid message (its token's script, or success),
     /// recorded in the same critical section. Returns the answered name on success.
-    func answer(for message: FCMMessageValidator.ValidMessage, body: [UInt8]) -> Result<String, GoogleError> {
+    func answer(for message: FCMMessageValidator.ValidMessage, body: [UInt8]) -> Result<FCMMessageName, GoogleError> {
         let recordsMessages = configuration.recordsMessages
         let project = configuration.projectID
         return control.withLock { state in
             var response = FCMSimulatorResponse.success
-            if let token = message.token, var script = state.scripts[token] {
+            if let token = message.token, !state.scripts.isEmpty, var script = state.scripts[token] {
                 let next = script.next()
                 response = next.response
                 state.scripts[token] = next.exhausted ? nil : script
@@ -174,18 +174,19 @@ final class FCMSimulatorCore: HTTP2Service {
             }
             if message.validateOnly {
                 state.statistics.validatedOnly += 1
-                return .success("projects/\(project)/messages/fake_message_id")
+                return .success(FCMMessageName(sent: nil))
             }
             state.messageCount += 1
-            let name = "projects/\(project)/messages/0:\(Self.messageID(state.messageCount))"
+            let accepted = FCMMessageName(sent: (Int64(WallClock.now() * 1000), state.messageCount))
             state.statistics.acceptedTotal += 1
             if recordsMessages {
+                let name = accepted.text(project: project)
                 if let token = message.token { state.statistics.acceptedPerToken[token, default: 0] += 1 }
                 state.statistics.acceptedNames.append(name)
                 state.statistics.messages.append(FCMSimulatorMessage(
                     name: name, token: message.token, topic: message.topic, condition: message.condition, body: body))
             }
-            return .success(name)
+            return .success(accepted)
         }
     }
 
@@ -196,12 +197,5 @@ final class FCMSimulatorCore: HTTP2Service {
     private static func countRejection(_ error: GoogleError, in statistics: inout FCMSimulatorStatistics) {
         statistics.rejectedTotal += 1
         statistics.rejectedPerErrorCode[error.statisticsKey, default: 0] += 1
-    }
-
-    /// `<epoch ms>%<16 hex>`, unique per simulator like Google's ids.
-    private static func messageID(_ sequence: UInt64) -> String {
-        let milliseconds = Int64(WallClock.now() * 1000)
-        let hex = String(sequence, radix: 16)
-        return "\(milliseconds)%" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
     }
 }

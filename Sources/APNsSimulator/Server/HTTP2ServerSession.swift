@@ -44,9 +44,7 @@ final class HTTP2ServerSession {
     /// Queues a response: `:status`, `headers`, and a body through the
     /// connection's data source when `hasBody`.
     func submitResponse(streamID: Int32, status: Int, headers extra: [(name: String, value: String)], hasBody: Bool) -> Bool {
-        var fields = [(":status", String(status))]
-        for field in extra { fields.append((field.name, field.value)) }
-        return HeaderBlock.with(fields) { headers, count in
+        HeaderBlock.with(status: status, extra) { headers, count in
             if hasBody {
                 var provider = nghttp2_data_provider()
                 provider.read_callback = readResponseBody

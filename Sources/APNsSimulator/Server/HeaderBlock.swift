@@ -2,30 +2,41 @@ import CNGHTTP2
 
 /// Builds an `nghttp2_nv` array over one contiguous byte buffer that lives
 /// for the duration of a submit call (nghttp2 copies names and values
-/// because no NO_COPY flag is set).
+/// because no NO_COPY flag is set). Both live in temporary (usually stack)
+/// storage: a response's header block costs no allocation.
 enum HeaderBlock {
-    static func with<T>(_ fields: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
-        var storage: [UInt8] = []
-        var ranges: [(name: Range<Int>, value: Range<Int>)] = []
-        for (name, value) in fields {
-            let nameStart = storage.count
-            storage.append(contentsOf: name.utf8)
-            let valueStart = storage.count
-            storage.append(contentsOf: value.utf8)
-            ranges.append((nameStart..<valueStart, valueStart..<storage.count))
-        }
-        return storage.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let headers = ranges.map { range in
-                nghttp2_nv(
-                    name: base + range.name.lowerBound,
-                    value: base + range.value.lowerBound,
-                    namelen: range.name.count,
-                    valuelen: range.value.count,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-                )
+    /// `:status` followed by `fields`.
+    static func with<T>(status: Int, _ fields: [(name: String, value: String)],
+                        _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
+        let statusName: StaticString = ":status"
+        let digits = String(status)  // a small string: no allocation
+        var byteCount = statusName.utf8CodeUnitCount + digits.utf8.count
+        for (name, value) in fields { byteCount += name.utf8.count + value.utf8.count }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { storage in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count + 1) { headers in
+                let base = storage.baseAddress!
+                var offset = 0
+                func append<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> (UnsafeMutablePointer<UInt8>, Int) {
+                    let start = offset
+                    for byte in bytes {
+                        storage[offset] = byte
+                        offset += 1
+                    }
+                    return (base + start, offset - start)
+                }
+                func entry(_ name: (UnsafeMutablePointer<UInt8>, Int), _ value: (UnsafeMutablePointer<UInt8>, Int)) -> nghttp2_nv {
+                    nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
+                               flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                let statusEntry = entry(append(UnsafeBufferPointer(start: statusName.utf8Start, count: statusName.utf8CodeUnitCount)),
+                                        append(digits.utf8))
+                headers.initializeElement(at: 0, to: statusEntry)
+                for (index, field) in fields.enumerated() {
+                    headers.initializeElement(at: index + 1, to: entry(append(field.name.utf8), append(field.value.utf8)))
+                }
+                defer { headers.deinitialize() }
+                return body(UnsafePointer(headers.baseAddress!), fields.count + 1)
             }
-            return headers.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
     }
 }

@@ -67,14 +67,8 @@ extension ServerConnection {
 
     /// Copies the next part of a response body for nghttp2.
     func readResponseBody(streamID: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, finished: Bool) {
-        guard var stream = streams[streamID] else { return (0, true) }
-        let count = min(buffer.count, stream.responseBody.count - stream.responseOffset)
-        stream.responseBody.withUnsafeBufferPointer { body in
-            for index in 0..<count { buffer[index] = body[stream.responseOffset + index] }
-        }
-        stream.responseOffset += count
-        streams[streamID] = stream
-        return (count, stream.responseOffset == stream.responseBody.count)
+        guard let index = streams.index(forKey: streamID) else { return (0, true) }
+        return streams.values[index].copyResponseBody(into: buffer)
     }
 
     /// Inserts an answer into the due-ordered queue.

@@ -16,19 +16,20 @@ extension ServerConnection {
         var events: Int16 = 0
         if read { events |= Int16(POLLIN) }
         if write { events |= Int16(POLLOUT) }
-        var descriptors = [
-            pollfd(fd: socket, events: events, revents: 0),
-            pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
-        let result = poll(&descriptors, 2, timeoutMilliseconds)
+        // A tuple, not an array: no allocation per turn.
+        var descriptors = (pollfd(fd: socket, events: events, revents: 0),
+                           pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0))
+        let result = withUnsafeMutableBytes(of: &descriptors) { raw in
+            poll(raw.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, timeoutMilliseconds)
+        }
         if result < 0 { return errno == EINTR ? .timeout : .stop }
         if result == 0 { return .timeout }
-        if descriptors[1].revents != 0 {
+        if descriptors.1.revents != 0 {
             wake.drain()
             if registry.isStopping { return .stop }
             applyStreamLimit()
         }
-        let revents = descriptors[0].revents
+        let revents = descriptors.0.revents
         let failed = revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
         return .ready(readable: revents & Int16(POLLIN) != 0 || failed, writable: revents & Int16(POLLOUT) != 0)
     }

@@ -17,6 +17,19 @@ final class ServerConnection {
         var phase = Phase.receiving
         var responseBody: [UInt8] = []
         var responseOffset = 0
+
+        /// Copies the next part of the response body into `buffer`.
+        mutating func copyResponseBody(into buffer: UnsafeMutableBufferPointer<UInt8>) -> (count: Int, finished: Bool) {
+            let count = min(buffer.count, responseBody.count - responseOffset)
+            if count > 0 {
+                responseBody.withUnsafeBytes { body in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: body[responseOffset..<responseOffset + count]))
+                }
+            }
+            responseOffset += count
+            return (count, responseOffset == responseBody.count)
+        }
     }
 
     struct PendingAnswer {
@@ -41,6 +54,8 @@ final class ServerConnection {
     var pending: [PendingAnswer] = []
     var outbound: [UInt8] = []
     var outboundOffset = 0
+    /// Frames nghttp2 serialized, waiting to be encrypted together.
+    var plainOutbound: [UInt8] = []
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
     let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
     var completedRequests = 0
@@ -52,6 +67,8 @@ final class ServerConnection {
 
     /// Bytes waiting for the socket beyond which the connection stops reading.
     static let outboundBacklogLimit = 4 * 1024 * 1024
+    /// The most plaintext encrypted in one go: TLS's largest record.
+    static let recordSize = 16 * 1024
     /// At most this many header fields are kept per request.
     static let headerFieldLimit = 256
 
@@ -177,15 +194,22 @@ final class ServerConnection {
     }
 
     /// Serializes queued HTTP/2 frames, encrypts them, and collects the
-    /// ciphertext in `outbound`.
+    /// ciphertext in `outbound`. The frames of one turn (every answer that
+    /// became due, with its HEADERS and DATA) are gathered first and
+    /// encrypted together, up to `recordSize` at a time: one TLS record
+    /// instead of one per frame.
     func produceOutput() {
         tls.drainOutput(into: &outbound)
         guard let session else { return }
         while outbound.count - outboundOffset < Self.outboundBacklogLimit {
-            var data: UnsafePointer<UInt8>?
-            let length = nghttp2_session_mem_send(session.pointer, &data)
-            guard length > 0, let data else { break }
-            guard tls.write(UnsafeRawBufferPointer(start: data, count: length)) else { break }
+            plainOutbound.removeAll(keepingCapacity: true)
+            while plainOutbound.count < Self.recordSize {
+                var data: UnsafePointer<UInt8>?
+                let length = nghttp2_session_mem_send(session.pointer, &data)
+                guard length > 0, let data else { break }
+                plainOutbound.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+            }
+            guard !plainOutbound.isEmpty, plainOutbound.withUnsafeBytes({ tls.write($0) }) else { break }
             tls.drainOutput(into: &outbound)
         }
     }

@@ -24,10 +24,12 @@ enum SimulatorJSONParser {
 struct StrictJSONParser<Value: StrictJSONBuildable> {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
-    private var depth = 0
+    /// Objects and arrays open at `index` (a reader that walks objects
+    /// itself, like `FCMSendScanner`, counts its own in it too).
+    var depth = 0
     /// The content of the string being read when it has escapes.
     var unescaped: [UInt8] = []
-    private static var maximumDepth: Int { 64 }
+    static var maximumDepth: Int { 64 }
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -41,7 +43,20 @@ struct StrictJSONParser<Value: StrictJSONBuildable> {
         }
     }
 
-    private mutating func skipWhitespace() {
+    /// Runs `read` with a parser at the start of `bytes`, for a reader that
+    /// walks the text itself with this grammar's pieces (`skipWhitespace`,
+    /// `readString`, `parseValue`); its result counts only when nothing but
+    /// whitespace follows what it read.
+    static func read<Result>(_ bytes: [UInt8], _ read: (inout StrictJSONParser) -> Result?) -> Result? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var parser = StrictJSONParser(buffer)
+            guard let result = read(&parser) else { return nil }
+            parser.skipWhitespace()
+            return parser.index == buffer.count ? result : nil
+        }
+    }
+
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -50,7 +65,8 @@ struct StrictJSONParser<Value: StrictJSONBuildable> {
         }
     }
 
-    private mutating func parseValue() -> Value? {
+    /// Parses the value at `index` (whitespace first).
+    mutating func parseValue() -> Value? {
         skipWhitespace()
         guard index < bytes.count else { return nil }
         switch bytes[index] {
@@ -64,7 +80,7 @@ struct StrictJSONParser<Value: StrictJSONBuildable> {
         }
     }
 
-    private mutating func parseLiteral(_ word: StaticString, _ value: Value) -> Value? {
+    mutating func parseLiteral(_ word: StaticString, _ value: Value) -> Value? {
         let count = word.utf8CodeUnitCount
         guard bytes.count - index >= count else { return nil }
         let expected = word.utf8Start

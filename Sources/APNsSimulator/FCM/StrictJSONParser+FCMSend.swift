@@ -1,0 +1,195 @@
+/// `FCMSendScanner`'s walk: objects of the FCM schema read field by field
+/// with the strict parser's grammar; free-form values (`apns.payload`,
+/// `webpush.notification`) parsed for their shape only.
+extension StrictJSONParser where Value == APNsPayloadShape {
+    typealias Place = FCMSendScanner.Place
+    typealias Facts = FCMSendScanner.Facts
+
+    /// At `{`: every member a known field of `schema`, at most once in
+    /// either spelling, of its kind; `false` sends the body to the strict path.
+    mutating func scanObject(_ schema: FCMMessageSchema, place: Place, facts: inout Facts) -> Bool {
+        guard enter() else { return false }
+        defer { depth -= 1 }
+        if closes(UInt8(ascii: "}")) { return true }
+        var seen: UInt64 = 0
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+                  let found = readString({ schema.entryIndex(of: $0) }), let position = found else { return false }
+            let entry = schema.entries[position]
+            guard seen & entry.bit == 0 else { return false }
+            seen |= entry.bit
+            guard colon() else { return false }
+            if bytes[index] == UInt8(ascii: "n") {
+                guard parseLiteral("null", .other) != nil else { return false }  // unset, as in proto3
+            } else if !scanField(entry, place: place, facts: &facts) {
+                return false
+            }
+            switch next(closing: UInt8(ascii: "}")) {
+            case .more: continue
+            case .closed: return true
+            case .malformed: return false
+            }
+        }
+    }
+
+    /// The non-null value at `index` against `entry`'s kind.
+    private mutating func scanField(_ entry: FCMMessageSchema.Entry, place: Place, facts: inout Facts) -> Bool {
+        let byte = bytes[index]
+        let isString = byte == UInt8(ascii: "\"")
+        switch entry.kind {
+        case .string:
+            return isString && readString { facts.note($0, field: entry.name, place: place) } == true
+        case .bool:
+            let value: Bool
+            if byte == UInt8(ascii: "t"), parseLiteral("true", .other) != nil {
+                value = true
+            } else if byte == UInt8(ascii: "f"), parseLiteral("false", .other) != nil {
+                value = false
+            } else {
+                return false
+            }
+            if place == .root, entry.name == "validateOnly" { facts.validateOnly = value }
+            return true
+        case .integer:
+            if isString { return readString { Int64(String(decoding: $0, as: UTF8.self)) != nil } == true }
+            return scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil }
+        case .number:
+            if isString { return readString { Double(String(decoding: $0, as: UTF8.self)) != nil } == true }
+            return scanNumber { _ in true }
+        case .duration:
+            let negativeRefused = place == .android && entry.name == "ttl"
+            return isString && readString { text in
+                FCMMessageReader.isDuration(String(decoding: text, as: UTF8.self))
+                    && !(negativeRefused && text.first == UInt8(ascii: "-"))
+            } == true
+        case .enumeration(_, let values, let caseInsensitive):
+            guard isString else { return scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
+            return readString { text in
+                guard caseInsensitive else { return values.contains(String(decoding: text, as: UTF8.self)) }
+                return text.allSatisfy { $0 < 0x80 } && values.contains { value in
+                    value.utf8.elementsEqual(text.lazy.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 })
+                }
+            } == true
+        case .stringMap:
+            return byte == UInt8(ascii: "{") && scanStringMap(data: entry.name == "data" ? place : .other, facts: &facts)
+        case .stringList:
+            return byte == UInt8(ascii: "[") && scanStringList()
+        case .object(let schema):
+            guard byte == UInt8(ascii: "{") else { return false }
+            let child = place.child(entry.name)
+            if child == .message { facts.hasMessage = true }
+            return scanObject(schema, place: child, facts: &facts)
+        case .freeObject:
+            guard byte == UInt8(ascii: "{"), case .object(let hasAPSObject)? = parseValue() else { return false }
+            return place != .apns || entry.name != "payload" || hasAPSObject
+        }
+    }
+
+    /// At `{` of a `map<string, string>`. For the `data` maps FCM checks
+    /// (`data` is the place holding one: message, android, webpush), no
+    /// reserved and no non-ASCII key; `message.data` is counted, and a key
+    /// written twice there (or a hash collision) leaves it to the strict path.
+    private mutating func scanStringMap(data place: Place, facts: inout Facts) -> Bool {
+        let checksKeys = place == .message || place == .android || place == .webpush
+        let counts = place == .message
+        guard enter() else { return false }
+        defer { depth -= 1 }
+        if closes(UInt8(ascii: "}")) { return true }
+        let capacity = 64
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: capacity) { hashes in
+            var keyCount = 0
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+                      let key = readString({ key -> (hash: UInt64, count: Int)? in
+                          guard checksKeys else { return (0, 0) }
+                          guard key.allSatisfy({ $0 < 0x80 }), !FCMSendScanner.isReservedASCII(key) else { return nil }
+                          var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+                          for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                          return (hash, key.count)
+                      }), let key else { return false }
+                if counts {
+                    guard keyCount < capacity, !hashes[0..<keyCount].contains(key.hash) else { return false }
+                    hashes[keyCount] = key.hash
+                    keyCount += 1
+                    facts.countedBytes += key.count
+                }
+                guard colon(), bytes[index] == UInt8(ascii: "\""),
+                      let valueCount = readString({ $0.count }) else { return false }
+                if counts { facts.countedBytes += valueCount }
+                switch next(closing: UInt8(ascii: "}")) {
+                case .more: continue
+                case .closed: return true
+                case .malformed: return false
+                }
+            }
+        }
+    }
+
+    /// At `[` of a `repeated string`.
+    private mutating func scanStringList() -> Bool {
+        guard enter() else { return false }
+        defer { depth -= 1 }
+        if closes(UInt8(ascii: "]")) { return true }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), readString({ _ in true }) != nil else { return false }
+            switch next(closing: UInt8(ascii: "]")) {
+            case .more: continue
+            case .closed: return true
+            case .malformed: return false
+            }
+        }
+    }
+
+    /// A number literal at `index`, accepted when `accept` takes its text.
+    private mutating func scanNumber(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        let start = index
+        let byte = bytes[index]
+        guard byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte), parseValue() != nil else { return false }
+        return accept(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+    }
+
+    // MARK: Punctuation, as `parseObject` reads it
+
+    /// Steps over the opening bracket at `index`, one level deeper.
+    private mutating func enter() -> Bool {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            depth -= 1
+            return false
+        }
+        index += 1
+        return true
+    }
+
+    /// Steps over `closing` when it is the next thing (an empty object or array).
+    private mutating func closes(_ closing: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == closing else { return false }
+        index += 1
+        return true
+    }
+
+    /// Steps over the `:` after a key and the whitespace after it; `true`
+    /// when a value follows.
+    private mutating func colon() -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+        index += 1
+        skipWhitespace()
+        return index < bytes.count
+    }
+
+    private enum Separator { case more, closed, malformed }
+
+    /// Steps over the `,` or `closing` after a member or element.
+    private mutating func next(closing: UInt8) -> Separator {
+        skipWhitespace()
+        guard index < bytes.count else { return .malformed }
+        if bytes[index] == UInt8(ascii: ",") { index += 1; return .more }
+        if bytes[index] == closing { index += 1; return .closed }
+        return .malformed
+    }
+}
