@@ -1,0 +1,83 @@
+/// The byte-level core of JSON string escaping, shared by `JSONWriter` and
+/// the pre-rendered templates.
+///
+/// Text that needs no escape (nearly all of it) is found eight bytes at a
+/// time and copied with one append; only `"`, `\` and control characters
+/// stop the scan. The output is exactly the minimal escaping `JSONWriter`
+/// documents.
+enum JSONEscaping {
+    private static let hexDigits: StaticString = "0123456789abcdef"
+
+    /// Appends `utf8` as a quoted JSON string.
+    static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = firstToEscape(in: utf8, from: 0)
+        while index < utf8.count {
+            if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+            appendEscape(of: utf8[index], to: &out)
+            runStart = index + 1
+            index = firstToEscape(in: utf8, from: runStart)
+        }
+        if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether a byte must be escaped: `"`, `\` or a control character.
+    @inline(__always)
+    static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// The index of the first byte at or after `start` that must be escaped,
+    /// or `bytes.count` when there is none.
+    static func firstToEscape(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return bytes.count }
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            if mayHoldByteToEscape(word) { break }
+            index += 8
+        }
+        while index < bytes.count, !needsEscape(base[index]) { index += 1 }
+        return index
+    }
+
+    /// True when one of the eight bytes of `word` is below 0x20, `"` or `\`
+    /// (the classic SWAR "has a byte less than / equal to" tests: a byte's
+    /// high bit survives only where the subtraction borrowed through it).
+    /// Never false when such a byte is there; bytes of 0x80 and above (UTF-8
+    /// sequences) never trigger it.
+    @inline(__always)
+    private static func mayHoldByteToEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let quoteFound = (quote &- ones) & ~quote & highs
+        let backslashFound = (backslash &- ones) & ~backslash & highs
+        return control | quoteFound | backslashFound != 0
+    }
+
+    private static func appendEscape(of byte: UInt8, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+        case 0x0A: out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(UInt8(ascii: "t"))
+        case 0x08: out.append(UInt8(ascii: "b"))
+        case 0x0C: out.append(UInt8(ascii: "f"))
+        default:
+            out.append(UInt8(ascii: "u"))
+            out.append(UInt8(ascii: "0"))
+            out.append(UInt8(ascii: "0"))
+            hexDigits.withUTF8Buffer { digits in
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 0xF)])
+            }
+        }
+    }
+}
