@@ -11,6 +11,13 @@ enum JSONEscaping {
     /// Appends `utf8` as a quoted JSON string.
     static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        appendUnquoted(utf8, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8` escaped, without the quotes: escaping is byte by byte,
+    /// so pieces escaped apart join into the escaping of the whole.
+    static func appendUnquoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
         var index = firstToEscape(in: utf8, from: 0)
         while index < utf8.count {
@@ -20,7 +27,6 @@ enum JSONEscaping {
             index = firstToEscape(in: utf8, from: runStart)
         }
         if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// Whether a byte must be escaped: `"`, `\` or a control character.

@@ -9,27 +9,22 @@ struct APNsTemplate {
     var countedBytes: Int { head.count + tail.count + RenderPlan.badgeReserve }
 
     init(plan: RenderPlan, content: String, dataText: String) {
-        let event = plan.event
-        let data = plan.dataEntries(dataText: dataText)
-        head.reserveCapacity(1024)
-        head.appendLiteral("{\"aps\":{\"alert\":{")
-        head.appendMember("title", plan.text.title)
-        head.append(UInt8(ascii: ","))
-        head.appendMember("body", plan.text.body(content: content))
+        let fragments = plan.fragments
+        head.reserveCapacity(fragments.title.count + fragments.apnsAfterAlert.count + content.utf8.count * 2 + 64)
+        head.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
+        head.append(contentsOf: fragments[fragments.title])
+        head.appendLiteral(",\"body\":")
+        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &head)
         head.append(UInt8(ascii: "}"))
-        if let sound = event.notification.sound {
-            head.append(UInt8(ascii: ","))
-            head.appendMember("sound", sound)
-        }
-        head.append(UInt8(ascii: ","))
-        head.appendMember("thread-id", event.conversation.id)
-        head.appendLiteral(",\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
+        // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
+        head.append(contentsOf: fragments[fragments.apnsAfterAlert])
 
+        tail.reserveCapacity(fragments.bytes.count + dataText.utf8.count * 2)
         tail.appendLiteral("},")
-        tail.append(contentsOf: plan.notifeeMember)
-        if !data.entries.isEmpty {
+        tail.append(contentsOf: fragments[fragments.notifee])
+        if fragments.hasData {
             tail.append(UInt8(ascii: ","))
-            data.appendMembers(to: &tail)
+            fragments.appendData(dataText: dataText, to: &tail)
         }
         tail.append(UInt8(ascii: "}"))
     }

@@ -17,49 +17,30 @@ struct FCMTemplate {
     static let fcmAddedKeysReserve = 128
 
     init(plan: RenderPlan, content: String, dataText: String) {
-        let event = plan.event
-        let body = plan.text.body(content: content)
-        let data = plan.dataEntries(dataText: dataText)
-
-        afterToken.reserveCapacity(1024)
+        let fragments = plan.fragments
+        afterToken.reserveCapacity(fragments.bytes.count + content.utf8.count * 2 + 128)
         afterToken.appendLiteral(",\"notification\":")
         let notificationStart = afterToken.count
-        afterToken.append(UInt8(ascii: "{"))
-        afterToken.appendMember("title", plan.text.title)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("body", body)
+        afterToken.appendLiteral("{\"title\":")
+        afterToken.append(contentsOf: fragments[fragments.title])
+        afterToken.appendLiteral(",\"body\":")
+        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &afterToken)
         afterToken.append(UInt8(ascii: "}"))
         let notificationBytes = afterToken.count - notificationStart
         afterToken.appendLiteral(",\"data\":")
         let dataStart = afterToken.count
         afterToken.append(UInt8(ascii: "{"))
-        data.appendMembers(to: &afterToken)
+        fragments.appendData(dataText: dataText, to: &afterToken)
         afterToken.append(UInt8(ascii: "}"))
         let dataBytes = afterToken.count - dataStart
-        afterToken.appendLiteral(",\"android\":{")
-        afterToken.appendMember("collapse_key", event.conversation.id)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("priority", event.notification.priority.rawValue)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("ttl", "\(event.notification.ttlSeconds)s")
-        afterToken.appendLiteral("},\"apns\":{\"headers\":{")
-        afterToken.appendMember("apns-priority", plan.apnsPriority)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("apns-expiration", plan.expiration)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("apns-collapse-id", plan.collapseID)
-        afterToken.appendLiteral("},\"payload\":{")
-        let payloadStart = afterToken.count
-        afterToken.appendLiteral("\"aps\":{\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
-        if let sound = event.notification.sound {
-            afterToken.append(UInt8(ascii: ","))
-            afterToken.appendMember("sound", sound)
-        }
-        let apsBytes = afterToken.count - payloadStart
+        // `,"android":{…},"apns":{"headers":{…},"payload":{"aps":{…`
+        afterToken.append(contentsOf: fragments[fragments.fcmAfterData])
+        let apsBytes = fragments.fcmApsBytes
 
+        tail.reserveCapacity(fragments.notifee.count + 8)
         tail.append(UInt8(ascii: "}"))
         tail.append(UInt8(ascii: ","))
-        tail.append(contentsOf: plan.notifeeMember)
+        tail.append(contentsOf: fragments[fragments.notifee])
         tail.appendLiteral("}}}}")
         // `{` + aps… + badge + `},notifee` + `}`
         let payloadBytes = 1 + apsBytes + RenderPlan.badgeReserve + (tail.count - 3)

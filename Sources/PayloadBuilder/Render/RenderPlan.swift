@@ -9,8 +9,8 @@ struct RenderPlan {
     let collapseID: String
     /// `apns-expiration`: now + ttl in epoch seconds; `0` (one attempt) when ttl is 0.
     let expiration: String
-    /// `"notifee_options":{…}` — the Communication Notification block.
-    let notifeeMember: [UInt8]
+    /// The event's JSON pieces that every template copies, escaped once.
+    private(set) var fragments = PlanFragments()
 
     /// APNs' and FCM's payload limit for alert notifications.
     static let payloadLimit = 4096
@@ -24,26 +24,7 @@ struct RenderPlan {
         text = NotificationText(event: event)
         collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
         expiration = event.notification.ttlSeconds == 0 ? "0" : String(now + Int64(event.notification.ttlSeconds))
-
-        var notifee: [UInt8] = []
-        notifee.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{")
-        notifee.appendMember("conversationId", event.conversation.id)
-        notifee.append(UInt8(ascii: ","))
-        notifee.appendMember("messageId", event.message.id)
-        if let group = event.conversation.title {
-            notifee.append(UInt8(ascii: ","))
-            notifee.appendMember("groupName", group)
-        }
-        notifee.appendLiteral(",\"sender\":{")
-        notifee.appendMember("id", event.sender.id)
-        notifee.append(UInt8(ascii: ","))
-        notifee.appendMember("displayName", event.sender.displayName)
-        if let avatarURL {
-            notifee.append(UInt8(ascii: ","))
-            notifee.appendMember("avatar", avatarURL)
-        }
-        notifee.appendLiteral("}}}}")
-        notifeeMember = notifee
+        fragments = PlanFragments(plan: self)
     }
 
     var apnsPriority: String { event.notification.priority == .high ? "10" : "5" }
@@ -55,10 +36,6 @@ struct RenderPlan {
         guard let characters else { return (full, text.plainText) }
         let shortened = String(full.prefix(characters)) + "…"
         return (shortened, text.plainText.isEmpty ? text.plainText : shortened)
-    }
-
-    func dataEntries(dataText: String) -> DataEntries {
-        DataEntries(event: event, text: text, app: app, avatarURL: avatarURL, shownText: dataText)
     }
 
     /// Builds a template, shortening the content at a grapheme boundary until
