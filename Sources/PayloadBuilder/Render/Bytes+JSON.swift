@@ -9,6 +9,12 @@ extension Array where Element == UInt8 {
         JSONWriter.appendEscaped(text, to: &self)
     }
 
+    /// Appends `text` escaped, without quotes (a piece of a longer string).
+    mutating func appendJSONStringContent(_ text: String) {
+        var text = text
+        text.withUTF8 { JSONEscaping.appendUnquoted($0, to: &self) }
+    }
+
     /// Appends `"key":"value"` (the key is written as given, already safe).
     mutating func appendMember(_ key: StaticString, _ value: String) {
         append(UInt8(ascii: "\""))
