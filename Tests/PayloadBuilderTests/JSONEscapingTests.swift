@@ -59,4 +59,26 @@ final class JSONEscapingTests: XCTestCase {
             XCTAssertEqual(JSONWriter.escaped(text), reference(text), "\(text.debugDescription)")
         }
     }
+
+    /// The parser skips plain ASCII a word at a time too: strings of every
+    /// short length, with escapes, controls and UTF-8 at every position, read
+    /// back exactly, and a raw control byte is refused at its own offset.
+    func testTheParserReadsBackEveryWrittenStringAndFindsRawControlsWhereTheyAre() throws {
+        let specials: [String] = ["\"", "\\", "\n", "\u{1}", "é", "👋", "\u{7F}"]
+        for length in 0...19 {
+            for position in 0..<max(length, 1) {
+                for special in specials {
+                    var characters = Array(repeating: "a", count: length)
+                    if length > 0 { characters[position] = special }
+                    let text = characters.joined()
+                    XCTAssertEqual(try JSONParser.parse(JSONWriter.escaped(text)), .string(text), text.debugDescription)
+                }
+                guard length > 0 else { continue }
+                var raw = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                raw[position] = 0x1F
+                let error = expectEventError { () throws(EventError) in try JSONParser.parse([0x22] + raw + [0x22]) }
+                XCTAssertEqual(error?.message, "control character in a string must be escaped at byte \(position + 1)")
+            }
+        }
+    }
 }

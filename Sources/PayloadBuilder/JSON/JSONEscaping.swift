@@ -49,6 +49,21 @@ enum JSONEscaping {
         return index
     }
 
+    /// The index of the first byte at or after `start` that must be escaped
+    /// or is not ASCII, or `bytes.count`: how far a string parser may skip
+    /// without looking at bytes one by one.
+    static func firstToEscapeOrNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return bytes.count }
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            if word & 0x8080_8080_8080_8080 != 0 || mayHoldByteToEscape(word) { break }
+            index += 8
+        }
+        while index < bytes.count, base[index] < 0x80, !needsEscape(base[index]) { index += 1 }
+        return index
+    }
+
     /// True when one of the eight bytes of `word` is below 0x20, `"` or `\`
     /// (the classic SWAR "has a byte less than / equal to" tests: a byte's
     /// high bit survives only where the subtraction borrowed through it).

@@ -161,8 +161,10 @@ public struct JSONParser {
     private mutating func parseString() throws(EventError) -> String {
         position += 1
         let start = position
-        // Fast path: no escapes, just validate.
+        // Fast path: no escapes, just validate; plain ASCII is skipped a word at a time.
         while position < input.count {
+            position = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: position)
+            guard position < input.count else { break }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
