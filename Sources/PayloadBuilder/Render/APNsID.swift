@@ -11,8 +11,9 @@ public struct APNsID: Sendable {
 
     /// Prepares the per-event half.
     public init(eventID: String) {
-        let digest = SHA256.digest(eventID.utf8)
-        eventHalf = digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        // The first 8 digest bytes, big-endian: the first two state words.
+        let state = SHA256.hash(eventID.utf8)
+        eventHalf = UInt64(state.0) << 32 | UInt64(state.1)
     }
 
     /// The id for one device of the event.
