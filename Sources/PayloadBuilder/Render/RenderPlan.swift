@@ -1,6 +1,9 @@
 /// Everything about one event that does not depend on the device: computed
 /// once per event, then shared by every recipient's request.
-struct RenderPlan {
+///
+/// A class so that the templates and their builders share one plan rather
+/// than copying (and retaining) every string of the event; immutable once built.
+final class RenderPlan {
     let event: Event
     let app: AppProfile
     let text: NotificationText
@@ -69,11 +72,11 @@ struct RenderPlan {
     }
 
     /// The fitted template for `language`, built once per event and language.
-    func template<Template>(language: String, cache: inout [String: Template], build: (String, String) -> Template,
+    func template<Template>(language: String, cache: inout TemplateCache<Template>, build: (String, String) -> Template,
                             size: (Template) -> Int) throws(EventError) -> Template {
         if let cached = cache[language] { return cached }
         let template = try fitted(language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
-        cache[language] = template
+        cache.insert(template, for: language)
         return template
     }
 
@@ -88,5 +91,19 @@ struct RenderPlan {
         if let title = event.notification.title { candidates.append(("notification.title", title.utf8.count)) }
         if let url = avatarURL { candidates.append(("sender.avatar_url", url.utf8.count)) }
         return candidates.max(by: { $0.bytes < $1.bytes })!.field
+    }
+}
+
+/// The templates of one event by recipient language: a few at most (one
+/// per language present), so a scan of a short array, with no hashing.
+struct TemplateCache<Template> {
+    private var entries: [(language: String, template: Template)] = []
+
+    subscript(language: String) -> Template? {
+        entries.first(where: { $0.language == language })?.template
+    }
+
+    mutating func insert(_ template: Template, for language: String) {
+        entries.append((language, template))
     }
 }
