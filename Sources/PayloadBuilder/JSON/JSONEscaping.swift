@@ -82,23 +82,30 @@ enum JSONEscaping {
     }
 
     private static func appendEscape(of byte: UInt8, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\\"))
+        withEscape(of: byte) { out.append(contentsOf: $0) }
+    }
+
+    /// Lends the escape sequence of one byte that `needsEscape`: the short
+    /// form where JSON has one (`\n`, `\"`), else `\u00XX` in lowercase hex.
+    static func withEscape(of byte: UInt8, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var sequence: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x5C, 0, 0, 0, 0, 0)
+        let count: Int
         switch byte {
-        case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
-        case 0x0A: out.append(UInt8(ascii: "n"))
-        case 0x0D: out.append(UInt8(ascii: "r"))
-        case 0x09: out.append(UInt8(ascii: "t"))
-        case 0x08: out.append(UInt8(ascii: "b"))
-        case 0x0C: out.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""): sequence.1 = UInt8(ascii: "\""); count = 2
+        case UInt8(ascii: "\\"): sequence.1 = UInt8(ascii: "\\"); count = 2
+        case 0x0A: sequence.1 = UInt8(ascii: "n"); count = 2
+        case 0x0D: sequence.1 = UInt8(ascii: "r"); count = 2
+        case 0x09: sequence.1 = UInt8(ascii: "t"); count = 2
+        case 0x08: sequence.1 = UInt8(ascii: "b"); count = 2
+        case 0x0C: sequence.1 = UInt8(ascii: "f"); count = 2
         default:
-            out.append(UInt8(ascii: "u"))
-            out.append(UInt8(ascii: "0"))
-            out.append(UInt8(ascii: "0"))
-            hexDigits.withUTF8Buffer { digits in
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0xF)])
-            }
+            let high = hexDigits.withUTF8Buffer { $0[Int(byte >> 4)] }
+            let low = hexDigits.withUTF8Buffer { $0[Int(byte & 0xF)] }
+            sequence = (0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), high, low)
+            count = 6
+        }
+        withUnsafeBytes(of: &sequence) { raw in
+            body(UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[0..<count]))
         }
     }
 }

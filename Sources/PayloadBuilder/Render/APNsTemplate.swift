@@ -10,23 +10,25 @@ struct APNsTemplate {
 
     init(plan: RenderPlan, content: String, dataText: String) {
         let fragments = plan.fragments
-        head.reserveCapacity(fragments.title.count + fragments.apnsAfterAlert.count + content.utf8.count * 2 + 64)
-        head.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
-        head.append(contentsOf: fragments[fragments.title])
-        head.appendLiteral(",\"body\":")
-        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &head)
-        head.append(UInt8(ascii: "}"))
+        var out = ByteWriter(capacity: fragments.bytes.count + (content.utf8.count + dataText.utf8.count) * 2 + 64)
+        out.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
+        out.append(fragments[fragments.title])
+        out.appendLiteral(",\"body\":")
+        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
+        out.append(UInt8(ascii: "}"))
         // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
-        head.append(contentsOf: fragments[fragments.apnsAfterAlert])
+        out.append(fragments[fragments.apnsAfterAlert])
+        let headCount = out.count
 
-        tail.reserveCapacity(fragments.bytes.count + dataText.utf8.count * 2)
-        tail.appendLiteral("},")
-        tail.append(contentsOf: fragments[fragments.notifee])
+        out.appendLiteral("},")
+        out.append(fragments[fragments.notifee])
         if fragments.hasData {
-            tail.append(UInt8(ascii: ","))
-            fragments.appendData(dataText: dataText, to: &tail)
+            out.append(UInt8(ascii: ","))
+            fragments.appendData(dataText: dataText, to: &out)
         }
-        tail.append(UInt8(ascii: "}"))
+        out.append(UInt8(ascii: "}"))
+        head = out.bytes(0..<headCount)
+        tail = out.bytes(headCount..<out.count)
     }
 
     func payload(badge: Int?) -> [UInt8] {

@@ -18,24 +18,25 @@ struct FCMTemplate {
 
     init(plan: RenderPlan, content: String, dataText: String) {
         let fragments = plan.fragments
-        afterToken.reserveCapacity(fragments.bytes.count + content.utf8.count * 2 + 128)
-        afterToken.appendLiteral(",\"notification\":")
-        let notificationStart = afterToken.count
-        afterToken.appendLiteral("{\"title\":")
-        afterToken.append(contentsOf: fragments[fragments.title])
-        afterToken.appendLiteral(",\"body\":")
-        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &afterToken)
-        afterToken.append(UInt8(ascii: "}"))
-        let notificationBytes = afterToken.count - notificationStart
-        afterToken.appendLiteral(",\"data\":")
-        let dataStart = afterToken.count
-        afterToken.append(UInt8(ascii: "{"))
-        fragments.appendData(dataText: dataText, to: &afterToken)
-        afterToken.append(UInt8(ascii: "}"))
-        let dataBytes = afterToken.count - dataStart
+        var out = ByteWriter(capacity: fragments.bytes.count + content.utf8.count * 2 + 128)
+        out.appendLiteral(",\"notification\":")
+        let notificationStart = out.count
+        out.appendLiteral("{\"title\":")
+        out.append(fragments[fragments.title])
+        out.appendLiteral(",\"body\":")
+        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
+        out.append(UInt8(ascii: "}"))
+        let notificationBytes = out.count - notificationStart
+        out.appendLiteral(",\"data\":")
+        let dataStart = out.count
+        out.append(UInt8(ascii: "{"))
+        fragments.appendData(dataText: dataText, to: &out)
+        out.append(UInt8(ascii: "}"))
+        let dataBytes = out.count - dataStart
         // `,"android":{…},"apns":{"headers":{…},"payload":{"aps":{…`
-        afterToken.append(contentsOf: fragments[fragments.fcmAfterData])
+        out.append(fragments[fragments.fcmAfterData])
         let apsBytes = fragments.fcmApsBytes
+        afterToken = out.bytes
 
         tail.reserveCapacity(fragments.notifee.count + 8)
         tail.append(UInt8(ascii: "}"))

@@ -32,66 +32,65 @@ struct PlanFragments {
 
     init(plan: RenderPlan) {
         let event = plan.event
-        bytes.reserveCapacity(1024)
-        title = quoted(plan.text.title)
-        senderName = quoted(event.sender.displayName)
-        notifee = record { out in
-            out.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{")
-            out.appendMember("conversationId", event.conversation.id)
+        var out = ByteWriter(capacity: 1024)
+        title = Self.quoted(plan.text.title, into: &out)
+        senderName = Self.quoted(event.sender.displayName, into: &out)
+
+        let notifeeStart = out.count
+        out.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{")
+        out.appendMember("conversationId", event.conversation.id)
+        out.append(UInt8(ascii: ","))
+        out.appendMember("messageId", event.message.id)
+        if let group = event.conversation.title {
             out.append(UInt8(ascii: ","))
-            out.appendMember("messageId", event.message.id)
-            if let group = event.conversation.title {
-                out.append(UInt8(ascii: ","))
-                out.appendMember("groupName", group)
-            }
-            out.appendLiteral(",\"sender\":{")
-            out.appendMember("id", event.sender.id)
-            out.append(UInt8(ascii: ","))
-            out.appendMember("displayName", event.sender.displayName)
-            if let avatarURL = plan.avatarURL {
-                out.append(UInt8(ascii: ","))
-                out.appendMember("avatar", avatarURL)
-            }
-            out.appendLiteral("}}}}")
+            out.appendMember("groupName", group)
         }
-        recordData(plan: plan)
-        recordFCMAfterData(plan: plan)
-        recordAPNsAfterAlert(plan: plan)
+        out.appendLiteral(",\"sender\":{")
+        out.appendMember("id", event.sender.id)
+        out.append(UInt8(ascii: ","))
+        out.appendMember("displayName", event.sender.displayName)
+        if let avatarURL = plan.avatarURL {
+            out.append(UInt8(ascii: ","))
+            out.appendMember("avatar", avatarURL)
+        }
+        out.appendLiteral("}}}}")
+        notifee = notifeeStart..<out.count
+
+        recordData(plan: plan, into: &out)
+        recordFCMAfterData(plan: plan, into: &out)
+        recordAPNsAfterAlert(plan: plan, into: &out)
+        bytes = out.bytes
     }
 
     subscript(range: Range<Int>) -> ArraySlice<UInt8> { bytes[range] }
 
     // MARK: building
 
-    private mutating func record(_ write: (inout [UInt8]) -> Void) -> Range<Int> {
-        let start = bytes.count
-        write(&bytes)
-        return start..<bytes.count
-    }
-
-    private mutating func quoted(_ text: String) -> Range<Int> {
-        record { $0.appendJSONString(text) }
+    private static func quoted(_ text: String, into out: inout ByteWriter) -> Range<Int> {
+        let start = out.count
+        out.appendJSONString(text)
+        return start..<out.count
     }
 
     /// The gateway's standard keys (under the app's names) then the caller's
     /// extra keys, split around the `text` entry, whose value varies.
-    private mutating func recordData(plan: RenderPlan) {
+    private mutating func recordData(plan: RenderPlan, into out: inout ByteWriter) {
         let event = plan.event
         var afterText = false
-        var before = bytes.count..<bytes.count
+        var before = out.count..<out.count
         var after = before
         var wroteInPart = false
-        for (key, name) in zip(DataKeyNames.Standard.allCases, plan.app.dataKeys.wireNames) {
+        for (key, name) in zip(DataKeyNames.Standard.ordered, plan.app.dataKeys.wireNames) {
             guard let name else { continue }
             let value: String?
             switch key {
             case .title: value = plan.text.title
             case .text:
-                before = before.lowerBound..<bytes.count
-                dataTextKey = quoted(name)
+                before = before.lowerBound..<out.count
+                dataTextKey = Self.quoted(name, into: &out)
                 afterText = true
                 wroteInPart = false
-                after = bytes.count..<bytes.count
+                after = out.count..<out.count
                 continue
             case .senderID: value = event.sender.id
             case .senderName: value = event.sender.displayName
@@ -101,63 +100,62 @@ struct PlanFragments {
             case .messageID: value = event.message.id
             }
             guard let value else { continue }
-            if wroteInPart { bytes.append(UInt8(ascii: ",")) }
-            bytes.appendMember(dynamicKey: name, value)
+            if wroteInPart { out.append(UInt8(ascii: ",")) }
+            out.appendMember(dynamicKey: name, value)
             wroteInPart = true
         }
         for entry in event.data {
-            if wroteInPart { bytes.append(UInt8(ascii: ",")) }
-            bytes.appendMember(dynamicKey: entry.key, entry.value)
+            if wroteInPart { out.append(UInt8(ascii: ",")) }
+            out.appendMember(dynamicKey: entry.key, entry.value)
             wroteInPart = true
         }
         if afterText {
-            after = after.lowerBound..<bytes.count
+            after = after.lowerBound..<out.count
         } else {
-            before = before.lowerBound..<bytes.count
+            before = before.lowerBound..<out.count
         }
         dataBefore = before
         dataAfter = after
     }
 
-    private mutating func recordFCMAfterData(plan: RenderPlan) {
+    private mutating func recordFCMAfterData(plan: RenderPlan, into out: inout ByteWriter) {
         let event = plan.event
-        var apsStart = 0
-        fcmAfterData = record { out in
-            out.appendLiteral(",\"android\":{")
-            out.appendMember("collapse_key", event.conversation.id)
+        let start = out.count
+        out.appendLiteral(",\"android\":{")
+        out.appendMember("collapse_key", event.conversation.id)
+        out.append(UInt8(ascii: ","))
+        out.appendMember("priority", event.notification.priority.rawValue)
+        // `"ttl":"<seconds>s"`: digits need no escaping.
+        out.appendLiteral(",\"ttl\":\"")
+        out.appendDecimal(Int64(event.notification.ttlSeconds))
+        out.appendLiteral("s\"},\"apns\":{\"headers\":{")
+        out.appendMember("apns-priority", plan.apnsPriority)
+        out.append(UInt8(ascii: ","))
+        out.appendMember("apns-expiration", plan.expiration)
+        out.append(UInt8(ascii: ","))
+        out.appendMember("apns-collapse-id", plan.collapseID)
+        out.appendLiteral("},\"payload\":{")
+        let apsStart = out.count
+        out.appendLiteral("\"aps\":{\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
+        if let sound = event.notification.sound {
             out.append(UInt8(ascii: ","))
-            out.appendMember("priority", event.notification.priority.rawValue)
-            // `"ttl":"<seconds>s"`: digits need no escaping.
-            out.appendLiteral(",\"ttl\":\"")
-            JSONWriter.appendDecimal(Int64(event.notification.ttlSeconds), to: &out)
-            out.appendLiteral("s\"},\"apns\":{\"headers\":{")
-            out.appendMember("apns-priority", plan.apnsPriority)
-            out.append(UInt8(ascii: ","))
-            out.appendMember("apns-expiration", plan.expiration)
-            out.append(UInt8(ascii: ","))
-            out.appendMember("apns-collapse-id", plan.collapseID)
-            out.appendLiteral("},\"payload\":{")
-            apsStart = out.count
-            out.appendLiteral("\"aps\":{\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
-            if let sound = event.notification.sound {
-                out.append(UInt8(ascii: ","))
-                out.appendMember("sound", sound)
-            }
+            out.appendMember("sound", sound)
         }
-        fcmApsBytes = fcmAfterData.upperBound - apsStart
+        fcmAfterData = start..<out.count
+        fcmApsBytes = out.count - apsStart
     }
 
-    private mutating func recordAPNsAfterAlert(plan: RenderPlan) {
+    private mutating func recordAPNsAfterAlert(plan: RenderPlan, into out: inout ByteWriter) {
         let event = plan.event
-        apnsAfterAlert = record { out in
-            if let sound = event.notification.sound {
-                out.append(UInt8(ascii: ","))
-                out.appendMember("sound", sound)
-            }
+        let start = out.count
+        if let sound = event.notification.sound {
             out.append(UInt8(ascii: ","))
-            out.appendMember("thread-id", event.conversation.id)
-            out.appendLiteral(",\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
+            out.appendMember("sound", sound)
         }
+        out.append(UInt8(ascii: ","))
+        out.appendMember("thread-id", event.conversation.id)
+        out.appendLiteral(",\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
+        apnsAfterAlert = start..<out.count
     }
 
     // MARK: writing per template
@@ -166,35 +164,34 @@ struct PlanFragments {
     var hasData: Bool { !dataBefore.isEmpty || dataTextKey != nil || !dataAfter.isEmpty }
 
     /// Appends the data members (no braces) with `dataText` as the `text` value.
-    func appendData(dataText: String, to out: inout [UInt8]) {
+    func appendData(dataText: String, to out: inout ByteWriter) {
         var wrote = false
         if !dataBefore.isEmpty {
-            out.append(contentsOf: bytes[dataBefore])
+            out.append(bytes[dataBefore])
             wrote = true
         }
         if let dataTextKey {
             if wrote { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: bytes[dataTextKey])
+            out.append(bytes[dataTextKey])
             out.append(UInt8(ascii: ":"))
             out.appendJSONString(dataText)
             wrote = true
         }
         if !dataAfter.isEmpty {
             if wrote { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: bytes[dataAfter])
+            out.append(bytes[dataAfter])
         }
     }
 
     /// Appends the quoted notification body for `content` (the rule of
     /// `NotificationText.body(content:)`, written without building the string).
-    func appendBody(content: String, isGroup: Bool, to out: inout [UInt8]) {
+    func appendBody(content: String, isGroup: Bool, to out: inout ByteWriter) {
         guard isGroup else { return out.appendJSONString(content) }
-        guard !content.isEmpty else { return out.append(contentsOf: bytes[senderName]) }
+        guard !content.isEmpty else { return out.append(bytes[senderName]) }
         out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: bytes[senderNameUnquoted])
+        out.append(bytes[senderNameUnquoted])
         out.appendLiteral(": ")
-        var content = content
-        content.withUTF8 { JSONEscaping.appendUnquoted($0, to: &out) }
+        out.appendJSONStringContent(content)
         out.append(UInt8(ascii: "\""))
     }
 }

@@ -1,12 +1,12 @@
 /// The compact `/v1/render` answer, written straight into bytes: every key
-/// is a literal, every string is escaped once, and nothing tracks nesting.
+/// is a literal, every string is escaped once, nothing tracks nesting, and
+/// the bytes go through a `ByteWriter`.
 ///
 /// The same document as the `JSONWriter` path (which writes the pretty
 /// form) without its whitespace; `RenderReportTests` checks the two agree.
 extension RenderReport {
     static func compactJSON(_ rendered: RenderedEvent) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
+        var out = ByteWriter(capacity: rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
         out.appendLiteral("{\"event_id\":")
         out.appendJSONString(rendered.eventID)
         out.appendLiteral(",\"requests\":[")
@@ -30,17 +30,17 @@ extension RenderReport {
         out.appendLiteral(",\"avatar\":")
         appendCompact(rendered.avatar, to: &out)
         out.append(UInt8(ascii: "}"))
-        return out
+        return out.bytes
     }
 
-    private static func appendPlatform(_ platform: Platform, to out: inout [UInt8]) {
+    private static func appendPlatform(_ platform: Platform, to out: inout ByteWriter) {
         switch platform {
         case .fcm: out.appendLiteral("\"fcm\"")
         case .apns: out.appendLiteral("\"apns\"")
         }
     }
 
-    private static func appendCompact(_ request: ProviderRequest, to out: inout [UInt8]) {
+    private static func appendCompact(_ request: ProviderRequest, to out: inout ByteWriter) {
         out.appendLiteral("{\"platform\":")
         appendPlatform(request.platform, to: &out)
         out.appendLiteral(",\"token\":")
@@ -57,11 +57,11 @@ extension RenderReport {
             out.appendMember(dynamicKey: header.name, header.value)
         }
         out.appendLiteral("},\"body\":")
-        out.append(contentsOf: request.body)
+        out.append(request.body)
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendCompact(_ persona: CommunicationPersona, to out: inout [UInt8]) {
+    private static func appendCompact(_ persona: CommunicationPersona, to out: inout ByteWriter) {
         out.appendLiteral("{\"sender\":")
         appendCompact(persona.sender, to: &out)
         out.appendLiteral(",\"me\":")
@@ -75,7 +75,7 @@ extension RenderReport {
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendCompact(_ person: CommunicationPersona.Person, to out: inout [UInt8]) {
+    private static func appendCompact(_ person: CommunicationPersona.Person, to out: inout ByteWriter) {
         out.appendLiteral("{\"id\":")
         appendOptional(person.id, to: &out)
         out.appendLiteral(",\"display_name\":")
@@ -90,7 +90,7 @@ extension RenderReport {
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendCompact(_ avatar: AvatarState, to out: inout [UInt8]) {
+    private static func appendCompact(_ avatar: AvatarState, to out: inout ByteWriter) {
         switch avatar {
         case .none:
             out.appendLiteral("{\"state\":\"none\",\"reason\":\"the event has no sender.avatar_url\"}")
@@ -104,7 +104,7 @@ extension RenderReport {
             out.appendLiteral(",\"mime\":")
             out.appendJSONString(mime)
             out.appendLiteral(",\"bytes\":")
-            JSONWriter.appendDecimal(Int64(bytes), to: &out)
+            out.appendDecimal(Int64(bytes))
             out.appendLiteral(",\"sha256\":")
             out.appendJSONString(sha256)
             out.append(UInt8(ascii: "}"))
@@ -117,7 +117,7 @@ extension RenderReport {
         }
     }
 
-    private static func appendOptional(_ text: String?, to out: inout [UInt8]) {
+    private static func appendOptional(_ text: String?, to out: inout ByteWriter) {
         if let text { out.appendJSONString(text) } else { out.appendLiteral("null") }
     }
 }
