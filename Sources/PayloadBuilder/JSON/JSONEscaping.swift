@@ -38,39 +38,61 @@ enum JSONEscaping {
     /// The index of the first byte at or after `start` that must be escaped,
     /// or `bytes.count` when there is none.
     static func firstToEscape(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return bytes.count }
-        var index = start
-        while index + 8 <= bytes.count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            if mayHoldByteToEscape(word) { break }
-            index += 8
-        }
-        while index < bytes.count, !needsEscape(base[index]) { index += 1 }
-        return index
+        firstStop(in: bytes, from: start, alsoNonASCII: false)
     }
 
     /// The index of the first byte at or after `start` that must be escaped
     /// or is not ASCII, or `bytes.count`: how far a string parser may skip
     /// without looking at bytes one by one.
     static func firstToEscapeOrNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return bytes.count }
-        var index = start
-        while index + 8 <= bytes.count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            if word & 0x8080_8080_8080_8080 != 0 || mayHoldByteToEscape(word) { break }
-            index += 8
-        }
-        while index < bytes.count, base[index] < 0x80, !needsEscape(base[index]) { index += 1 }
-        return index
+        firstStop(in: bytes, from: start, alsoNonASCII: true)
     }
 
-    /// True when one of the eight bytes of `word` is below 0x20, `"` or `\`
-    /// (the classic SWAR "has a byte less than / equal to" tests: a byte's
-    /// high bit survives only where the subtraction borrowed through it).
-    /// Never false when such a byte is there; bytes of 0x80 and above (UTF-8
-    /// sequences) never trigger it.
+    /// Scans eight bytes at a time, the last word overlapping the one before
+    /// (bytes already found clean stay clean), so only a run shorter than a
+    /// word is read byte by byte.
     @inline(__always)
-    private static func mayHoldByteToEscape(_ word: UInt64) -> Bool {
+    private static func firstStop(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, alsoNonASCII: Bool) -> Int {
+        guard let base = bytes.baseAddress else { return bytes.count }
+        let count = bytes.count
+        var index = start
+        guard count - index >= 8 else {
+            while index < count, !stops(base[index], alsoNonASCII: alsoNonASCII) { index += 1 }
+            return index
+        }
+        while true {
+            let flags = stopFlags(load(base + index), alsoNonASCII: alsoNonASCII)
+            if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
+            if index + 16 > count { break }
+            index += 8
+        }
+        let last = count - 8
+        if last > index {
+            let flags = stopFlags(load(base + last), alsoNonASCII: alsoNonASCII)
+            if flags != 0 { return last + flags.trailingZeroBitCount >> 3 }
+        }
+        return count
+    }
+
+    @inline(__always)
+    private static func stops(_ byte: UInt8, alsoNonASCII: Bool) -> Bool {
+        needsEscape(byte) || (alsoNonASCII && byte >= 0x80)
+    }
+
+    /// Eight bytes with the first in the lowest bits, whatever the platform's order.
+    @inline(__always)
+    private static func load(_ pointer: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
+    }
+
+    /// The high bit of each byte of `word` that stops the scan, plus
+    /// possibly of bytes above one that does: the classic SWAR "has a byte
+    /// less than / equal to" tests, where a byte's high bit survives only
+    /// where the subtraction borrowed through it. No borrow starts below the
+    /// first stopping byte, so the lowest flag is exactly the first stop.
+    /// Bytes of 0x80 and above (UTF-8) stop only with `alsoNonASCII`.
+    @inline(__always)
+    private static func stopFlags(_ word: UInt64, alsoNonASCII: Bool) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let control = (word &- ones &* 0x20) & ~word & highs
@@ -78,7 +100,8 @@ enum JSONEscaping {
         let backslash = word ^ (ones &* 0x5C)
         let quoteFound = (quote &- ones) & ~quote & highs
         let backslashFound = (backslash &- ones) & ~backslash & highs
-        return control | quoteFound | backslashFound != 0
+        let nonASCII = alsoNonASCII ? word & highs : 0
+        return control | quoteFound | backslashFound | nonASCII
     }
 
     private static func appendEscape(of byte: UInt8, to out: inout [UInt8]) {
