@@ -118,4 +118,19 @@ final class DecoderFastPathTests: XCTestCase {
             }
         }
     }
+
+    // MARK: locales
+
+    func testPrimarySubtagsOfASCIIAndOtherTagsFollowTheCharacterRule() {
+        let tags = ["vi-VN", "vi_VN", "VI", "Vi-vN", "en", "fr", "x", "", "-vi", "_", "zh-Hant-TW", "EN_us-x",
+                    "ÉN-us", "vi\u{301}-VN", "\u{212A}o", "vi\r\n", "VI\r\n-x", "de-DE", "Ab\u{7F}-c"]
+        for tag in tags {
+            let end = tag.firstIndex(where: { $0 == "-" || $0 == "_" }) ?? tag.endIndex
+            XCTAssertEqual(Locales.primarySubtag(tag), String(tag[..<end]).lowercased(), tag.debugDescription)
+        }
+        XCTAssertEqual(Locales.resolve("VI-vn", defaultLocale: "en"), "vi")
+        XCTAssertEqual(Locales.resolve("de", defaultLocale: "fr"), "en")
+        XCTAssertEqual(Locales.resolve(nil, defaultLocale: "fr"), "fr")
+        XCTAssertEqual(Locales.resolve(nil, defaultLocale: "de"), "en")
+    }
 }
