@@ -18,7 +18,7 @@ case "jwt":
     exit(APNsBenchmark.printProviderToken(Array(arguments.dropFirst())))
 default:
     FileHandle.standardError.write(Data("""
-    usage: pushgw-bench render [--seconds S] [--recipients N]
+    usage: pushgw-bench render [--seconds S | --iterations K] [--recipients N] [--only fcm|apns|request] [--event PATH]
            pushgw-bench apns --origin https://127.0.0.1:PORT [...]   (see pushgw-bench apns --help)
            pushgw-bench fcm --origin https://127.0.0.1:PORT --ca-file CA --service-account FILE [...]
            pushgw-bench fcm-simulator --dir DIR   (an FCM simulator in its own process, for the fcm benchmark)
@@ -26,11 +26,15 @@ default:
            pushgw-bench jwt --key-file key.p8 --key-id K --team-id T   (a provider token, for h2load)
 
       Renders the seed chat event for N devices per event (default 100) for S
-      seconds per measurement (default 3) on one thread, and prints
+      seconds per measurement (default 3), or for exactly K events after a
+      warm-up (stable instruction counts under callgrind), on one thread, and prints
         render fcm: <N> recipients/s           render only (the firebase-admin peer's work)
         render apns: <N> recipients/s
         decode+render fcm: <N> recipients/s    parsing and validating the event body too
         decode+render apns: <N> recipients/s
+        request (decode+render+report, seed event): <N> events/s
+                                               the whole /v1/render work on the seed
+                                               event file as it is (2 recipients)
 
     """.utf8))
     exit(2)

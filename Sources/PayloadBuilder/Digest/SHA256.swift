@@ -13,39 +13,67 @@ public struct SHA256: Sendable {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
+    /// The eight state words after hashing: the digest, big-endian word by word.
+    typealias State = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+
     /// The 32-byte digest of `bytes`.
     public static func digest<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        let paddedCount = (message.count + 8 + 63) / 64 * 64
-        message.append(contentsOf: repeatElement(0, count: paddedCount - 8 - message.count))
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        var state = hash(bytes)
+        return [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
+            withUnsafeBytes(of: &state) { words in
+                for index in 0..<8 {
+                    let word = words.load(fromByteOffset: index * 4, as: UInt32.self)
+                    digest[index * 4] = UInt8(word >> 24)
+                    digest[index * 4 + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                    digest[index * 4 + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                    digest[index * 4 + 3] = UInt8(truncatingIfNeeded: word)
+                }
+            }
+            count = 32
+        }
+    }
 
-        var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
-            (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-        message.withUnsafeBufferPointer { input in
-            roundConstants.withUnsafeBufferPointer { constants in
-                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
-                    for blockStart in stride(from: 0, to: input.count, by: 64) {
-                        compress(block: UnsafeBufferPointer(rebasing: input[blockStart..<blockStart + 64]),
+    /// The state words of the digest of `bytes`, reading contiguous bytes in place.
+    static func hash<Bytes: Collection>(_ bytes: Bytes) -> State where Bytes.Element == UInt8 {
+        if let state = bytes.withContiguousStorageIfAvailable({ hash(buffer: $0) }) { return state }
+        return Array(bytes).withUnsafeBufferPointer { hash(buffer: $0) }
+    }
+
+    /// Hashes the whole blocks of `input` where they are, then the padded
+    /// tail (the rest, `0x80`, zeros, the bit length) from a small stack buffer.
+    private static func hash(buffer input: UnsafeBufferPointer<UInt8>) -> State {
+        var state: State = (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
+        let wholeBlocks = input.count / 64
+        let rest = input.count - wholeBlocks * 64
+        let bitLength = UInt64(input.count) &* 8
+        roundConstants.withUnsafeBufferPointer { constants in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                for block in 0..<wholeBlocks {
+                    compress(block: UnsafeBufferPointer(rebasing: input[block * 64..<block * 64 + 64]),
+                             state: &state, schedule: schedule, constants: constants)
+                }
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                    let tailCount = rest + 9 <= 64 ? 64 : 128
+                    for index in 0..<tailCount { tail[index] = 0 }
+                    for index in 0..<rest { tail[index] = input[wholeBlocks * 64 + index] }
+                    tail[rest] = 0x80
+                    for index in 0..<8 {
+                        tail[tailCount - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(index * 8))
+                    }
+                    let padded = UnsafeBufferPointer(tail)
+                    for blockStart in stride(from: 0, to: tailCount, by: 64) {
+                        compress(block: UnsafeBufferPointer(rebasing: padded[blockStart..<blockStart + 64]),
                                  state: &state, schedule: schedule, constants: constants)
                     }
                 }
             }
         }
-        var digest: [UInt8] = []
-        digest.reserveCapacity(32)
-        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            digest.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
-                                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
-        }
-        return digest
+        return state
     }
 
     private static func compress(
         block: UnsafeBufferPointer<UInt8>,
-        state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        state: inout State,
         schedule: UnsafeMutableBufferPointer<UInt32>,
         constants: UnsafeBufferPointer<UInt32>
     ) {

@@ -10,7 +10,7 @@ public enum DeviceToken {
             guard (64...200).contains(count), count % 2 == 0 else {
                 return "an APNs token is an even number (64 to 200) of hex digits; this one has \(count) characters"
             }
-            guard token.utf8.allSatisfy(isHexDigit) else {
+            guard allBytes(of: token, satisfy: isHexDigit) else {
                 return "an APNs token holds hex digits only (0-9, a-f)"
             }
             return nil
@@ -19,10 +19,20 @@ public enum DeviceToken {
             guard count >= 1, count <= 4096 else {
                 return "an FCM token has 1 to 4096 characters; this one has \(count)"
             }
-            guard token.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            guard allBytes(of: token, satisfy: { $0 >= 0x21 && $0 <= 0x7E }) else {
                 return "an FCM token holds printable ASCII only, without spaces"
             }
             return nil
+        }
+    }
+
+    /// `text.utf8.allSatisfy(test)` over the contiguous bytes.
+    @inline(__always)
+    static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            for byte in bytes where !test(byte) { return false }
+            return true
         }
     }
 
@@ -41,6 +51,8 @@ public enum HTTPURL {
     /// True for `http://host…` and `https://host…` with a non-empty host and no
     /// whitespace or control characters.
     public static func isAbsolute(_ url: String) -> Bool {
+        var bytes = url
+        if let ascii = bytes.withUTF8({ isAbsoluteASCII($0) }) { return ascii }
         let lower = url.lowercased()
         let rest: Substring
         if lower.hasPrefix("https://") {
@@ -52,5 +64,44 @@ public enum HTTPURL {
         }
         guard let first = rest.first, first != "/", first != "?", first != "#" else { return false }
         return url.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
+    }
+
+    /// `isAbsolute` for an all-ASCII URL, byte by byte (where lowercasing and
+    /// characters are bytes, the rule reads the same); nil when the URL has
+    /// other characters.
+    private static func isAbsoluteASCII(_ url: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var ascii = true
+        var printable = true
+        for byte in url {
+            if byte >= 0x80 { ascii = false }
+            if byte <= 0x20 || byte == 0x7F { printable = false }
+        }
+        guard ascii else { return nil }
+        let restStart: Int
+        if startsCaseInsensitively(url, with: "https://") {
+            restStart = 8
+        } else if startsCaseInsensitively(url, with: "http://") {
+            restStart = 7
+        } else {
+            return false
+        }
+        guard restStart < url.count else { return false }
+        switch url[restStart] {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
+        default: return printable
+        }
+    }
+
+    /// Whether `bytes` starts with the lowercase ASCII `prefix`, ignoring ASCII case.
+    private static func startsCaseInsensitively(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: StaticString) -> Bool {
+        prefix.withUTF8Buffer { expected in
+            guard bytes.count >= expected.count else { return false }
+            for offset in 0..<expected.count {
+                var byte = bytes[offset]
+                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { byte |= 0x20 }
+                if byte != expected[offset] { return false }
+            }
+            return true
+        }
     }
 }

@@ -25,7 +25,7 @@ public struct EventDecoder: Sendable {
 
     /// Validates an already-parsed document.
     public func decode(_ document: JSONValue) throws(EventError) -> (event: Event, app: AppProfile) {
-        let root = try ObjectReader(document, at: JSONPath(), allowed: Keys.event)
+        let root = try ObjectReader(document, at: FieldLocation(), allowed: Keys.event)
         let appName = try root.optionalString("app", nonEmpty: true)
         let app = try config.app(named: appName)
         let conversation = try decodeConversation(root.requiredObject("conversation", allowed: Keys.conversation))
@@ -34,8 +34,8 @@ public struct EventDecoder: Sendable {
         let eventID = try root.optionalIdentifier("event_id", maxBytes: config.limits.maximumIDBytes)
             ?? "\(conversation.id):\(message.id)"
         let notification = try decodeNotification(root.optionalObject("notification", allowed: Keys.notification))
-        let data = try decodeData(root.optionalValue("data"), at: root.path.appending("data"), app: app)
-        let recipients = try decodeRecipients(root.requiredValue("recipients"), at: root.path.appending("recipients"), app: app)
+        let data = try decodeData(root.optionalValue("data"), at: root.location.child("data"), app: app)
+        let recipients = try decodeRecipients(root.requiredValue("recipients"), at: root.location.child("recipients"), app: app)
         let event = Event(eventID: eventID, app: appName, conversation: conversation, message: message, sender: sender,
                           recipients: recipients, notification: notification, data: data)
         return (event, app)
@@ -102,43 +102,43 @@ public struct EventDecoder: Sendable {
         return options
     }
 
-    private func decodeData(_ value: JSONValue?, at path: JSONPath, app: AppProfile) throws(EventError) -> [DataEntry] {
+    private func decodeData(_ value: JSONValue?, at location: FieldLocation, app: AppProfile) throws(EventError) -> [DataEntry] {
         guard let value, value != .null else { return [] }
+        let path = location.path
         guard case let .object(members) = value else {
             throw EventError(.invalidEvent, at: path, "must be an object of string values, not \(value.typeName)")
         }
         var entries: [DataEntry] = []
         entries.reserveCapacity(members.count)
         for (key, member) in members {
-            let keyPath = path.appending(key)
             if let problem = DataKeyNames.problem(with: key) {
-                throw EventError(.invalidEvent, at: keyPath, problem)
+                throw EventError(.invalidEvent, at: path.appending(key), problem)
             }
             if app.dataKeys.isGatewayKey(key) {
-                throw EventError(.invalidEvent, at: keyPath, "\"\(key)\" is set by the gateway itself; use another key")
+                throw EventError(.invalidEvent, at: path.appending(key), "\"\(key)\" is set by the gateway itself; use another key")
             }
             guard case let .string(text) = member else {
-                throw EventError(.invalidEvent, at: keyPath, "data values must be strings, not \(member.typeName)")
+                throw EventError(.invalidEvent, at: path.appending(key), "data values must be strings, not \(member.typeName)")
             }
             entries.append(DataEntry(key, text))
         }
         return entries
     }
 
-    private func decodeRecipients(_ value: JSONValue, at path: JSONPath, app: AppProfile) throws(EventError) -> [Recipient] {
+    private func decodeRecipients(_ value: JSONValue, at location: FieldLocation, app: AppProfile) throws(EventError) -> [Recipient] {
         guard case let .array(items) = value else {
-            throw EventError(.invalidEvent, at: path, "must be an array of recipients, not \(value.typeName)")
+            throw EventError(.invalidEvent, at: location.path, "must be an array of recipients, not \(value.typeName)")
         }
-        guard !items.isEmpty else { throw EventError(.invalidEvent, at: path, "name at least one recipient") }
+        guard !items.isEmpty else { throw EventError(.invalidEvent, at: location.path, "name at least one recipient") }
         guard items.count <= config.limits.maximumRecipients else {
-            throw EventError(.tooManyRecipients, at: path,
+            throw EventError(.tooManyRecipients, at: location.path,
                              "\(items.count) recipients; at most \(config.limits.maximumRecipients) per event")
         }
         var recipients: [Recipient] = []
         recipients.reserveCapacity(items.count)
-        var seenTokens: [String: Int] = [:]
+        var seenTokens = SeenTokens(expected: items.count)
         for (index, item) in items.enumerated() {
-            let object = try ObjectReader(item, at: path.appending(index: index), allowed: Keys.recipient)
+            let object = try ObjectReader(item, at: location.child(index: index), allowed: Keys.recipient)
             let platformName = try object.requiredString("platform")
             guard let platform = Platform(rawValue: platformName) else {
                 throw EventError(.invalidEvent, at: object.path.appending("platform"), "must be \"fcm\" or \"apns\"")
@@ -153,9 +153,7 @@ public struct EventDecoder: Sendable {
             if let problem = DeviceToken.problem(with: token, platform: platform) {
                 throw EventError(.invalidEvent, at: object.path.appending("token"), problem)
             }
-            // APNs tokens are hex: the same device may be written in either case.
-            let identity = platform == .apns ? token.lowercased() : token
-            if let first = seenTokens.updateValue(index, forKey: identity) {
+            if let first = seenTokens.insert(token, platform: platform, index: index) {
                 throw EventError(.invalidEvent, at: object.path.appending("token"),
                                  "the same token as recipients[\(first)]; name each device once")
             }

@@ -1,28 +1,41 @@
 /// Reads the members of one JSON object with type checks whose errors name
 /// the member's full path (`recipients[2].badge`). Refuses members that are
 /// not in `allowed` (a short list: a linear scan beats hashing here).
+///
+/// Keys are matched with `sameKey`: the event's keys are lowercase ASCII
+/// letters and `_`, which no other character sequence is canonically
+/// equivalent to, so this agrees with `String ==`.
 struct ObjectReader {
     let members: [(key: String, value: JSONValue)]
-    let path: JSONPath
+    let location: FieldLocation
 
-    init(_ value: JSONValue, at path: JSONPath, allowed: [String]) throws(EventError) {
+    /// The object's path, built when an error names it.
+    var path: JSONPath { location.path }
+
+    init(_ value: JSONValue, at location: FieldLocation, allowed: [String]) throws(EventError) {
         guard case let .object(members) = value else {
-            throw EventError(.invalidEvent, at: path, "must be an object, not \(value.typeName)")
+            throw EventError(.invalidEvent, at: location.path, "must be an object, not \(value.typeName)")
         }
-        for member in members where !allowed.contains(member.key) {
+        for member in members where !allowed.contains(where: { ObjectReader.sameKey($0, member.key) }) {
             let known = allowed.sorted().joined(separator: ", ")
-            throw EventError(.invalidEvent, at: path.appending(member.key), "unknown field (known here: \(known))")
+            throw EventError(.invalidEvent, at: location.appending(member.key), "unknown field (known here: \(known))")
         }
         self.members = members
-        self.path = path
+        self.location = location
+    }
+
+    /// `a == b` for keys, with the cheap length test first (most keys differ in length).
+    @inline(__always)
+    static func sameKey(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a == b
     }
 
     func has(_ key: String) -> Bool {
-        members.contains(where: { $0.key == key })
+        members.contains(where: { ObjectReader.sameKey($0.key, key) })
     }
 
     func optionalValue(_ key: String) -> JSONValue? {
-        members.first(where: { $0.key == key })?.value
+        members.first(where: { ObjectReader.sameKey($0.key, key) })?.value
     }
 
     func requiredValue(_ key: String) throws(EventError) -> JSONValue {
@@ -33,12 +46,12 @@ struct ObjectReader {
     }
 
     func requiredObject(_ key: String, allowed: [String]) throws(EventError) -> ObjectReader {
-        try ObjectReader(requiredValue(key), at: path.appending(key), allowed: allowed)
+        try ObjectReader(requiredValue(key), at: location.child(key), allowed: allowed)
     }
 
     func optionalObject(_ key: String, allowed: [String]) throws(EventError) -> ObjectReader? {
         guard let value = optionalValue(key), value != .null else { return nil }
-        return try ObjectReader(value, at: path.appending(key), allowed: allowed)
+        return try ObjectReader(value, at: location.child(key), allowed: allowed)
     }
 
     /// A required, non-empty string of at most `maxBytes` UTF-8 bytes.
@@ -100,13 +113,35 @@ struct ObjectReader {
 
     func optionalIdentifier(_ key: String, maxBytes: Int) throws(EventError) -> String? {
         guard let id = try optionalString(key, nonEmpty: true, maxBytes: maxBytes) else { return nil }
-        if id.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+        var copy = id
+        let shape = copy.withUTF8 { IdentifierShape($0) }
+        if shape.hasControl {
             throw EventError(.invalidEvent, at: path.appending(key), "must not contain control characters")
         }
         // Ids become HTTP header values, where surrounding whitespace is not kept.
-        if id.first?.isWhitespace == true || id.last?.isWhitespace == true {
+        // All ASCII (and no controls): each end is one scalar, whitespace only if a space.
+        let padded = shape.isASCII ? shape.spaceAtAnEnd
+            : (id.first?.isWhitespace == true || id.last?.isWhitespace == true)
+        if padded {
             throw EventError(.invalidEvent, at: path.appending(key), "must not start or end with whitespace")
         }
         return id
+    }
+}
+
+/// One pass over an id's bytes: what `optionalIdentifier` checks.
+private struct IdentifierShape {
+    var hasControl = false
+    var isASCII = true
+    var spaceAtAnEnd = false
+
+    init(_ utf8: UnsafeBufferPointer<UInt8>) {
+        for byte in utf8 {
+            if byte < 0x20 || byte == 0x7F { hasControl = true }
+            if byte >= 0x80 { isASCII = false }
+        }
+        if let first = utf8.first, let last = utf8.last {
+            spaceAtAnEnd = first == 0x20 || last == 0x20
+        }
     }
 }

@@ -11,11 +11,20 @@ public struct JSONParser {
 
     private let input: UnsafeBufferPointer<UInt8>
     private var position = 0
-    private var path: [JSONPath.Component] = []
+    /// Where the value being parsed is. Keys are kept as the offset of their
+    /// opening quote (no string copies on the way down) and read again only
+    /// when an error names the path.
+    private var path: [PathStep] = []
     private var scratch: [UInt8] = []
+
+    private enum PathStep {
+        case key(quoteAt: Int)
+        case index(Int)
+    }
 
     private init(input: UnsafeBufferPointer<UInt8>) {
         self.input = input
+        path.reserveCapacity(8)
     }
 
     /// Parses one JSON document that must fill `bytes` (whitespace aside).
@@ -57,6 +66,7 @@ public struct JSONParser {
         try enterContainer()
         position += 1
         var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(8)
         // Keys seen so far, once an object is large enough that a linear
         // duplicate check would be quadratic. Compared as code units (RFC 8259 §8.3).
         var seenKeys: Set<[UInt8]>?
@@ -68,15 +78,16 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else { throw syntaxError("expected a string key") }
+            let keyStart = position
             let key = try parseString()
             if Self.isDuplicate(key, in: members, seen: &seenKeys) {
-                throw EventError(.invalidJSON, at: JSONPath(path + [.key(key)]), "the key \"\(key)\" appears twice in one object")
+                throw EventError(.invalidJSON, at: jsonPath().appending(key), "the key \"\(key)\" appears twice in one object")
             }
             skipWhitespace()
             guard peek(UInt8(ascii: ":")) else { throw syntaxError("expected ':' after a key") }
             position += 1
             skipWhitespace()
-            path.append(.key(key))
+            path.append(.key(quoteAt: keyStart))
             let value = try parseValue()
             path.removeLast()
             members.append((key, value))
@@ -96,10 +107,19 @@ public struct JSONParser {
     private static func isDuplicate(_ key: String, in members: [(key: String, value: JSONValue)],
                                     seen: inout Set<[UInt8]>?) -> Bool {
         if members.count < 16 {
-            return members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) })
+            return members.contains(where: { sameCodeUnits($0.key, key) })
         }
         if seen == nil { seen = Set(members.map { Array($0.key.utf8) }) }
         return !seen!.insert(Array(key.utf8)).inserted
+    }
+
+    /// Whether two strings have the same UTF-8 code units (not `==`, which
+    /// is canonical equivalence).
+    private static func sameCodeUnits(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a
+        var b = b
+        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
     }
 
     private mutating func parseArray() throws(EventError) -> JSONValue {
@@ -130,7 +150,7 @@ public struct JSONParser {
 
     private func enterContainer() throws(EventError) {
         if path.count >= JSONParser.maximumDepth {
-            throw EventError(.invalidJSON, at: JSONPath(path), "nesting deeper than \(JSONParser.maximumDepth) levels")
+            throw EventError(.invalidJSON, at: jsonPath(), "nesting deeper than \(JSONParser.maximumDepth) levels")
         }
     }
 
@@ -141,8 +161,10 @@ public struct JSONParser {
     private mutating func parseString() throws(EventError) -> String {
         position += 1
         let start = position
-        // Fast path: no escapes, just validate.
+        // Fast path: no escapes, just validate; plain ASCII is skipped a word at a time.
         while position < input.count {
+            position = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: position)
+            guard position < input.count else { break }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
@@ -288,6 +310,15 @@ public struct JSONParser {
             guard position < input.count, isDigit(input[position]) else { throw syntaxError("invalid number") }
             while position < input.count, isDigit(input[position]) { position += 1 }
         }
+        // Up to 18 digits always fit an Int64: no text needed.
+        if integral, position - start <= 18 {
+            var value: Int64 = 0
+            let negative = input[start] == UInt8(ascii: "-")
+            for index in (negative ? start + 1 : start)..<position {
+                value = value * 10 + Int64(input[index] - UInt8(ascii: "0"))
+            }
+            return .int(negative ? -value : value)
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
         if integral, let value = Int64(text) { return .int(value) }
         guard let value = Double(text), value.isFinite else { throw syntaxError("number out of range") }
@@ -328,6 +359,23 @@ public struct JSONParser {
     }
 
     private func utf8Error(_ what: String) -> EventError {
-        EventError(.invalidUTF8, at: JSONPath(path), "\(what) at byte \(position)")
+        EventError(.invalidUTF8, at: jsonPath(), "\(what) at byte \(position)")
+    }
+
+    /// The path of the value being parsed, with its keys read again from the input.
+    private func jsonPath() -> JSONPath {
+        var components: [JSONPath.Component] = []
+        for step in path {
+            switch step {
+            case let .index(index):
+                components.append(.index(index))
+            case let .key(quoteAt):
+                // The key parsed once already, so it parses again.
+                var reader = JSONParser(input: input)
+                reader.position = quoteAt
+                components.append(.key((try? reader.parseString()) ?? ""))
+            }
+        }
+        return JSONPath(components)
     }
 }

@@ -59,12 +59,12 @@ public struct JSONWriter: Sendable {
 
     public mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        if value { bytes.appendLiteral("true") } else { bytes.appendLiteral("false") }
     }
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: "null".utf8)
+        bytes.appendLiteral("null")
     }
 
     /// Appends an already-serialized compact JSON value as it is.
@@ -138,35 +138,10 @@ public struct JSONWriter: Sendable {
 
     // MARK: primitives shared with the pre-rendered templates
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// Appends `text` as a quoted JSON string.
     public static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-                runStart = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-                case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                case 0x08: out.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-                case 0x0C: out.append(contentsOf: [0x5C, UInt8(ascii: "f")])
-                default:
-                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30,
-                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
-                }
-            }
-            if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
-        }
-        out.append(UInt8(ascii: "\""))
+        text.withUTF8 { JSONEscaping.appendQuoted($0, to: &out) }
     }
 
     /// The escaped, quoted form of `text` as its own byte array.
@@ -179,19 +154,29 @@ public struct JSONWriter: Sendable {
 
     /// Appends a decimal integer without going through `String`.
     public static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
+        withDecimal(value) { out.append(contentsOf: $0) }
+    }
+
+    /// Lends the decimal digits of `value` (with its sign) from a stack buffer.
+    static func withDecimal(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var magnitude = value.magnitude
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
+            // Written from the end: 19 digits at most, and the sign before them.
+            var start = buffer.count
             repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
-                count += 1
             } while magnitude > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            let written = UnsafeRawBufferPointer(rebasing: buffer[start...]).assumingMemoryBound(to: UInt8.self)
+            body(written)
         }
     }
 }

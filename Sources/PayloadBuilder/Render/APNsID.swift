@@ -11,37 +11,37 @@ public struct APNsID: Sendable {
 
     /// Prepares the per-event half.
     public init(eventID: String) {
-        let digest = SHA256.digest(eventID.utf8)
-        eventHalf = digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        // The first 8 digest bytes, big-endian: the first two state words.
+        let state = SHA256.hash(eventID.utf8)
+        eventHalf = UInt64(state.0) << 32 | UInt64(state.1)
     }
 
     /// The id for one device of the event.
     public func id(token: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in token.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        var token = token
+        let hash = token.withUTF8 { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            return hash
         }
         // Version 4 in the high nibble of byte 6, variant 10 in byte 8.
         let high = eventHalf & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
         let low = hash & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
         return String(unsafeUninitializedCapacity: 36) { buffer in
+            // 32 nibbles, most significant first, with dashes after the 8th, 12th, 16th and 20th.
             var position = 0
-            func put(_ value: UInt64, nibbles: Int) {
-                for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
-                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
-                    buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            for nibbleIndex in 0..<32 {
+                if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
+                    buffer[position] = UInt8(ascii: "-")
                     position += 1
                 }
-            }
-            func dash() {
-                buffer[position] = UInt8(ascii: "-")
+                let word = nibbleIndex < 16 ? high : low
+                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - (nibbleIndex % 16) * 4)) & 0xF
+                buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
                 position += 1
             }
-            put(high >> 32, nibbles: 8); dash()
-            put(high >> 16, nibbles: 4); dash()
-            put(high, nibbles: 4); dash()
-            put(low >> 48, nibbles: 4); dash()
-            put(low, nibbles: 12)
             return position
         }
     }

@@ -9,29 +9,26 @@ struct APNsTemplate {
     var countedBytes: Int { head.count + tail.count + RenderPlan.badgeReserve }
 
     init(plan: RenderPlan, content: String, dataText: String) {
-        let event = plan.event
-        let data = plan.dataEntries(dataText: dataText)
-        head.reserveCapacity(1024)
-        head.appendLiteral("{\"aps\":{\"alert\":{")
-        head.appendMember("title", plan.text.title)
-        head.append(UInt8(ascii: ","))
-        head.appendMember("body", plan.text.body(content: content))
-        head.append(UInt8(ascii: "}"))
-        if let sound = event.notification.sound {
-            head.append(UInt8(ascii: ","))
-            head.appendMember("sound", sound)
-        }
-        head.append(UInt8(ascii: ","))
-        head.appendMember("thread-id", event.conversation.id)
-        head.appendLiteral(",\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
+        let fragments = plan.fragments
+        var out = ByteWriter(capacity: fragments.bytes.count + (content.utf8.count + dataText.utf8.count) * 2 + 64)
+        out.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
+        out.append(fragments[fragments.title])
+        out.appendLiteral(",\"body\":")
+        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
+        out.append(UInt8(ascii: "}"))
+        // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
+        out.append(fragments[fragments.apnsAfterAlert])
+        let headCount = out.count
 
-        tail.appendLiteral("},")
-        tail.append(contentsOf: plan.notifeeMember)
-        if !data.entries.isEmpty {
-            tail.append(UInt8(ascii: ","))
-            data.appendMembers(to: &tail)
+        out.appendLiteral("},")
+        out.append(fragments[fragments.notifee])
+        if fragments.hasData {
+            out.append(UInt8(ascii: ","))
+            fragments.appendData(dataText: dataText, to: &out)
         }
-        tail.append(UInt8(ascii: "}"))
+        out.append(UInt8(ascii: "}"))
+        head = out.bytes(0..<headCount)
+        tail = out.bytes(headCount..<out.count)
     }
 
     func payload(badge: Int?) -> [UInt8] {

@@ -14,6 +14,9 @@ public struct DataKeyNames: Sendable, Equatable {
         case isRichText = "is_rtf"
         case threadID = "ps_thread_id"
         case messageID = "ps_message_id"
+
+        /// `allCases`, made once (the synthesized `allCases` builds a new array per call).
+        static let ordered = allCases
     }
 
     /// Wire name per standard key, in `Standard.allCases` order; nil = omitted.
@@ -43,7 +46,7 @@ public struct DataKeyNames: Sendable, Equatable {
     }
 
     public func wireName(_ key: Standard) -> String? {
-        wireNames[Standard.allCases.firstIndex(of: key)!]
+        wireNames[Standard.ordered.firstIndex(of: key)!]
     }
 
     /// True when `name` is one of the keys the gateway itself writes.

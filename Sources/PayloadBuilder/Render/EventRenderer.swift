@@ -17,13 +17,15 @@ public struct EventRenderer: Sendable {
     public func render(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> RenderedEvent {
         let plan = RenderPlan(event: event, app: app, avatarURL: avatar.forwardedURL, now: now)
         let languageMatters = plan.text.plainText.isEmpty
-        var fcmTemplates: [String: FCMTemplate] = [:]
-        var apnsTemplates: [String: APNsTemplate] = [:]
+        var fcmTemplates = TemplateCache<FCMTemplate>()
+        var apnsTemplates = TemplateCache<APNsTemplate>()
         var requests: [ProviderRequest] = []
         requests.reserveCapacity(event.recipients.count)
         var skipped: [SkippedRecipient] = []
-        let senderIsSelf = config.selfSenderIDs.contains(event.sender.id)
-        let apnsIDs = APNsID(eventID: event.eventID)
+        let senderIsSelf = !config.selfSenderIDs.isEmpty && config.selfSenderIDs.contains(event.sender.id)
+        // Per-event parts of the requests, made when the first request needs them.
+        var apnsIDs: APNsID?
+        var fcmPath: String?
 
         for (index, recipient) in event.recipients.enumerated() {
             if senderIsSelf || recipient.userID == event.sender.id {
@@ -42,9 +44,11 @@ public struct EventRenderer: Sendable {
                 let template = try plan.template(language: language, cache: &fcmTemplates,
                                                  build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
                                                  size: { $0.countedBytes })
+                let path = fcmPath ?? "/v1/projects/\(fcm.projectID)/messages:send"
+                fcmPath = path
                 requests.append(ProviderRequest(
                     platform: .fcm, recipientIndex: index, token: recipient.token, origin: fcm.baseURL,
-                    path: "/v1/projects/\(fcm.projectID)/messages:send",
+                    path: path,
                     headers: [ProviderRequest.Header("content-type", "application/json")],
                     body: template.body(token: recipient.token, badge: recipient.badge)))
             case .apns:
@@ -56,6 +60,8 @@ public struct EventRenderer: Sendable {
                 let template = try plan.template(language: language, cache: &apnsTemplates,
                                                  build: { APNsTemplate(plan: plan, content: $0, dataText: $1) },
                                                  size: { $0.countedBytes })
+                let ids = apnsIDs ?? APNsID(eventID: event.eventID)
+                apnsIDs = ids
                 requests.append(ProviderRequest(
                     platform: .apns, recipientIndex: index, token: recipient.token, origin: apns.baseURL,
                     path: "/3/device/\(recipient.token)",
@@ -64,7 +70,7 @@ public struct EventRenderer: Sendable {
                         ProviderRequest.Header("apns-push-type", "alert"),
                         ProviderRequest.Header("apns-priority", plan.apnsPriority),
                         ProviderRequest.Header("apns-expiration", plan.expiration),
-                        ProviderRequest.Header("apns-id", apnsIDs.id(token: recipient.token)),
+                        ProviderRequest.Header("apns-id", ids.id(token: recipient.token)),
                         ProviderRequest.Header("apns-collapse-id", plan.collapseID),
                     ],
                     body: template.payload(badge: recipient.badge)))

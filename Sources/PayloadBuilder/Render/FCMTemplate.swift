@@ -17,49 +17,31 @@ struct FCMTemplate {
     static let fcmAddedKeysReserve = 128
 
     init(plan: RenderPlan, content: String, dataText: String) {
-        let event = plan.event
-        let body = plan.text.body(content: content)
-        let data = plan.dataEntries(dataText: dataText)
+        let fragments = plan.fragments
+        var out = ByteWriter(capacity: fragments.bytes.count + content.utf8.count * 2 + 128)
+        out.appendLiteral(",\"notification\":")
+        let notificationStart = out.count
+        out.appendLiteral("{\"title\":")
+        out.append(fragments[fragments.title])
+        out.appendLiteral(",\"body\":")
+        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
+        out.append(UInt8(ascii: "}"))
+        let notificationBytes = out.count - notificationStart
+        out.appendLiteral(",\"data\":")
+        let dataStart = out.count
+        out.append(UInt8(ascii: "{"))
+        fragments.appendData(dataText: dataText, to: &out)
+        out.append(UInt8(ascii: "}"))
+        let dataBytes = out.count - dataStart
+        // `,"android":{…},"apns":{"headers":{…},"payload":{"aps":{…`
+        out.append(fragments[fragments.fcmAfterData])
+        let apsBytes = fragments.fcmApsBytes
+        afterToken = out.bytes
 
-        afterToken.reserveCapacity(1024)
-        afterToken.appendLiteral(",\"notification\":")
-        let notificationStart = afterToken.count
-        afterToken.append(UInt8(ascii: "{"))
-        afterToken.appendMember("title", plan.text.title)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("body", body)
-        afterToken.append(UInt8(ascii: "}"))
-        let notificationBytes = afterToken.count - notificationStart
-        afterToken.appendLiteral(",\"data\":")
-        let dataStart = afterToken.count
-        afterToken.append(UInt8(ascii: "{"))
-        data.appendMembers(to: &afterToken)
-        afterToken.append(UInt8(ascii: "}"))
-        let dataBytes = afterToken.count - dataStart
-        afterToken.appendLiteral(",\"android\":{")
-        afterToken.appendMember("collapse_key", event.conversation.id)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("priority", event.notification.priority.rawValue)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("ttl", "\(event.notification.ttlSeconds)s")
-        afterToken.appendLiteral("},\"apns\":{\"headers\":{")
-        afterToken.appendMember("apns-priority", plan.apnsPriority)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("apns-expiration", plan.expiration)
-        afterToken.append(UInt8(ascii: ","))
-        afterToken.appendMember("apns-collapse-id", plan.collapseID)
-        afterToken.appendLiteral("},\"payload\":{")
-        let payloadStart = afterToken.count
-        afterToken.appendLiteral("\"aps\":{\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
-        if let sound = event.notification.sound {
-            afterToken.append(UInt8(ascii: ","))
-            afterToken.appendMember("sound", sound)
-        }
-        let apsBytes = afterToken.count - payloadStart
-
+        tail.reserveCapacity(fragments.notifee.count + 8)
         tail.append(UInt8(ascii: "}"))
         tail.append(UInt8(ascii: ","))
-        tail.append(contentsOf: plan.notifeeMember)
+        tail.append(contentsOf: fragments[fragments.notifee])
         tail.appendLiteral("}}}}")
         // `{` + aps… + badge + `},notifee` + `}`
         let payloadBytes = 1 + apsBytes + RenderPlan.badgeReserve + (tail.count - 3)

@@ -1,6 +1,9 @@
 /// Everything about one event that does not depend on the device: computed
 /// once per event, then shared by every recipient's request.
-struct RenderPlan {
+///
+/// A class so that the templates and their builders share one plan rather
+/// than copying (and retaining) every string of the event; immutable once built.
+final class RenderPlan {
     let event: Event
     let app: AppProfile
     let text: NotificationText
@@ -9,8 +12,8 @@ struct RenderPlan {
     let collapseID: String
     /// `apns-expiration`: now + ttl in epoch seconds; `0` (one attempt) when ttl is 0.
     let expiration: String
-    /// `"notifee_options":{…}` — the Communication Notification block.
-    let notifeeMember: [UInt8]
+    /// The event's JSON pieces that every template copies, escaped once.
+    private(set) var fragments = PlanFragments()
 
     /// APNs' and FCM's payload limit for alert notifications.
     static let payloadLimit = 4096
@@ -24,26 +27,7 @@ struct RenderPlan {
         text = NotificationText(event: event)
         collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
         expiration = event.notification.ttlSeconds == 0 ? "0" : String(now + Int64(event.notification.ttlSeconds))
-
-        var notifee: [UInt8] = []
-        notifee.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{")
-        notifee.appendMember("conversationId", event.conversation.id)
-        notifee.append(UInt8(ascii: ","))
-        notifee.appendMember("messageId", event.message.id)
-        if let group = event.conversation.title {
-            notifee.append(UInt8(ascii: ","))
-            notifee.appendMember("groupName", group)
-        }
-        notifee.appendLiteral(",\"sender\":{")
-        notifee.appendMember("id", event.sender.id)
-        notifee.append(UInt8(ascii: ","))
-        notifee.appendMember("displayName", event.sender.displayName)
-        if let avatarURL {
-            notifee.append(UInt8(ascii: ","))
-            notifee.appendMember("avatar", avatarURL)
-        }
-        notifee.appendLiteral("}}}}")
-        notifeeMember = notifee
+        fragments = PlanFragments(plan: self)
     }
 
     var apnsPriority: String { event.notification.priority == .high ? "10" : "5" }
@@ -55,10 +39,6 @@ struct RenderPlan {
         guard let characters else { return (full, text.plainText) }
         let shortened = String(full.prefix(characters)) + "…"
         return (shortened, text.plainText.isEmpty ? text.plainText : shortened)
-    }
-
-    func dataEntries(dataText: String) -> DataEntries {
-        DataEntries(event: event, text: text, app: app, avatarURL: avatarURL, shownText: dataText)
     }
 
     /// Builds a template, shortening the content at a grapheme boundary until
@@ -92,11 +72,11 @@ struct RenderPlan {
     }
 
     /// The fitted template for `language`, built once per event and language.
-    func template<Template>(language: String, cache: inout [String: Template], build: (String, String) -> Template,
+    func template<Template>(language: String, cache: inout TemplateCache<Template>, build: (String, String) -> Template,
                             size: (Template) -> Int) throws(EventError) -> Template {
         if let cached = cache[language] { return cached }
         let template = try fitted(language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
-        cache[language] = template
+        cache.insert(template, for: language)
         return template
     }
 
@@ -111,5 +91,19 @@ struct RenderPlan {
         if let title = event.notification.title { candidates.append(("notification.title", title.utf8.count)) }
         if let url = avatarURL { candidates.append(("sender.avatar_url", url.utf8.count)) }
         return candidates.max(by: { $0.bytes < $1.bytes })!.field
+    }
+}
+
+/// The templates of one event by recipient language: a few at most (one
+/// per language present), so a scan of a short array, with no hashing.
+struct TemplateCache<Template> {
+    private var entries: [(language: String, template: Template)] = []
+
+    subscript(language: String) -> Template? {
+        entries.first(where: { $0.language == language })?.template
+    }
+
+    mutating func insert(_ template: Template, for language: String) {
+        entries.append((language, template))
     }
 }

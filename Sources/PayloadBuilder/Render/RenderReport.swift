@@ -1,8 +1,17 @@
 /// Writes the `/v1/render` answer of API.md for a rendered event: every
 /// provider request (with `authorization` redacted), the skipped recipients,
 /// the Communication Notification persona and the avatar's state.
+///
+/// The compact form (what the service answers) has its own direct writer;
+/// the pretty form (`pushgw render`, the golden files) goes through `JSONWriter`.
 public enum RenderReport {
     public static func json(_ rendered: RenderedEvent, pretty: Bool) -> [UInt8] {
+        pretty ? writerJSON(rendered, pretty: true) : compactJSON(rendered)
+    }
+
+    /// The report through `JSONWriter`, compact or pretty: the reference the
+    /// direct compact writer must match byte for byte.
+    static func writerJSON(_ rendered: RenderedEvent, pretty: Bool) -> [UInt8] {
         var writer = JSONWriter(pretty: pretty, capacity: 2048 * max(1, rendered.requests.count))
         writer.beginObject()
         writer.member("event_id", rendered.eventID)

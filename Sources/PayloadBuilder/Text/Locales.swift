@@ -2,10 +2,14 @@
 /// matters (`vi-VN` → `vi`), and unknown languages fall back to English.
 public enum Locales {
     /// The languages that have placeholder texts.
-    public static let supported: Set<String> = ["en", "vi", "fr"]
+    public static let supported: Set<String> = Set(supportedList)
+    /// The same three, for a scan that needs no hashing.
+    private static let supportedList: [String] = ["en", "vi", "fr"]
 
     /// `"vi-VN"`, `"vi_VN"`, `"VI"` → `"vi"`.
     public static func primarySubtag(_ tag: String) -> String {
+        var bytes = tag
+        if let ascii = bytes.withUTF8({ asciiPrimarySubtag($0) }) { return ascii ?? tag }
         let end = tag.firstIndex(where: { $0 == "-" || $0 == "_" }) ?? tag.endIndex
         return String(tag[..<end]).lowercased()
     }
@@ -14,9 +18,31 @@ public enum Locales {
     public static func resolve(_ tag: String?, defaultLocale: String) -> String {
         if let tag {
             let primary = primarySubtag(tag)
-            if supported.contains(primary) { return primary }
+            if supportedList.contains(primary) { return primary }
             return "en"
         }
-        return supported.contains(defaultLocale) ? defaultLocale : "en"
+        return supportedList.contains(defaultLocale) ? defaultLocale : "en"
+    }
+
+    /// `primarySubtag` of an all-ASCII tag, where characters are bytes and
+    /// lowercasing is per byte: `.some(nil)` when it is the tag itself,
+    /// nil when the tag has other characters.
+    private static func asciiPrimarySubtag(_ tag: UnsafeBufferPointer<UInt8>) -> String?? {
+        var end = tag.count
+        var changes = false
+        for (index, byte) in tag.enumerated() {
+            if byte >= 0x80 { return nil }
+            if end == tag.count {
+                if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") {
+                    end = index
+                    changes = true
+                } else if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) {
+                    changes = true
+                }
+            }
+        }
+        guard changes else { return .some(nil) }
+        let lowercase = tag[..<end].map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
+        return .some(String(decoding: lowercase, as: UTF8.self))
     }
 }

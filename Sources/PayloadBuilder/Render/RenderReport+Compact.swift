@@ -1,0 +1,123 @@
+/// The compact `/v1/render` answer, written straight into bytes: every key
+/// is a literal, every string is escaped once, nothing tracks nesting, and
+/// the bytes go through a `ByteWriter`.
+///
+/// The same document as the `JSONWriter` path (which writes the pretty
+/// form) without its whitespace; `RenderReportTests` checks the two agree.
+extension RenderReport {
+    static func compactJSON(_ rendered: RenderedEvent) -> [UInt8] {
+        var out = ByteWriter(capacity: rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
+        out.appendLiteral("{\"event_id\":")
+        out.appendJSONString(rendered.eventID)
+        out.appendLiteral(",\"requests\":[")
+        for (index, request) in rendered.requests.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendCompact(request, to: &out)
+        }
+        out.appendLiteral("],\"skipped\":[")
+        for (index, skip) in rendered.skipped.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.appendLiteral("{\"platform\":")
+            appendPlatform(skip.platform, to: &out)
+            out.appendLiteral(",\"token\":")
+            out.appendJSONString(skip.token)
+            out.appendLiteral(",\"reason\":")
+            out.appendJSONString(skip.reason)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.appendLiteral("],\"persona\":")
+        appendCompact(rendered.persona, to: &out)
+        out.appendLiteral(",\"avatar\":")
+        appendCompact(rendered.avatar, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out.bytes
+    }
+
+    private static func appendPlatform(_ platform: Platform, to out: inout ByteWriter) {
+        switch platform {
+        case .fcm: out.appendLiteral("\"fcm\"")
+        case .apns: out.appendLiteral("\"apns\"")
+        }
+    }
+
+    private static func appendCompact(_ request: ProviderRequest, to out: inout ByteWriter) {
+        out.appendLiteral("{\"platform\":")
+        appendPlatform(request.platform, to: &out)
+        out.appendLiteral(",\"token\":")
+        out.appendJSONString(request.token)
+        out.appendLiteral(",\"method\":")
+        out.appendJSONString(request.method)
+        // `url` is origin + path; escaping is per byte, so the halves are escaped apart.
+        out.appendLiteral(",\"url\":\"")
+        out.appendJSONStringContent(request.origin)
+        out.appendJSONStringContent(request.path)
+        out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\"")
+        for header in request.headers {
+            out.append(UInt8(ascii: ","))
+            out.appendMember(dynamicKey: header.name, header.value)
+        }
+        out.appendLiteral("},\"body\":")
+        out.append(request.body)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private static func appendCompact(_ persona: CommunicationPersona, to out: inout ByteWriter) {
+        out.appendLiteral("{\"sender\":")
+        appendCompact(persona.sender, to: &out)
+        out.appendLiteral(",\"me\":")
+        appendCompact(persona.me, to: &out)
+        out.appendLiteral(",\"conversation_id\":")
+        out.appendJSONString(persona.conversationID)
+        out.appendLiteral(",\"group_name\":")
+        appendOptional(persona.groupName, to: &out)
+        out.appendLiteral(",\"content\":")
+        out.appendJSONString(persona.content)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private static func appendCompact(_ person: CommunicationPersona.Person, to out: inout ByteWriter) {
+        out.appendLiteral("{\"id\":")
+        appendOptional(person.id, to: &out)
+        out.appendLiteral(",\"display_name\":")
+        appendOptional(person.displayName, to: &out)
+        out.appendLiteral(",\"handle_type\":")
+        out.appendJSONString(person.handleType)
+        out.appendLiteral(person.isMe ? ",\"is_me\":true" : ",\"is_me\":false")
+        if let avatar = person.avatarURL {
+            out.appendLiteral(",\"avatar\":")
+            out.appendJSONString(avatar)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private static func appendCompact(_ avatar: AvatarState, to out: inout ByteWriter) {
+        switch avatar {
+        case .none:
+            out.appendLiteral("{\"state\":\"none\",\"reason\":\"the event has no sender.avatar_url\"}")
+        case let .unchecked(url):
+            out.appendLiteral("{\"state\":\"none\",\"reason\":\"not checked: rendered without the avatar resolver, URL forwarded as given\",\"url\":")
+            out.appendJSONString(url)
+            out.append(UInt8(ascii: "}"))
+        case let .ok(url, mime, bytes, sha256):
+            out.appendLiteral("{\"state\":\"ok\",\"reason\":null,\"url\":")
+            out.appendJSONString(url)
+            out.appendLiteral(",\"mime\":")
+            out.appendJSONString(mime)
+            out.appendLiteral(",\"bytes\":")
+            out.appendDecimal(Int64(bytes))
+            out.appendLiteral(",\"sha256\":")
+            out.appendJSONString(sha256)
+            out.append(UInt8(ascii: "}"))
+        case let .dropped(url, reason):
+            out.appendLiteral("{\"state\":\"dropped\",\"reason\":")
+            out.appendJSONString(reason)
+            out.appendLiteral(",\"url\":")
+            out.appendJSONString(url)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func appendOptional(_ text: String?, to out: inout ByteWriter) {
+        if let text { out.appendJSONString(text) } else { out.appendLiteral("null") }
+    }
+}
