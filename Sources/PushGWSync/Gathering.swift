@@ -2,17 +2,20 @@
 /// part is in: each part brings the results of its positions, and the call
 /// that adds the last part gets every result, in order. Used behind a lock
 /// where parts finish on different threads (the connection pool's shares,
-/// the dispatcher's provider batches).
+/// the dispatcher's provider batches). Inlinable, so each use is
+/// specialized for its element type (across modules a generic struct would
+/// otherwise look up its type metadata and iterate generically at run time).
 public struct Gathering<Element> {
-    private var results: [Element?]
-    private var partsLeft: Int
-    private let missing: Element
+    @usableFromInline var results: [Element?]
+    @usableFromInline var partsLeft: Int
+    @usableFromInline let missing: Element
 
     /// - Parameters:
     ///   - count: positions in all.
     ///   - parts: how many `add` calls complete it.
     ///   - missing: the result of a position no part brought (a caller bug:
     ///     still an answer, never a crash).
+    @inlinable
     public init(count: Int, parts: Int, missing: Element) {
         results = Array(repeating: nil, count: count)
         partsLeft = parts
@@ -21,8 +24,9 @@ public struct Gathering<Element> {
 
     /// Files one part's results at `positions`; returns all of them once
     /// every part is in, else nil.
+    @inlinable
     public mutating func add(_ positions: [Int], _ part: [Element]) -> [Element]? {
-        for (position, result) in zip(positions, part) { results[position] = result }
+        for index in 0..<min(positions.count, part.count) { results[positions[index]] = part[index] }
         partsLeft -= 1
         guard partsLeft == 0 else { return nil }
         return results.map { $0 ?? missing }
