@@ -6,10 +6,13 @@ import Foundation
 import Synchronization
 import PushGWSync
 
-/// One HTTP/2 client connection over TLS, driven by its own event-loop
-/// thread: requests are queued from any task, submitted as streams up to the
-/// peer's SETTINGS_MAX_CONCURRENT_STREAMS (re-read as it changes), and each
-/// `send` ends with exactly one result.
+/// One HTTP/2 client connection over TLS, driven by an event-loop thread
+/// (its pool's `HTTP2EventLoop`, shared with the pool's other connections,
+/// or its own): requests are queued from any task, submitted as streams up
+/// to the peer's SETTINGS_MAX_CONCURRENT_STREAMS (re-read as it changes),
+/// and each `send` ends with exactly one result. The TCP connect and TLS
+/// handshake run on a short-lived thread of their own, so a slow handshake
+/// never holds up the loop's other connections.
 ///
 /// - GOAWAY: streams above the last stream id end with `refused`, requests
 ///   not yet submitted with `notSent` (both safe to resend elsewhere); the
@@ -20,8 +23,10 @@ import PushGWSync
 ///
 /// `@unchecked Sendable`: the state shared with other threads is the `inbox`
 /// (a `Mutex`) and the atomics; everything else (socket, nghttp2 session,
-/// streams) is touched only by the loop thread, including from nghttp2's
-/// callbacks, which run inside that thread's calls into the session.
+/// streams) is touched by the connecting thread until the loop adopts the
+/// connection (a hand-over through the loop's lock), then only by the loop
+/// thread, including from nghttp2's callbacks, which run inside that
+/// thread's calls into the session.
 public final class HTTP2Connection: @unchecked Sendable {
     public let host: String
     public let port: Int
@@ -37,9 +42,10 @@ public final class HTTP2Connection: @unchecked Sendable {
     }
 
     private let inbox = Locked(Inbox())
-    /// A self-pipe: other threads write a byte to wake the loop's `poll`.
-    private let wakeReader: Int32
-    private let wakeWriter: Int32
+    /// The thread that drives this connection once it is connected.
+    private let loop: HTTP2EventLoop
+    /// The loop is this connection's alone: retired when the connection ends.
+    private let ownsLoop: Bool
     private let load = Atomic<Int>(0)
     private let accepting = Atomic<Bool>(true)
     private let connectedFlag = Atomic<Bool>(false)
@@ -55,6 +61,13 @@ public final class HTTP2Connection: @unchecked Sendable {
     private var inFlight: [Int32: PendingStream] = [:]
     private var output: [UInt8] = []
     private var outputOffset = 0
+    /// The last write would have blocked: poll for writability.
+    private var wantsWriteReadiness = false
+    /// Records read ahead with the end of the handshake are inside OpenSSL,
+    /// out of `poll`'s sight: the first turn reads before any poll.
+    private var needsFirstRead = true
+    /// Torn down: the loop lets go of it.
+    private var ended = false
     private var lifecycle = ConnectionLifecycle()
     private var fatal: TransportError?
     private var lastFrameReceived = ContinuousClock.now
@@ -67,14 +80,17 @@ public final class HTTP2Connection: @unchecked Sendable {
     private let keptHeaderBytes: [[UInt8]]?
     private var fixedHeaderStorage: [UnsafeMutableRawBufferPointer] = []
 
-    /// Creates the connection and starts its thread, which connects at once.
-    /// `onClose` runs on the loop thread when the connection stops taking requests.
+    /// Creates the connection, on an event loop of its own, and connects at
+    /// once. `onClose` runs on the loop thread when the connection stops
+    /// taking requests.
     public convenience init(host: String, port: Int, tls: TLSConfiguration, options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(),
                 onClose: @escaping @Sendable (HTTP2Connection) -> Void = { _ in }) throws(TransportError) {
-        try self.init(host: host, port: port, context: TLSClientContext(tls), options: options, onClose: onClose)
+        try self.init(host: host, port: port, context: TLSClientContext(tls), options: options, loop: nil, onClose: onClose)
     }
 
-    init(host: String, port: Int, context: TLSClientContext, options: HTTP2ConnectionOptions,
+    /// - Parameter loop: the loop to run on once connected (a pool's); nil
+    ///   starts one for this connection alone.
+    init(host: String, port: Int, context: TLSClientContext, options: HTTP2ConnectionOptions, loop: HTTP2EventLoop?,
          onClose: @escaping @Sendable (HTTP2Connection) -> Void) throws(TransportError) {
         self.host = host
         self.port = port
@@ -82,24 +98,19 @@ public final class HTTP2Connection: @unchecked Sendable {
         keptHeaderBytes = options.keptHeaderBytes
         tls = context
         self.onClose = onClose
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            throw TransportError(.protocolError, "pipe failed: \(String(cString: strerror(errno)))")
+        if let loop {
+            self.loop = loop
+            ownsLoop = false
+        } else {
+            self.loop = try HTTP2EventLoop(name: "pushgw-h2-\(host)")
+            ownsLoop = true
         }
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        wakeReader = pipeEnds[0]
-        wakeWriter = pipeEnds[1]
-        let thread = Thread { [self] in run() }
-        thread.name = "pushgw-h2-\(host)"
+        let thread = Thread { [self] in connect() }
+        thread.name = "pushgw-h2-connect-\(host)"
         thread.start()
     }
 
     deinit {
-        close(wakeReader)
-        close(wakeWriter)
         if let fixedHeaders { fixedHeaders.deallocate() }
         for storage in fixedHeaderStorage { storage.deallocate() }
     }
@@ -178,23 +189,23 @@ public final class HTTP2Connection: @unchecked Sendable {
     }
 
     private func wake() {
-        var one: UInt8 = 1
-        _ = write(wakeWriter, &one, 1)
+        loop.wake()
     }
 
     // MARK: event loop
 
-    private func run() {
+    /// On the connecting thread: TCP, TLS and the HTTP/2 session, then the
+    /// hand-over to the loop (or the end, with the connect error).
+    private func connect() {
         do throws(TransportError) {
             socket = try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout)
             connectedFlag.store(true, ordering: .relaxed)
             lifecycle.connected()
             try startSession()
-            try loop()
         } catch {
-            fatal = fatal ?? error
+            return end(error)
         }
-        tearDown(reason: fatal ?? TransportError(.shutdown, "connection closed"))
+        if !loop.adopt(self) { end(TransportError(.shutdown, "connection closed")) }
     }
 
     private func startSession() throws(TransportError) {
@@ -235,46 +246,61 @@ public final class HTTP2Connection: @unchecked Sendable {
         fixedHeaders = block
     }
 
-    private func loop() throws(TransportError) {
-        guard let socket else { return }
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var wantsWriteReadiness = false
-        // Records read ahead with the end of the handshake are inside OpenSSL,
-        // out of `poll`'s sight: read once before the first poll.
-        try readInput(socket, &buffer)
-        while true {
-            if drainInbox() { apply(lifecycle.shutdownRequested()) }
-            submitWaiting()
-            try flushOutput(&wantsWriteReadiness)
-            checkTimers()
-            try flushOutput(&wantsWriteReadiness)
-            if let fatal { throw fatal }
-            if case .close = lifecycle.turnEnded(openStreams: inFlight.count) { return }
+    /// What the loop polls for on behalf of a connection.
+    struct PollTurn {
+        let descriptor: Int32
+        let events: Int16
+        /// Input is waiting inside OpenSSL: do not sleep in `poll`.
+        let buffered: Bool
+    }
 
-            // A tuple, not an array: no allocation per turn.
-            var entries = (
-                pollfd(fd: socket.descriptor, events: Int16(POLLIN) | (wantsWriteReadiness || outputOffset < output.count ? Int16(POLLOUT) : 0), revents: 0),
-                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
-            )
-            if !socket.hasBufferedInput {
-                let result = withUnsafeMutableBytes(of: &entries) { poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, 50) }
-                if result < 0, errno != EINTR {
-                    throw TransportError(.connectionLost, "poll failed: \(String(cString: strerror(errno)))")
-                }
-            }
-            if entries.1.revents != 0 { drainWakePipe() }
-            if socket.hasBufferedInput || entries.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness {
+    /// On the loop thread, before it polls: takes new requests, submits and
+    /// writes what can go, checks the timers. nil once the connection has
+    /// ended (it is torn down by then).
+    func turn(buffer: inout [UInt8]) -> PollTurn? {
+        guard !ended, let socket else { return nil }
+        do throws(TransportError) {
+            if needsFirstRead {
+                needsFirstRead = false
                 try readInput(socket, &buffer)
             }
+            if drainInbox() { apply(lifecycle.shutdownRequested()) }
+            submitWaiting()
+            try flushOutput()
+            checkTimers()
+            try flushOutput()
+            if let fatal { throw fatal }
+            if case .close = lifecycle.turnEnded(openStreams: inFlight.count) {
+                end(TransportError(.shutdown, "connection closed"))
+                return nil
+            }
+        } catch {
+            end(fatal ?? error)
+            return nil
+        }
+        let events = Int16(POLLIN) | (wantsWriteReadiness || outputOffset < output.count ? Int16(POLLOUT) : 0)
+        return PollTurn(descriptor: socket.descriptor, events: events, buffered: socket.hasBufferedInput)
+    }
+
+    /// On the loop thread, after it polled: reads what arrived (until "would
+    /// block"), or tries again after a write that would have blocked.
+    func serve(revents: Int16, buffer: inout [UInt8]) {
+        guard !ended, let socket else { return }
+        guard socket.hasBufferedInput || revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness else { return }
+        do throws(TransportError) {
+            try readInput(socket, &buffer)
+        } catch {
+            end(fatal ?? error)
         }
     }
 
-    /// Empties the wake pipe (one byte per wake; a short read means it is
-    /// empty) into a buffer on the stack.
-    private func drainWakePipe() {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { drained in
-            while read(wakeReader, drained.baseAddress, drained.count) == drained.count {}
-        }
+    /// Ends the connection (once): every queued or open stream gets its
+    /// result, and a loop of its own stops.
+    func end(_ reason: TransportError) {
+        guard !ended else { return }
+        ended = true
+        tearDown(reason: fatal ?? reason)
+        if ownsLoop { loop.retire() }
     }
 
     /// Moves newly queued requests to the loop's waiting list. Returns whether shutdown was asked.
@@ -344,7 +370,7 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     /// Collects every frame nghttp2 has ready (up to 64 KiB) and writes them
     /// in one TLS write: one record and one syscall for many frames.
-    private func flushOutput(_ wantsWriteReadiness: inout Bool) throws(TransportError) {
+    private func flushOutput() throws(TransportError) {
         guard let session, let socket else { return }
         while true {
             if outputOffset == output.count {

@@ -14,12 +14,15 @@ public final class HTTP2ConnectionPool: Sendable {
     private let options: HTTP2ConnectionOptions
     private let slots: Locked<[ConnectionSlot<HTTP2Connection>]>
     private let isShutDown = Atomic<Bool>(false)
+    /// The one thread that drives every connection of the pool.
+    private let loop: HTTP2EventLoop
 
     public init(host: String, port: Int, tls: TLSConfiguration, connections: Int = 1,
                 options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff()) throws(TransportError) {
         self.host = host
         self.port = port
         context = try TLSClientContext(tls)
+        loop = try HTTP2EventLoop(name: "pushgw-h2-\(host)")
         self.options = options
         slots = Locked(Array(repeating: ConnectionSlot(backoff: backoff), count: max(1, connections)))
     }
@@ -202,6 +205,8 @@ public final class HTTP2ConnectionPool: Sendable {
             }
         }
         for connection in connections { connection.shutdown(graceful: true) }
+        // The loop's thread stops once those connections have ended.
+        loop.retire()
     }
 
     /// The live connections to use for `wanting` requests (opening empty
@@ -218,7 +223,8 @@ public final class HTTP2ConnectionPool: Sendable {
                     if connection.isAcceptingRequests { live.append(connection) }
                 case .connect:
                     do {
-                        let connection = try HTTP2Connection(host: host, port: port, context: context, options: options) { [weak self] ended in
+                        let connection = try HTTP2Connection(host: host, port: port, context: context, options: options,
+                                                             loop: loop) { [weak self] ended in
                             self?.connectionEnded(ended)
                         }
                         slots[index].connecting(connection)
