@@ -5,7 +5,8 @@ internal import COpenSSL
 internal import COpenSSLShims
 
 /// A non-blocking TCP socket with a client TLS session on it, ALPN `h2`
-/// verified. Owned and used by one connection's event-loop thread only.
+/// verified. Used by one thread at a time: the connecting thread, then the
+/// event-loop thread that drives its connection.
 final class TLSSocket {
     let descriptor: Int32
     private let ssl: OpaquePointer
