@@ -72,14 +72,15 @@ final class ServerConnection {
     /// At most this many header fields are kept per request.
     static let headerFieldLimit = 256
 
-    init(service: any HTTP2Service, registry: ConnectionRegistry, number: Int, socket: Int32, wake: WakeSignal) throws {
+    init(service: any HTTP2Service, context: TLSServerContext, registry: ConnectionRegistry, number: Int, socket: Int32,
+         wake: WakeSignal) throws {
         self.service = service
         handler = service.makeHandler(connection: number)
         self.registry = registry
         self.number = number
         self.socket = socket
         self.wake = wake
-        tls = try TLSSession(context: TLSServerContext(pki: service.pki))
+        tls = try TLSSession(context: context)
     }
 
     deinit {
