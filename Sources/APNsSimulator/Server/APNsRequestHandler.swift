@@ -27,7 +27,7 @@ final class APNsRequestHandler: HTTP2RequestHandler {
         let verdict = core.validator.validate(
             request,
             tokens: &tokens,
-            registeredTopic: { core.registeredTopic(for: $0) },
+            registeredTopic: { core.registeredTopic(forToken: $0) },
             now: core.configuration.clock()
         )
         let response: APNsSimulatorResponse

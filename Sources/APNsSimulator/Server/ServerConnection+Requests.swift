@@ -3,24 +3,21 @@
 extension ServerConnection {
     func beginRequest(streamID: Int32) {
         streams[streamID] = Stream()
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(16)
-        incomingHeaders = (streamID, fields, [])
+        incomingHeaders = (streamID, HeaderFields.reserved())
     }
 
-    func receiveHeader(streamID: Int32, name: String, value: String, neverIndexed: Bool) {
+    /// One field of the header block being received, copied as bytes.
+    func receiveHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
         guard incomingHeaders?.streamID == streamID,
               let count = incomingHeaders?.fields.count, count < Self.headerFieldLimit else { return }
-        incomingHeaders?.fields.append((name, value))
-        if neverIndexed { incomingHeaders?.neverIndexed.append(name) }
+        incomingHeaders?.fields.append(name: name, value: value, neverIndexed: neverIndexed)
     }
 
     /// The request header block of `streamID` is complete: its fields join the stream.
     func endHeaders(streamID: Int32) {
         guard let block = incomingHeaders, block.streamID == streamID else { return }
         incomingHeaders = nil
-        streams[streamID]?.request.headers = block.fields
-        streams[streamID]?.request.neverIndexedNames = block.neverIndexed
+        streams[streamID]?.request.fields = block.fields
     }
 
     func receiveBody(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {

@@ -50,7 +50,7 @@ final class ServerConnection {
     /// never interleaved (RFC 9113 §4.3), so fields collect here, one append
     /// each without a lookup in `streams`, and join their stream when the
     /// block ends (`endHeaders`).
-    var incomingHeaders: (streamID: Int32, fields: [(name: String, value: String)], neverIndexed: [String])?
+    var incomingHeaders: (streamID: Int32, fields: HeaderFields)?
     var pending: [PendingAnswer] = []
     var outbound: [UInt8] = []
     var outboundOffset = 0

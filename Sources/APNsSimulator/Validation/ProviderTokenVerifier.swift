@@ -68,6 +68,27 @@ struct ProviderTokenVerifier {
         return nil
     }
 
+    /// `check(authorization:now:)` on the header's bytes: the token in use,
+    /// sent again as `bearer <token>` (the scheme in any ASCII case, as
+    /// `lowercased()` compares it), is recognized without a String; anything
+    /// else is decoded and checked as a String.
+    mutating func check(authorizationBytes bytes: UnsafeBufferPointer<UInt8>?, now: Double) -> APNsSimulatorResponse? {
+        if let bytes, var token = current?.token, let issuedAt = current?.issuedAt,
+           token.withUTF8({ Self.isBearer(bytes, token: $0) }) {
+            return now - Double(issuedAt) > maxAge ? Self.expired : nil
+        }
+        return check(authorization: bytes.map { String(decoding: $0, as: UTF8.self) }, now: now)
+    }
+
+    /// Whether `bytes` is `bearer` (any ASCII case), one space, then exactly `token`.
+    private static func isBearer(_ bytes: UnsafeBufferPointer<UInt8>, token: UnsafeBufferPointer<UInt8>) -> Bool {
+        let scheme: StaticString = "bearer "
+        let count = scheme.utf8CodeUnitCount
+        guard !token.isEmpty, bytes.count == count + token.count else { return false }
+        for offset in 0..<count - 1 where bytes[offset] | 0x20 != scheme.utf8Start[offset] { return false }
+        return bytes[count - 1] == UInt8(ascii: " ") && TextBytes.equal(UnsafeBufferPointer(rebasing: bytes[count...]), token)
+    }
+
     /// The `kid` and `iat` of a well-formed, correctly signed token for this team.
     private mutating func verifiedClaims(of token: String, now: Double) -> (keyID: String, issuedAt: Int64)? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
