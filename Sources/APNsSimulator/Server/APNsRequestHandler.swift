@@ -12,7 +12,7 @@ final class APNsRequestHandler: HTTP2RequestHandler {
     init(core: SimulatorCore, number: Int) {
         self.core = core
         self.number = number
-        tokens = ProviderTokenVerifier(configuration: core.configuration)
+        tokens = ProviderTokenVerifier(configuration: core.configuration, keyring: core.keyring)
     }
 
     /// 1 before the first valid JWT when configured like Apple, else the

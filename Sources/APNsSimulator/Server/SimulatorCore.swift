@@ -2,7 +2,7 @@ import Synchronization
 import PushGWSync
 
 /// The state every connection thread and the public API share: the
-/// configuration, the validator, and one lock around faults, scripts,
+/// configuration, the validator, the provider-token keys, and one lock around faults, scripts,
 /// device registrations, the stream limit and the statistics.
 ///
 /// It is the APNs `HTTP2Service`: each connection gets an
@@ -14,6 +14,8 @@ final class SimulatorCore: HTTP2Service {
     let configuration: APNsSimulatorConfiguration
     let pki: ThrowawayPKI
     let validator: RequestValidator
+    /// The provider-token keys, parsed once for every connection.
+    let keyring: ProviderKeyring
     private let control: Locked<ControlState>
 
     private struct ControlState {
@@ -29,6 +31,7 @@ final class SimulatorCore: HTTP2Service {
         self.configuration = configuration
         self.pki = pki
         validator = RequestValidator(configuration: configuration)
+        keyring = ProviderKeyring(pems: configuration.keys)
         var devices: [String: String] = [:]
         for (token, topic) in configuration.registeredDevices { devices[token.lowercased()] = topic }
         control = Locked(ControlState(registeredDevices: devices, maxConcurrentStreams: configuration.maxConcurrentStreams))

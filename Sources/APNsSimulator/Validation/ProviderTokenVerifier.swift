@@ -28,10 +28,13 @@ struct ProviderTokenVerifier {
     private let minimumRefreshInterval: Double
     private let allowedClockSkew: Double
     private var parsedKeys: [String: OwnedKey] = [:]
+    /// The simulator's parsed keys; without it, each key is parsed here on first use.
+    private let keyring: ProviderKeyring?
     private var current: (token: String, keyID: String, issuedAt: Int64, adoptedAt: Double)?
     private var boundKeyID: String?
 
-    init(configuration: APNsSimulatorConfiguration) {
+    init(configuration: APNsSimulatorConfiguration, keyring: ProviderKeyring? = nil) {
+        self.keyring = keyring
         teamID = configuration.teamID
         keyPEMs = configuration.keys
         maxAge = configuration.providerTokenMaxAge
@@ -109,8 +112,9 @@ struct ProviderTokenVerifier {
         return (keyID, issuedAt)
     }
 
-    /// The registered key for `keyID`, parsed on first use.
+    /// The registered key for `keyID`: the keyring's, or parsed on first use.
     private mutating func key(for keyID: String) -> OwnedKey? {
+        if let keyring { return keyring.key(for: keyID) }
         if let key = parsedKeys[keyID] { return key }
         guard let pem = keyPEMs[keyID], let key = try? OwnedKey.publicKey(pem: pem), key.isP256 else { return nil }
         parsedKeys[keyID] = key
