@@ -103,6 +103,33 @@ final class FCMSendScannerTests: XCTestCase {
         XCTAssertGreaterThan(settledByFast, 0, "some mutants stay valid (\(mutants) tried)")
     }
 
+    /// Enumeration values are looked up in the scan table's bytes: the fast
+    /// path accepts exactly the values the strict path accepts (ASCII; any
+    /// case for the message priority), field names in both spellings.
+    func testEnumerationValuesAndFieldSpellingsAreMatchedAsTheStrictPathMatchesThem() throws {
+        let fields: [(String, [String])] = [
+            ("priority", ["HIGH", "high", "High", "nOrMaL", "HIGH ", "HIG", "HIGHX", "", "hıgh", "ＨＩＧＨ", "PRIORITY_HIGH"]),
+            ("notification\":{\"notificationPriority", ["PRIORITY_HIGH", "PRIORITY_MIN", "priority_high", "PRIORITY_HIGHEST", "PRIORITY_"]),
+            ("notification\":{\"notification_priority", ["PRIORITY_LOW", "PRIORITY_DEFAULT"]),
+            ("notification\":{\"visibility", ["PUBLIC", "PUBLI", "PUBLICX", "SECRET", "Private", "VISIBILITY_UNSPECIFIED"]),
+            ("notification\":{\"proxy", ["DENY", "ALLOW", "IF_PRIORITY_LOWERED", "PROXY_UNSPECIFIED", "deny", "DEN\\u0059"]),
+        ]
+        for (field, values) in fields {
+            for value in values {
+                let closing = field.contains("{") ? "}}}}" : "}}}"
+                let body = #"{"message":{"token":"t","android":{""# + field + #"":""# + value + "\"" + closing
+                let bytes = Array(body.utf8)
+                let strict = Self.strict(bytes)
+                if let fast = FCMSendScanner.validMessage(bytes) {
+                    guard case .success(let strict) = strict else { return XCTFail("fast accepts what strict refuses: \(body)") }
+                    Self.assertSame(fast, strict, body)
+                } else if case .success = strict, value.utf8.allSatisfy({ $0 < 0x80 }), !value.contains("\\") {
+                    XCTFail("the fast path left a plain valid value to the strict path: \(body)")
+                }
+            }
+        }
+    }
+
     /// The routing helpers compare bytes for ASCII paths and Characters
     /// otherwise; both give the Character-based answer.
     func testRoutesAndProjectsAreReadAsCharactersAre() {

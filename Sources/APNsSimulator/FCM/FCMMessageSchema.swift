@@ -33,43 +33,23 @@ struct FCMMessageSchema: Sendable {
     let typeName: String
     private let fields: [String: Kind]
     /// The same fields for `FCMSendScanner`, which looks names up by their
-    /// UTF-8 bytes: one entry per spelling; the two spellings of a field
-    /// share its `bit`.
-    let entries: [Entry]
-
-    /// One spelling of a field.
-    struct Entry: Sendable {
-        /// The spelling, as UTF-8.
-        let utf8: [UInt8]
-        /// The field's lowerCamelCase name, whichever the spelling.
-        let name: String
-        let kind: Kind
-        /// This field's bit among the object's fields (at most 64).
-        let bit: UInt64
-    }
+    /// UTF-8 bytes; the two spellings of a field share its bit (at most 64
+    /// fields, in name order).
+    let scanTable: FCMScanTable
 
     /// `fields` keyed by lowerCamelCase name; the snake_case names are added.
     init(_ typeName: String, _ fields: [String: Kind]) {
         self.typeName = typeName
         var all = fields
-        var entries: [Entry] = []
+        var entries: [(name: String, spellings: [String], kind: Kind)] = []
         precondition(fields.count <= 64, "one bit per field")
-        for (position, (name, kind)) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
+        for (name, kind) in fields.sorted(by: { $0.key < $1.key }) {
             let snake = Self.snakeCase(name)
             all[snake] = kind
-            let bit = UInt64(1) << UInt64(position)
-            entries.append(Entry(utf8: Array(name.utf8), name: name, kind: kind, bit: bit))
-            if snake != name { entries.append(Entry(utf8: Array(snake.utf8), name: name, kind: kind, bit: bit)) }
+            entries.append((name, snake == name ? [name] : [name, snake], kind))
         }
         self.fields = all
-        self.entries = entries
-    }
-
-    /// The position in `entries` of the spelling `key`, if it is one.
-    func entryIndex(of key: UnsafeBufferPointer<UInt8>) -> Int? {
-        entries.firstIndex { entry in
-            entry.utf8.count == key.count && entry.utf8.withUnsafeBufferPointer { $0.elementsEqual(key) }
-        }
+        scanTable = FCMScanTable(entries)
     }
 
     /// The kind of the field named `name` (either spelling), if known.

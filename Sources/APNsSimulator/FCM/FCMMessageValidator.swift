@@ -115,7 +115,12 @@ enum FCMMessageValidator {
     }
 
     static func isWellFormedToken(_ token: String) -> Bool {
-        let bytes = token.utf8
+        var token = token
+        return token.withUTF8 { isWellFormedToken($0) }
+    }
+
+    /// `isWellFormedToken` on the token's UTF-8.
+    static func isWellFormedToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard (1...4096).contains(bytes.count) else { return false }
         return bytes.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)

@@ -45,10 +45,14 @@ final class FCMRequestHandler: HTTP2RequestHandler {
     /// `path` up to its first `?` (Characters compared; for ASCII, the
     /// same as comparing bytes, which is cheaper).
     static func route(of path: String) -> String {
-        if path.utf8.allSatisfy({ $0 < 0x80 }) {
-            return String(path[..<(path.utf8.firstIndex(of: UInt8(ascii: "?")) ?? path.endIndex)])
+        var path = path
+        let ascii: (cut: Int, count: Int)? = path.withUTF8 { bytes in
+            guard TextBytes.isASCII(bytes) else { return nil }
+            return (bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count, bytes.count)
         }
-        return String(path[..<(path.firstIndex(of: "?") ?? path.endIndex)])
+        guard let ascii else { return String(path[..<(path.firstIndex(of: "?") ?? path.endIndex)]) }
+        if ascii.cut == ascii.count { return path }
+        return path.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[..<ascii.cut]), as: UTF8.self) }
     }
 
     /// The project of `/v1/projects/{project}/messages:send`, if `path` is
@@ -56,13 +60,19 @@ final class FCMRequestHandler: HTTP2RequestHandler {
     static func sendProject(_ path: String) -> String? {
         let prefix = "/v1/projects/"
         let suffix = "/messages:send"
-        if path.utf8.allSatisfy({ $0 < 0x80 }) {
-            let bytes = path.utf8
-            guard bytes.count > prefix.utf8.count + suffix.utf8.count, bytes.starts(with: prefix.utf8),
-                  bytes.reversed().starts(with: suffix.utf8.reversed()) else { return nil }
-            let project = bytes.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
-            return project.contains(UInt8(ascii: "/")) ? nil : String(Substring(project))
+        var path = path
+        let ascii: String?? = path.withUTF8 { bytes in
+            guard TextBytes.isASCII(bytes) else { return nil }  // not settled here
+            func spells(_ part: Slice<UnsafeBufferPointer<UInt8>>, _ text: String) -> Bool {
+                var text = text
+                return text.withUTF8 { TextBytes.equal(UnsafeBufferPointer(rebasing: part), $0) }
+            }
+            guard bytes.count > prefix.utf8.count + suffix.utf8.count, spells(bytes[..<prefix.utf8.count], prefix),
+                  spells(bytes[(bytes.count - suffix.utf8.count)...], suffix) else { return .some(nil) }
+            let project = UnsafeBufferPointer(rebasing: bytes[prefix.utf8.count..<bytes.count - suffix.utf8.count])
+            return project.contains(UInt8(ascii: "/")) ? .some(nil) : String(decoding: project, as: UTF8.self)
         }
+        if let ascii { return ascii }
         guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
         let project = path.dropFirst(prefix.count).dropLast(suffix.count)
         return project.contains("/") ? nil : String(project)

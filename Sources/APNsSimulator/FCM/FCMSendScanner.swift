@@ -19,7 +19,7 @@ enum FCMSendScanner {
         let read: Bool? = StrictJSONParser<APNsPayloadShape>.read(body) { parser in
             parser.skipWhitespace()
             guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "{"),
-                  parser.scanObject(.sendRequest, place: .root, facts: &facts) else { return nil }
+                  parser.scanObject(FCMMessageSchema.sendRequest.scanTable, place: .root, facts: &facts) else { return nil }
             return true
         }
         guard read == true else { return nil }
@@ -30,15 +30,15 @@ enum FCMSendScanner {
     enum Place {
         case root, message, notification, android, androidNotification, webpush, apns, other
 
-        /// The place of this object's field `name` (lowerCamelCase), when it is an object.
-        func child(_ name: String) -> Place {
-            switch (self, name) {
-            case (.root, "message"): return .message
-            case (.message, "notification"): return .notification
-            case (.message, "android"): return .android
-            case (.message, "webpush"): return .webpush
-            case (.message, "apns"): return .apns
-            case (.android, "notification"): return .androidNotification
+        /// The place of this object's field `role` names, when it is an object.
+        func child(_ role: FCMScanTable.Role) -> Place {
+            switch (self, role) {
+            case (.root, .message): return .message
+            case (.message, .notification): return .notification
+            case (.message, .android): return .android
+            case (.message, .webpush): return .webpush
+            case (.message, .apns): return .apns
+            case (.android, .notification): return .androidNotification
             default: return .other
             }
         }
@@ -55,23 +55,23 @@ enum FCMSendScanner {
         /// `message.data` keys and values plus `message.notification` texts, in bytes.
         var countedBytes = 0
 
-        /// Notes the string field `name` of an object at `place`; `false`
-        /// when FCM refuses it (`android.notification.color`).
-        mutating func note(_ text: UnsafeBufferPointer<UInt8>, field name: String, place: Place) -> Bool {
+        /// Notes the string field `role` names in an object at `place`;
+        /// `false` when FCM refuses it (`android.notification.color`).
+        mutating func note(_ text: UnsafeBufferPointer<UInt8>, field role: FCMScanTable.Role, place: Place) -> Bool {
             switch place {
             case .message:
-                let value = text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
-                switch name {
-                case "token": token = value
-                case "topic": topic = value
-                case "condition": condition = value
-                case "fid": fid = value
+                func value() -> String? { text.isEmpty ? nil : String(decoding: text, as: UTF8.self) }
+                switch role {
+                case .token: token = value()
+                case .topic: topic = value()
+                case .condition: condition = value()
+                case .fid: fid = value()
                 default: break
                 }
             case .notification:
-                if name == "title" || name == "body" || name == "image" { countedBytes += text.count }
+                if role == .title || role == .body || role == .image { countedBytes += text.count }
             case .androidNotification:
-                if name == "color" { return FCMMessageValidator.isColor(text) }
+                if role == .color { return FCMMessageValidator.isColor(text) }
             default:
                 break
             }

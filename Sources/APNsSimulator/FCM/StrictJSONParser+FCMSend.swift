@@ -5,9 +5,9 @@ extension StrictJSONParser where Value == APNsPayloadShape {
     typealias Place = FCMSendScanner.Place
     typealias Facts = FCMSendScanner.Facts
 
-    /// At `{`: every member a known field of `schema`, at most once in
+    /// At `{`: every member a known field of `table`'s type, at most once in
     /// either spelling, of its kind; `false` sends the body to the strict path.
-    mutating func scanObject(_ schema: FCMMessageSchema, place: Place, facts: inout Facts) -> Bool {
+    mutating func scanObject(_ table: FCMScanTable, place: Place, facts: inout Facts) -> Bool {
         guard enter() else { return false }
         defer { depth -= 1 }
         if closes(UInt8(ascii: "}")) { return true }
@@ -15,14 +15,14 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-                  let found = readString({ schema.entryIndex(of: $0) }), let position = found else { return false }
-            let entry = schema.entries[position]
-            guard seen & entry.bit == 0 else { return false }
-            seen |= entry.bit
+                  let found = readString({ table.field(named: $0) }), let position = found else { return false }
+            let field = table.fields[position]
+            guard seen & field.bit == 0 else { return false }
+            seen |= field.bit
             guard colon() else { return false }
             if bytes[index] == UInt8(ascii: "n") {
                 guard parseLiteral("null", .other) != nil else { return false }  // unset, as in proto3
-            } else if !scanField(entry, place: place, facts: &facts) {
+            } else if !scanField(field, of: table, at: position, place: place, facts: &facts) {
                 return false
             }
             switch next(closing: UInt8(ascii: "}")) {
@@ -33,13 +33,15 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         }
     }
 
-    /// The non-null value at `index` against `entry`'s kind.
-    private mutating func scanField(_ entry: FCMMessageSchema.Entry, place: Place, facts: inout Facts) -> Bool {
+    /// The non-null value at `index` against the kind of `field` (number
+    /// `position` of `table`).
+    private mutating func scanField(_ field: FCMScanTable.Field, of table: FCMScanTable, at position: Int, place: Place,
+                                    facts: inout Facts) -> Bool {
         let byte = bytes[index]
         let isString = byte == UInt8(ascii: "\"")
-        switch entry.kind {
+        switch field.shape {
         case .string:
-            return isString && readString { facts.note($0, field: entry.name, place: place) } == true
+            return isString && readString { facts.note($0, field: field.role, place: place) } == true
         case .bool:
             let value: Bool
             if byte == UInt8(ascii: "t"), parseLiteral("true", .other) != nil {
@@ -49,7 +51,7 @@ extension StrictJSONParser where Value == APNsPayloadShape {
             } else {
                 return false
             }
-            if place == .root, entry.name == "validateOnly" { facts.validateOnly = value }
+            if place == .root, field.role == .validateOnly { facts.validateOnly = value }
             return true
         case .integer:
             if isString { return readString { Int64(String(decoding: $0, as: UTF8.self)) != nil } == true }
@@ -58,31 +60,26 @@ extension StrictJSONParser where Value == APNsPayloadShape {
             if isString { return readString { Double(String(decoding: $0, as: UTF8.self)) != nil } == true }
             return scanNumber { _ in true }
         case .duration:
-            let negativeRefused = place == .android && entry.name == "ttl"
+            let negativeRefused = place == .android && field.role == .ttl
             return isString && readString { text in
                 FCMMessageReader.isDuration(String(decoding: text, as: UTF8.self))
                     && !(negativeRefused && text.first == UInt8(ascii: "-"))
             } == true
-        case .enumeration(_, let values, let caseInsensitive):
+        case .enumeration:
             guard isString else { return scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
-            return readString { text in
-                guard caseInsensitive else { return values.contains(String(decoding: text, as: UTF8.self)) }
-                return text.allSatisfy { $0 < 0x80 } && values.contains { value in
-                    value.utf8.elementsEqual(text.lazy.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 })
-                }
-            } == true
+            return readString { table.isValue($0, of: field) } == true
         case .stringMap:
-            return byte == UInt8(ascii: "{") && scanStringMap(data: entry.name == "data" ? place : .other, facts: &facts)
+            return byte == UInt8(ascii: "{") && scanStringMap(data: field.role == .data ? place : .other, facts: &facts)
         case .stringList:
             return byte == UInt8(ascii: "[") && scanStringList()
-        case .object(let schema):
-            guard byte == UInt8(ascii: "{") else { return false }
-            let child = place.child(entry.name)
+        case .object:
+            guard byte == UInt8(ascii: "{"), let childTable = table.children[position] else { return false }
+            let child = place.child(field.role)
             if child == .message { facts.hasMessage = true }
-            return scanObject(schema, place: child, facts: &facts)
+            return scanObject(childTable, place: child, facts: &facts)
         case .freeObject:
             guard byte == UInt8(ascii: "{"), case .object(let hasAPSObject)? = parseValue() else { return false }
-            return place != .apns || entry.name != "payload" || hasAPSObject
+            return place != .apns || field.role != .payload || hasAPSObject
         }
     }
 

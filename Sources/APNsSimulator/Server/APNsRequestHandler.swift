@@ -12,7 +12,7 @@ final class APNsRequestHandler: HTTP2RequestHandler {
     init(core: SimulatorCore, number: Int) {
         self.core = core
         self.number = number
-        tokens = ProviderTokenVerifier(configuration: core.configuration)
+        tokens = ProviderTokenVerifier(configuration: core.configuration, keyring: core.keyring)
     }
 
     /// 1 before the first valid JWT when configured like Apple, else the
@@ -27,7 +27,7 @@ final class APNsRequestHandler: HTTP2RequestHandler {
         let verdict = core.validator.validate(
             request,
             tokens: &tokens,
-            registeredTopic: { core.registeredTopic(for: $0) },
+            registeredTopic: { core.registeredTopic(forToken: $0) },
             now: core.configuration.clock()
         )
         let response: APNsSimulatorResponse

@@ -5,6 +5,8 @@ import Glibc
 /// bound; more are closed at once), and reaps finished connection threads.
 struct AcceptLoop: Sendable {
     let service: any HTTP2Service
+    /// The simulator's TLS context, shared by every connection.
+    let context: TLSServerContext
     let registry: ConnectionRegistry
     let listener: Int32
     let wake: WakeSignal
@@ -37,11 +39,12 @@ struct AcceptLoop: Sendable {
             return
         }
         let service = self.service
+        let context = self.context
         let registry = self.registry
         do {
             let thread = try JoinableThread.spawn {
                 if let connection = try? ServerConnection(
-                    service: service, registry: registry, number: number, socket: socket, wake: connectionWake
+                    service: service, context: context, registry: registry, number: number, socket: socket, wake: connectionWake
                 ) {
                     connection.run()
                 }

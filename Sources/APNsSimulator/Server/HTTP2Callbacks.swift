@@ -26,8 +26,8 @@ let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, 
     guard let frame, let name, let value, isRequestHeaders(frame) else { return 0 }
     connection(userData).receiveHeader(
         streamID: frame.pointee.hd.stream_id,
-        name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-        value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self),
+        name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: valueLength),
         // HPACK "literal never indexed" (RFC 7541 §6.2.3), as nghttp2 reports it.
         neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
     )

@@ -16,23 +16,25 @@ enum HeaderBlock {
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count + 1) { headers in
                 let base = storage.baseAddress!
                 var offset = 0
-                func append<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> (UnsafeMutablePointer<UInt8>, Int) {
+                func append(_ bytes: UnsafeBufferPointer<UInt8>) -> (UnsafeMutablePointer<UInt8>, Int) {
                     let start = offset
-                    for byte in bytes {
-                        storage[offset] = byte
-                        offset += 1
-                    }
-                    return (base + start, offset - start)
+                    if let source = bytes.baseAddress { (base + start).initialize(from: source, count: bytes.count) }
+                    offset += bytes.count
+                    return (base + start, bytes.count)
+                }
+                func append(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
+                    var text = text
+                    return text.withUTF8 { append($0) }
                 }
                 func entry(_ name: (UnsafeMutablePointer<UInt8>, Int), _ value: (UnsafeMutablePointer<UInt8>, Int)) -> nghttp2_nv {
                     nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
                                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
                 }
                 let statusEntry = entry(append(UnsafeBufferPointer(start: statusName.utf8Start, count: statusName.utf8CodeUnitCount)),
-                                        append(digits.utf8))
+                                        append(digits))
                 headers.initializeElement(at: 0, to: statusEntry)
                 for (index, field) in fields.enumerated() {
-                    headers.initializeElement(at: index + 1, to: entry(append(field.name.utf8), append(field.value.utf8)))
+                    headers.initializeElement(at: index + 1, to: entry(append(field.name), append(field.value)))
                 }
                 defer { headers.deinitialize() }
                 return body(UnsafePointer(headers.baseAddress!), fields.count + 1)

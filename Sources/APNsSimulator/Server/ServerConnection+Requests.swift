@@ -1,26 +1,31 @@
 /// Request assembly, fault injection and answers (from the handler),
 /// driven by the nghttp2 callbacks and the connection's loop.
+///
+/// A `Stream` is read in place (`streams.index(forKey:)`, then
+/// `streams.values[index]`), never copied out of the dictionary: a copy
+/// would retain and release each of its buffers.
 extension ServerConnection {
     func beginRequest(streamID: Int32) {
         streams[streamID] = Stream()
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(16)
-        incomingHeaders = (streamID, fields, [])
+        incomingHeaders = IncomingHeaders(streamID: streamID)
     }
 
-    func receiveHeader(streamID: Int32, name: String, value: String, neverIndexed: Bool) {
-        guard incomingHeaders?.streamID == streamID,
-              let count = incomingHeaders?.fields.count, count < Self.headerFieldLimit else { return }
-        incomingHeaders?.fields.append((name, value))
-        if neverIndexed { incomingHeaders?.neverIndexed.append(name) }
+    /// One field of the header block being received, copied as bytes.
+    func receiveHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
+        incomingHeaders?.append(streamID: streamID, name: name, value: value, neverIndexed: neverIndexed)
     }
 
     /// The request header block of `streamID` is complete: its fields join the stream.
     func endHeaders(streamID: Int32) {
-        guard let block = incomingHeaders, block.streamID == streamID else { return }
-        incomingHeaders = nil
-        streams[streamID]?.request.headers = block.fields
-        streams[streamID]?.request.neverIndexedNames = block.neverIndexed
+        guard incomingHeaders?.streamID == streamID, let block = incomingHeaders.take(),
+              let index = streams.index(forKey: streamID) else { return }
+        streams.values[index].request.fields = block.fields
+    }
+
+    /// The phase of `streamID`, if it is open.
+    private func phase(of streamID: Int32) -> Phase? {
+        guard let index = streams.index(forKey: streamID) else { return nil }
+        return streams.values[index].phase
     }
 
     func receiveBody(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
@@ -30,7 +35,7 @@ extension ServerConnection {
     /// The request on `streamID` is complete: apply the faults in force, then
     /// schedule its answer.
     func completeRequest(streamID: Int32) {
-        guard !dropRequested, streams[streamID]?.phase == .receiving else { return }
+        guard !dropRequested, phase(of: streamID) == .receiving else { return }
         if let last = goAwayLastStreamID, streamID > last {
             streams[streamID]?.phase = .ignored
             service.recordUnanswered(1)
@@ -89,11 +94,13 @@ extension ServerConnection {
 
     /// Has the handler answer the request, then submits the answer.
     private func answer(_ streamID: Int32) {
-        guard let stream = streams[streamID], stream.phase == .waiting, let session else { return }
-        let answer = handler.answer(stream.request, streamID: streamID)
+        guard let index = streams.index(forKey: streamID), streams.values[index].phase == .waiting, let session else { return }
+        let answer = handler.answer(streams.values[index].request, streamID: streamID)
         if answer.streamLimitMayHaveChanged { applyStreamLimit() }
-        streams[streamID]?.phase = .answered
-        streams[streamID]?.responseBody = answer.body
+        if let index = streams.index(forKey: streamID) {
+            streams.values[index].phase = .answered
+            streams.values[index].responseBody = answer.body
+        }
         _ = session.submitResponse(streamID: streamID, status: answer.status, headers: answer.headers,
                                    hasBody: !answer.body.isEmpty)
     }

@@ -32,6 +32,19 @@ final class ServerConnection {
         }
     }
 
+    /// The header block being received: its stream and its fields so far.
+    struct IncomingHeaders {
+        let streamID: Int32
+        var fields = HeaderFields.reserved()
+
+        /// Appends a field of `streamID`'s block, up to `headerFieldLimit` fields.
+        mutating func append(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
+                             neverIndexed: Bool) {
+            guard streamID == self.streamID, fields.count < ServerConnection.headerFieldLimit else { return }
+            fields.append(name: name, value: value, neverIndexed: neverIndexed)
+        }
+    }
+
     struct PendingAnswer {
         let due: ContinuousClock.Instant
         let streamID: Int32
@@ -50,7 +63,7 @@ final class ServerConnection {
     /// never interleaved (RFC 9113 §4.3), so fields collect here, one append
     /// each without a lookup in `streams`, and join their stream when the
     /// block ends (`endHeaders`).
-    var incomingHeaders: (streamID: Int32, fields: [(name: String, value: String)], neverIndexed: [String])?
+    var incomingHeaders: IncomingHeaders?
     var pending: [PendingAnswer] = []
     var outbound: [UInt8] = []
     var outboundOffset = 0
@@ -72,14 +85,15 @@ final class ServerConnection {
     /// At most this many header fields are kept per request.
     static let headerFieldLimit = 256
 
-    init(service: any HTTP2Service, registry: ConnectionRegistry, number: Int, socket: Int32, wake: WakeSignal) throws {
+    init(service: any HTTP2Service, context: TLSServerContext, registry: ConnectionRegistry, number: Int, socket: Int32,
+         wake: WakeSignal) throws {
         self.service = service
         handler = service.makeHandler(connection: number)
         self.registry = registry
         self.number = number
         self.socket = socket
         self.wake = wake
-        tls = try TLSSession(context: TLSServerContext(pki: service.pki))
+        tls = try TLSSession(context: context)
     }
 
     deinit {
@@ -181,6 +195,9 @@ final class ServerConnection {
             case .bytes(let plain):
                 let consumed = nghttp2_session_mem_recv(session.pointer, plainBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), plain)
                 if consumed < 0 { return false }  // nghttp2 has queued GOAWAY; the caller flushes it
+                // Skips the read that could only say "needs input" (the
+                // usual turn: one record in, all of it read).
+                if !tls.hasBufferedInput { return true }
             case .needsInput:
                 return true
             case .closed:

@@ -2,7 +2,7 @@ import Synchronization
 import PushGWSync
 
 /// The state every connection thread and the public API share: the
-/// configuration, the validator, and one lock around faults, scripts,
+/// configuration, the validator, the provider-token keys, and one lock around faults, scripts,
 /// device registrations, the stream limit and the statistics.
 ///
 /// It is the APNs `HTTP2Service`: each connection gets an
@@ -14,6 +14,8 @@ final class SimulatorCore: HTTP2Service {
     let configuration: APNsSimulatorConfiguration
     let pki: ThrowawayPKI
     let validator: RequestValidator
+    /// The provider-token keys, parsed once for every connection.
+    let keyring: ProviderKeyring
     private let control: Locked<ControlState>
 
     private struct ControlState {
@@ -29,6 +31,7 @@ final class SimulatorCore: HTTP2Service {
         self.configuration = configuration
         self.pki = pki
         validator = RequestValidator(configuration: configuration)
+        keyring = ProviderKeyring(pems: configuration.keys)
         var devices: [String: String] = [:]
         for (token, topic) in configuration.registeredDevices { devices[token.lowercased()] = topic }
         control = Locked(ControlState(registeredDevices: devices, maxConcurrentStreams: configuration.maxConcurrentStreams))
@@ -67,8 +70,10 @@ final class SimulatorCore: HTTP2Service {
         control.withLock { $0.registeredDevices[token.lowercased()] = topic }
     }
 
-    func registeredTopic(for token: String) -> String? {
-        control.withLock { $0.registeredDevices[token] }
+    /// The topic the token is registered for, if any; the lowercased token
+    /// is asked for only when some device is registered.
+    func registeredTopic(forToken lowercasedToken: () -> String) -> String? {
+        control.withLock { state in state.registeredDevices.isEmpty ? nil : state.registeredDevices[lowercasedToken()] }
     }
 
     var maxConcurrentStreams: Int {
@@ -97,39 +102,43 @@ final class SimulatorCore: HTTP2Service {
 
     /// The answer to a valid notification (its token's script, or 200),
     /// recorded as accepted or rejected in the same critical section.
+    ///
+    /// The token's key and the record's texts are made only when a script
+    /// or a record needs them.
     func answer(for notification: ValidatedNotification, connection: Int, streamID: Int32) -> APNsSimulatorResponse {
-        let key = notification.deviceToken.lowercased()
-        let recordsNotifications = configuration.recordsNotifications
         let recordsIDs = configuration.recordsAcceptedIDs
+        let record = configuration.recordsNotifications ? APNsSimulatorNotification(
+            deviceToken: notification.deviceToken,
+            apnsID: notification.apnsID,
+            apnsIDWasSent: notification.apnsIDWasSent,
+            topic: notification.topic,
+            pushType: notification.pushType,
+            priority: notification.priority,
+            expiration: notification.expiration,
+            collapseID: notification.collapseID,
+            payload: notification.payload,
+            connectionNumber: connection,
+            streamID: Int(streamID),
+            neverIndexedHeaders: notification.neverIndexedHeaders
+        ) : nil
+        let key = recordsIDs ? notification.tokenKey : nil
         return control.withLock { state in
             var response = APNsSimulatorResponse.success
-            if var script = state.scripts[key] {
-                let next = script.next()
-                response = next.response
-                state.scripts[key] = next.exhausted ? nil : script
+            if !state.scripts.isEmpty {
+                let key = key ?? notification.tokenKey
+                if var script = state.scripts[key] {
+                    let next = script.next()
+                    response = next.response
+                    state.scripts[key] = next.exhausted ? nil : script
+                }
             }
             if response.status == 200 {
                 state.statistics.acceptedTotal += 1
-                if recordsIDs {
+                if let key {
                     state.statistics.acceptedPerToken[key, default: 0] += 1
                     state.statistics.acceptedIDs.append(notification.apnsID)
                 }
-                if recordsNotifications {
-                    state.statistics.notifications.append(APNsSimulatorNotification(
-                        deviceToken: notification.deviceToken,
-                        apnsID: notification.apnsID,
-                        apnsIDWasSent: notification.apnsIDWasSent,
-                        topic: notification.topic,
-                        pushType: notification.pushType,
-                        priority: notification.priority,
-                        expiration: notification.expiration,
-                        collapseID: notification.collapseID,
-                        payload: notification.payload,
-                        connectionNumber: connection,
-                        streamID: Int(streamID),
-                        neverIndexedHeaders: notification.neverIndexedHeaders
-                    ))
-                }
+                if let record { state.statistics.notifications.append(record) }
             } else {
                 Self.countRejection(response.reason, in: &state.statistics)
             }

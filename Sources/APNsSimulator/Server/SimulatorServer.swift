@@ -42,7 +42,7 @@ final class SimulatorServer: Sendable {
     /// Binds 127.0.0.1 and starts accepting. Throws when the port is taken,
     /// the TLS context cannot be built, or it was already started.
     func start() throws {
-        _ = try TLSServerContext(pki: service.pki)  // fail here, not per connection
+        let context = try TLSServerContext(pki: service.pki)  // once, not per connection
         try lifecycle.withLock { state in
             guard case .created = state else {
                 throw APNsSimulatorError(operation: "start", detail: "the simulator was already started")
@@ -55,7 +55,7 @@ final class SimulatorServer: Sendable {
                 close(listener)
                 throw error
             }
-            let loop = AcceptLoop(service: service, registry: registry, listener: listener, wake: wake)
+            let loop = AcceptLoop(service: service, context: context, registry: registry, listener: listener, wake: wake)
             do {
                 let thread = try JoinableThread.spawn { loop.run() }
                 state = .running(Running(listener: listener, port: port, acceptThread: thread, acceptWake: wake))

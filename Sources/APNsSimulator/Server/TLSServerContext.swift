@@ -24,9 +24,16 @@ private let selectH2: SSL_CTX_alpn_select_cb_func = { _, selected, selectedLengt
 /// Owns the server `SSL_CTX`: TLS 1.2 or later, no compression or
 /// renegotiation, the throwaway certificate and key, ALPN `h2` only.
 ///
-/// Each connection thread builds its own context from the PEM text, so no
-/// OpenSSL handle is shared between threads.
-final class TLSServerContext {
+/// Built once per simulator (`SimulatorServer.start()`), when the PEM key and
+/// certificate are parsed; every connection makes its `SSL` from it.
+///
+/// `@unchecked Sendable`: the context is fully configured in `init` and never
+/// mutated afterwards (no method changes it; `pointer` is only handed to
+/// `SSL_new`); OpenSSL documents creating `SSL` objects from a shared,
+/// configured `SSL_CTX` as thread-safe (it locks its own reference count and
+/// session cache), and each `SSL` holds a reference, so the context outlives
+/// every connection made from it.
+final class TLSServerContext: @unchecked Sendable {
     let pointer: OpaquePointer
 
     init(pki: ThrowawayPKI) throws {

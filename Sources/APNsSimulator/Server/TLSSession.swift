@@ -71,6 +71,13 @@ final class TLSSession {
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     }
 
+    /// Whether `read` may have more to give without new input: ciphertext
+    /// fed but not yet read by TLS, or a record read but not yet returned.
+    /// When neither, another `read` could only answer `needsInput`.
+    var hasBufferedInput: Bool {
+        pgw_bio_pending(networkIn) > 0 || SSL_has_pending(ssl) == 1
+    }
+
     /// Decrypts into `buffer` what the fed input allows.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
         let result = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))

@@ -3,7 +3,12 @@
 enum APNsIdentifier {
     /// Whether `text` is exactly a lowercase 8-4-4-4-12 UUID.
     static func isValid(_ text: String) -> Bool {
-        let bytes = text.utf8
+        var text = text
+        return text.withUTF8 { isValid($0) }
+    }
+
+    /// `isValid` on bytes.
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 36 else { return false }
         for (offset, byte) in bytes.enumerated() {
             if offset == 8 || offset == 13 || offset == 18 || offset == 23 {

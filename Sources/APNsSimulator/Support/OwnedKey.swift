@@ -4,7 +4,8 @@ import COpenSSLShims
 /// Owns one `EVP_PKEY` and frees it in `deinit`.
 ///
 /// Thread-confined like every other handle owner here: created, used and
-/// freed by one thread (each connection parses its own keys).
+/// freed by one thread; the one exception, a `ProviderKeyring`'s keys, are
+/// shared read-only (see there).
 final class OwnedKey {
     let pointer: OpaquePointer
 

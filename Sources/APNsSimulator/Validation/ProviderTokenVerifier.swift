@@ -28,10 +28,13 @@ struct ProviderTokenVerifier {
     private let minimumRefreshInterval: Double
     private let allowedClockSkew: Double
     private var parsedKeys: [String: OwnedKey] = [:]
+    /// The simulator's parsed keys; without it, each key is parsed here on first use.
+    private let keyring: ProviderKeyring?
     private var current: (token: String, keyID: String, issuedAt: Int64, adoptedAt: Double)?
     private var boundKeyID: String?
 
-    init(configuration: APNsSimulatorConfiguration) {
+    init(configuration: APNsSimulatorConfiguration, keyring: ProviderKeyring? = nil) {
+        self.keyring = keyring
         teamID = configuration.teamID
         keyPEMs = configuration.keys
         maxAge = configuration.providerTokenMaxAge
@@ -68,6 +71,27 @@ struct ProviderTokenVerifier {
         return nil
     }
 
+    /// `check(authorization:now:)` on the header's bytes: the token in use,
+    /// sent again as `bearer <token>` (the scheme in any ASCII case, as
+    /// `lowercased()` compares it), is recognized without a String; anything
+    /// else is decoded and checked as a String.
+    mutating func check(authorizationBytes bytes: UnsafeBufferPointer<UInt8>?, now: Double) -> APNsSimulatorResponse? {
+        if let bytes, var token = current?.token, let issuedAt = current?.issuedAt,
+           token.withUTF8({ Self.isBearer(bytes, token: $0) }) {
+            return now - Double(issuedAt) > maxAge ? Self.expired : nil
+        }
+        return check(authorization: bytes.map { String(decoding: $0, as: UTF8.self) }, now: now)
+    }
+
+    /// Whether `bytes` is `bearer` (any ASCII case), one space, then exactly `token`.
+    private static func isBearer(_ bytes: UnsafeBufferPointer<UInt8>, token: UnsafeBufferPointer<UInt8>) -> Bool {
+        let scheme: StaticString = "bearer "
+        let count = scheme.utf8CodeUnitCount
+        guard !token.isEmpty, bytes.count == count + token.count else { return false }
+        for offset in 0..<count - 1 where bytes[offset] | 0x20 != scheme.utf8Start[offset] { return false }
+        return bytes[count - 1] == UInt8(ascii: " ") && TextBytes.equal(UnsafeBufferPointer(rebasing: bytes[count...]), token)
+    }
+
     /// The `kid` and `iat` of a well-formed, correctly signed token for this team.
     private mutating func verifiedClaims(of token: String, now: Double) -> (keyID: String, issuedAt: Int64)? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -88,8 +112,9 @@ struct ProviderTokenVerifier {
         return (keyID, issuedAt)
     }
 
-    /// The registered key for `keyID`, parsed on first use.
+    /// The registered key for `keyID`: the keyring's, or parsed on first use.
     private mutating func key(for keyID: String) -> OwnedKey? {
+        if let keyring { return keyring.key(for: keyID) }
         if let key = parsedKeys[keyID] { return key }
         guard let pem = keyPEMs[keyID], let key = try? OwnedKey.publicKey(pem: pem), key.isP256 else { return nil }
         parsedKeys[keyID] = key

@@ -1,11 +1,13 @@
 /// One HTTP/2 request as the simulator received it: every header field in
 /// arrival order (pseudo-headers included) and the body.
+///
+/// The fields are kept as the bytes nghttp2 delivered (`fields`); the
+/// validators' fast paths read those, and the Strings below are made only
+/// when asked for (the strict paths, records, tests).
 struct ReceivedRequest {
     /// Header fields as received; names are lowercase (HTTP/2 requires it
     /// and nghttp2 enforces it).
-    var headers: [(name: String, value: String)] = []
-    /// Names of the fields sent as HPACK literals never indexed.
-    var neverIndexedNames: [String] = []
+    var fields = HeaderFields()
     /// The body, kept up to `bodyLimit` bytes.
     var body: [UInt8] = []
     /// The full body length, even past `bodyLimit`.
@@ -14,6 +16,21 @@ struct ReceivedRequest {
     /// More than any APNs payload limit; the rest is counted, not kept.
     static let bodyLimit = 64 * 1024
 
+    /// Header fields as Strings, in arrival order. Setting them replaces
+    /// every field, none of them never-indexed.
+    var headers: [(name: String, value: String)] {
+        get { fields.entries.indices.map { (fields.name(at: $0), fields.value(at: $0)) } }
+        set {
+            fields = HeaderFields()
+            for (name, value) in newValue { fields.append(name: name, value: value, neverIndexed: false) }
+        }
+    }
+
+    /// Names of the fields sent as HPACK literals never indexed.
+    var neverIndexedNames: [String] {
+        fields.entries.indices.filter { fields.entries[$0].neverIndexed }.map { fields.name(at: $0) }
+    }
+
     /// Appends a body chunk, keeping at most `bodyLimit` bytes.
     mutating func appendBody(_ chunk: UnsafeBufferPointer<UInt8>) {
         bodyLength += chunk.count
@@ -21,21 +38,24 @@ struct ReceivedRequest {
         if room > 0 { body.append(contentsOf: chunk.prefix(room)) }
     }
 
-    /// The single value of `name`, or `nil` when absent.
+    /// The value of the first field named `name`, or `nil` when absent.
     func value(_ name: String) -> String? {
-        headers.first { $0.name == name }?.value
+        fields.firstIndex(of: name).map { fields.value(at: $0) }
     }
 
     /// A non-pseudo header name that occurs more than once.
     ///
-    /// Compares each name with the ones before it: cheaper than hashing for
-    /// the dozen fields a request has, and bounded by the connection's
-    /// header field limit.
+    /// Compares each name with the ones before it (as Strings, see
+    /// `TextBytes.same`): cheaper than hashing for the dozen fields a
+    /// request has, and bounded by the connection's header field limit.
     var duplicatedHeaderName: String? {
-        for index in headers.indices where headers[index].name.utf8.first != UInt8(ascii: ":") {
-            let name = headers[index].name
-            if headers[..<index].contains(where: { $0.name == name }) { return name }
+        fields.bytes.withUnsafeBufferPointer { all in
+            let entries = fields.entries
+            func name(_ index: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: all[entries[index].nameRange]) }
+            for index in entries.indices where name(index).first != UInt8(ascii: ":") {
+                if (0..<index).contains(where: { TextBytes.same(name($0), name(index)) }) { return fields.name(at: index) }
+            }
+            return nil
         }
-        return nil
     }
 }

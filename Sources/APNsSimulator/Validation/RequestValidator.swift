@@ -23,9 +23,15 @@
 ///     payload was empty" — nothing deliverable was found).
 ///
 /// Pure apart from the connection's token state, which the caller owns.
+/// The usual valid request takes the fast path (`fastVerdict`, on the
+/// header bytes); everything else this strict one, which words every
+/// rejection.
 struct RequestValidator {
     private let topics: Set<String>
-    private let requiresAPSDictionary: Bool
+    /// The topics as bytes, or `nil` when one is not ASCII (the fast path
+    /// then stands aside: only ASCII bytes compare as Strings do).
+    let asciiTopics: [[UInt8]]?
+    let requiresAPSDictionary: Bool
 
     /// The push types Apple lists (PROTOCOLS.md A2).
     static let pushTypes: Set<String> = [
@@ -40,18 +46,33 @@ struct RequestValidator {
     static let payloadLimit = 4096
     static let voipPayloadLimit = 5120
     static let collapseIDLimit = 64
+    static let devicePathPrefix = "/3/device/"
 
     init(configuration: APNsSimulatorConfiguration) {
         topics = Set(configuration.topics)
+        asciiTopics = configuration.topics.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
+            ? configuration.topics.map { Array($0.utf8) } : nil
         requiresAPSDictionary = configuration.requiresAPSDictionary
     }
 
     /// Validates `request`. `registeredTopic` gives the topic a token is bound
-    /// to, if any; `tokens` is the connection's provider-token state.
+    /// to, if any (it asks for the lowercased token only when some token is
+    /// registered); `tokens` is the connection's provider-token state.
     func validate(
         _ request: ReceivedRequest,
         tokens: inout ProviderTokenVerifier,
-        registeredTopic: (String) -> String?,
+        registeredTopic: (_ lowercasedToken: () -> String) -> String?,
+        now: Double
+    ) -> RequestVerdict {
+        fastVerdict(request, tokens: &tokens, registeredTopic: registeredTopic, now: now)
+            ?? strictVerdict(request, tokens: &tokens, registeredTopic: registeredTopic, now: now)
+    }
+
+    /// Every check in Apple's order, on the header values as Strings.
+    func strictVerdict(
+        _ request: ReceivedRequest,
+        tokens: inout ProviderTokenVerifier,
+        registeredTopic: (_ lowercasedToken: () -> String) -> String?,
         now: Double
     ) -> RequestVerdict {
         let sentID = request.value("apns-id")
@@ -63,7 +84,7 @@ struct RequestValidator {
 
         guard request.value(":method") == "POST" else { return reject(405, "MethodNotAllowed") }
         let path = request.value(":path") ?? ""
-        let prefix = "/3/device/"
+        let prefix = Self.devicePathPrefix
         guard path.hasPrefix(prefix) else { return reject(404, "BadPath") }
         let deviceToken = String(path.dropFirst(prefix.count))
         guard !deviceToken.isEmpty else { return reject(400, "MissingDeviceToken") }
@@ -76,7 +97,7 @@ struct RequestValidator {
 
         guard let topic = request.value("apns-topic"), !topic.isEmpty else { return reject(400, "MissingTopic") }
         guard let bundle = bundleID(of: topic) else { return reject(400, "BadTopic") }
-        if let bound = registeredTopic(deviceToken.lowercased()), bound != bundle {
+        if let bound = registeredTopic({ deviceToken.lowercased() }), bound != bundle {
             return reject(400, "DeviceTokenNotForTopic")
         }
 
@@ -113,24 +134,19 @@ struct RequestValidator {
         }
         if requiresAPSDictionary, !hasAPSObject { return reject(400, "PayloadEmpty") }
 
-        return .valid(ValidatedNotification(
-            deviceToken: deviceToken,
-            apnsID: answerID,
-            apnsIDWasSent: sentID != nil,
-            topic: topic,
-            pushType: pushType,
-            priority: priority,
-            expiration: expiration,
-            collapseID: collapseID,
-            payload: request.body,
-            neverIndexedHeaders: Set(request.neverIndexedNames)
-        ))
+        return .valid(ValidatedNotification(request: request, apnsID: answerID, apnsIDWasSent: sentID != nil,
+                                            priority: priority, expiration: expiration))
     }
 
     /// Even-length hex, 64 to 200 digits (today's tokens are 64; Apple says
     /// not to assume a fixed length).
     static func isWellFormedDeviceToken(_ token: String) -> Bool {
-        let bytes = token.utf8
+        var token = token
+        return token.withUTF8 { isWellFormedDeviceToken($0) }
+    }
+
+    /// `isWellFormedDeviceToken` on bytes.
+    static func isWellFormedDeviceToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count >= 64, bytes.count <= 200, bytes.count % 2 == 0 else { return false }
         for byte in bytes {
             switch byte {
