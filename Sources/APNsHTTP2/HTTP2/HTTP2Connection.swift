@@ -7,8 +7,8 @@ import Synchronization
 import PushGWSync
 
 /// One HTTP/2 client connection over TLS, driven by an event-loop thread
-/// (its pool's `HTTP2EventLoop`, shared with the pool's other connections,
-/// or its own): requests are queued from any task, submitted as streams up
+/// (an `HTTP2EventLoop` of its pool, shared with another of the pool's
+/// connections, or its own): requests are queued from any task, submitted as streams up
 /// to the peer's SETTINGS_MAX_CONCURRENT_STREAMS (re-read as it changes),
 /// and each `send` ends with exactly one result. The TCP connect and TLS
 /// handshake run on a short-lived thread of their own, so a slow handshake

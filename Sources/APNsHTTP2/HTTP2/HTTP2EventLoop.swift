@@ -7,9 +7,8 @@ import PushGWSync
 /// One thread that drives several HTTP/2 connections: each turn it lets
 /// every connection submit and write what it has, polls all their sockets
 /// and its wake pipe at once, and lets each readable connection read. A pool
-/// runs all its connections on one loop, so a burst for several connections
-/// costs one wake-up, and the connections do not take turns on the cores as
-/// threads of their own would.
+/// runs two connections per loop, so a burst for both costs one wake-up, and
+/// they do not take turns on the cores as threads of their own would.
 ///
 /// A connection joins once its TLS handshake is done (`adopt`) and leaves
 /// when it has ended. The thread stops when its owner retires it and no
