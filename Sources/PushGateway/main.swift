@@ -11,10 +11,9 @@ import GatewayService
 signal(SIGPIPE, SIG_IGN)
 // glibc gives every thread that allocates its own malloc arena, up to 8 per
 // core, and freed memory stays in the arena that served it. With libmicrohttpd
-// workers, the Swift task pool and one loop thread per two HTTP/2
-// connections, that
-// spread cost ~2 MB of resident memory under load for no measurable speed on
-// this 2-core box. Two arenas, unless the operator set MALLOC_ARENA_MAX.
+// workers, the Swift task pool and one loop thread per two HTTP/2 connections,
+// that spread cost ~2 MB of resident memory under load for no measurable speed
+// on this 2-core box. Two arenas, unless the operator set MALLOC_ARENA_MAX.
 if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil {
     _ = pgw_limit_malloc_arenas(2)
 }
