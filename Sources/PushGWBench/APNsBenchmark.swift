@@ -112,13 +112,8 @@ enum APNsBenchmark {
 
     /// The seed event rendered for `count` distinct APNs devices.
     static func renderRequests(topic: String, origin: String, count: Int) throws -> [ProviderRequest] {
-        let app = AppProfile(name: "bench", apns: APNsTarget(topic: topic, baseURL: origin))
-        let config = try RenderConfig(apps: [app])
-        let body = RenderBenchmark.eventBody(platform: .apns, recipients: count)
-        let (event, resolved) = try EventDecoder(config: config).decode(body)
-        return try EventRenderer(config: config)
-            .render(event, app: resolved, avatar: AvatarState(unresolvedURL: event.sender.avatarURL),
-                    now: Int64(Date().timeIntervalSince1970)).requests
+        try RenderBenchmark.renderedRequests(app: AppProfile(name: "bench", apns: APNsTarget(topic: topic, baseURL: origin)),
+                                             platform: .apns, count: count)
     }
 
     /// Prints the APNs payload of the seed event, exactly as the apns

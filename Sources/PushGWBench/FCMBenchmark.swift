@@ -97,13 +97,8 @@ enum FCMBenchmark {
 
     /// The seed event rendered for `count` distinct FCM devices.
     static func renderRequests(projectID: String, origin: String, count: Int) throws -> [ProviderRequest] {
-        let app = AppProfile(name: "bench", fcm: FCMTarget(projectID: projectID, baseURL: origin))
-        let config = try RenderConfig(apps: [app])
-        let body = RenderBenchmark.eventBody(platform: .fcm, recipients: count)
-        let (event, resolved) = try EventDecoder(config: config).decode(body)
-        return try EventRenderer(config: config)
-            .render(event, app: resolved, avatar: AvatarState(unresolvedURL: event.sender.avatarURL),
-                    now: Int64(Date().timeIntervalSince1970)).requests
+        try RenderBenchmark.renderedRequests(app: AppProfile(name: "bench", fcm: FCMTarget(projectID: projectID, baseURL: origin)),
+                                             platform: .fcm, count: count)
     }
 
     private static func options(_ arguments: [String], allowed: Set<String>) -> [String: String]? {

@@ -119,6 +119,16 @@ enum RenderBenchmark {
         return Double(count) / elapsedSeconds
     }
 
+    /// The seed event rendered for `count` distinct devices of `platform`,
+    /// as `app` sends them (the sending benchmarks' requests).
+    static func renderedRequests(app: AppProfile, platform: Platform, count: Int) throws -> [ProviderRequest] {
+        let config = try RenderConfig(apps: [app])
+        let (event, resolved) = try EventDecoder(config: config).decode(eventBody(platform: platform, recipients: count))
+        return try EventRenderer(config: config)
+            .render(event, app: resolved, avatar: AvatarState(unresolvedURL: event.sender.avatarURL),
+                    now: Int64(Date().timeIntervalSince1970)).requests
+    }
+
     /// The seed event with `recipients` distinct devices of one platform.
     static func eventBody(platform: Platform, recipients: Int) -> [UInt8] {
         var writer = JSONWriter()
