@@ -1,7 +1,7 @@
 /*
  * The ceiling of libmicrohttpd itself on this box: a C server configured as
  * pushgw's HTTP layer is (epoll, a thread pool of 2, suspend/resume allowed,
- * 32 KiB per connection) answering every request with the same small JSON
+ * 16 KiB per connection) answering every request with the same small JSON
  * that pushgw's /healthz sends. bench/service-vs-nginx.sh builds and runs it
  * beside nginx, so pushgw's own HTTP-layer cost shows as the gap to this row.
  *
@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
     if (argc != 2) return 2;
     struct MHD_Daemon *daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)atoi(argv[1]), NULL, NULL, answer, NULL,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)2, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)2, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
         MHD_OPTION_END);
     if (daemon == NULL) return 1;
     for (;;) pause();

@@ -34,7 +34,7 @@ final class HostileClientTests: XCTestCase {
         try await assertServed(testbed, "after the slowloris")
     }
 
-    /// A 64 KiB header does not fit the 32 KiB per-connection memory: 431
+    /// A 64 KiB header does not fit the 16 KiB per-connection memory: 431
     /// (or the connection closed), never a crash.
     func testAnOversizedHeaderIsRefused() async throws {
         let testbed = try ServiceTestbed()
