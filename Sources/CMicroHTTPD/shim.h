@@ -15,4 +15,11 @@ static inline int pushgw_mhd_connection_socket(struct MHD_Connection *connection
     return info ? info->connect_fd : -1;
 }
 
+/* The same for the socket context the connection callback set: the
+   connection's ConnectionEntry, or NULL. */
+static inline void *pushgw_mhd_connection_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
 #endif

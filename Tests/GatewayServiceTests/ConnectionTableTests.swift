@@ -42,4 +42,17 @@ final class ConnectionTableTests: XCTestCase {
         table.answering(1)
         XCTAssertEqual(table.count, 0, "late notices about a closed connection change nothing")
     }
+
+    func testAnEntryIsCutOnceAndARequestReceivedFirstIsNotCut() {
+        var table = ConnectionTable(requestTimeout: .seconds(10))
+        let entry = table.opened(1, socket: 11, now: start)
+        entry.targetArrived(length: 8)
+        XCTAssertEqual(table.targetLength(1), 8)
+        XCTAssertTrue(entry.cutIfOverdue(now: start + .seconds(10)))
+        XCTAssertFalse(entry.cutIfOverdue(now: start + .seconds(11)), "cut once")
+        entry.completed(now: start + .seconds(20))
+        XCTAssertNil(entry.targetLength, "a new request has no target yet")
+        entry.answering()
+        XCTAssertFalse(entry.cutIfOverdue(now: start + .seconds(60)), "the handler has the request")
+    }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The open ingest connections and the deadline of the request each one is
 /// receiving: a request's headers and body must arrive within the request
 /// timeout, counted from the connection's opening or from the end of the
@@ -6,22 +8,16 @@
 /// (slowloris) or a body that never ends would otherwise hold its
 /// connection for as long as it likes.
 ///
-/// A value type without I/O: the server applies the sockets it returns
-/// (shuts them down) while holding the lock that guards the table, so a
-/// socket is never touched after libmicrohttpd has been told the
-/// connection closed (and may reuse the descriptor).
+/// Without I/O: the server applies the sockets it returns (shuts them down)
+/// while holding the lock that guards the table, and removes a closed
+/// connection under the same lock, so a socket is never touched after
+/// libmicrohttpd has reported the connection closed (and may reuse the
+/// descriptor). The per-request updates go to each connection's
+/// `ConnectionEntry`, lock-free.
 struct ConnectionTable {
-    struct Entry {
-        let socket: Int32
-        /// nil while the handler has the request (no deadline), or once cut.
-        var deadline: ContinuousClock.Instant?
-        /// Length of the current request's target as it arrived, up to its
-        /// first NUL byte (libmicrohttpd's URI log callback).
-        var targetLength: Int?
-    }
-
     let requestTimeout: Duration
-    private(set) var entries: [UInt: Entry] = [:]
+    private let origin = ContinuousClock.now
+    private(set) var entries: [UInt: ConnectionEntry] = [:]
 
     init(requestTimeout: Duration) {
         self.requestTimeout = requestTimeout
@@ -29,30 +25,32 @@ struct ConnectionTable {
 
     var count: Int { entries.count }
 
-    /// A connection was accepted: its first request is due within the timeout.
-    mutating func opened(_ connection: UInt, socket: Int32, now: ContinuousClock.Instant) {
-        entries[connection] = Entry(socket: socket, deadline: now + requestTimeout)
-    }
-
-    /// The request was fully received (or answered early): the handler has
-    /// it, and only the provider deadlines apply until it completes.
-    mutating func answering(_ connection: UInt) {
-        entries[connection]?.deadline = nil
-    }
-
-    /// The response went out: the next request on this connection is due
-    /// within the timeout.
-    mutating func completed(_ connection: UInt, now: ContinuousClock.Instant) {
-        entries[connection]?.deadline = now + requestTimeout
-        entries[connection]?.targetLength = nil
+    /// A connection was accepted: its first request is due within the
+    /// timeout. The entry is what its libmicrohttpd thread updates from then
+    /// on, without the table's lock.
+    @discardableResult
+    mutating func opened(_ connection: UInt, socket: Int32, now: ContinuousClock.Instant) -> ConnectionEntry {
+        let entry = ConnectionEntry(socket: socket, origin: origin, timeout: requestTimeout, now: now)
+        entries[connection] = entry
+        return entry
     }
 
     mutating func closed(_ connection: UInt) {
         entries[connection] = nil
     }
 
-    mutating func targetArrived(_ connection: UInt, length: Int) {
-        entries[connection]?.targetLength = length
+    /// The request was fully received (or answered early).
+    func answering(_ connection: UInt) {
+        entries[connection]?.answering()
+    }
+
+    /// The response went out.
+    func completed(_ connection: UInt, now: ContinuousClock.Instant) {
+        entries[connection]?.completed(now: now)
+    }
+
+    func targetArrived(_ connection: UInt, length: Int) {
+        entries[connection]?.targetArrived(length: length)
     }
 
     func targetLength(_ connection: UInt) -> Int? {
@@ -61,14 +59,70 @@ struct ConnectionTable {
 
     /// The sockets of connections whose request is overdue, each returned
     /// once: the caller cuts them.
-    mutating func overdue(now: ContinuousClock.Instant) -> [Int32] {
-        var sockets: [Int32] = []
-        for (connection, entry) in entries {
-            if let deadline = entry.deadline, deadline <= now {
-                sockets.append(entry.socket)
-                entries[connection]?.deadline = nil
-            }
-        }
-        return sockets
+    func overdue(now: ContinuousClock.Instant) -> [Int32] {
+        entries.values.compactMap { $0.cutIfOverdue(now: now) ? $0.socket : nil }
+    }
+}
+
+/// One open connection's request deadline and target length, kept by its
+/// libmicrohttpd thread with atomics (no lock, no lookup per request: the
+/// server finds the entry through the connection's socket context) and
+/// read by the watch's sweep under the table's lock.
+///
+/// A request's events on one connection come in order from one thread; the
+/// sweep races only with `answering`/`completed`, and the deadline's
+/// compare-and-exchange decides: a request received first is not cut, and a
+/// connection cut first stays cut.
+final class ConnectionEntry: Sendable {
+    let socket: Int32
+    private let origin: ContinuousClock.Instant
+    private let timeout: Duration
+    /// Nanoseconds after `origin`; `Self.none` while the handler has the
+    /// request, or once cut.
+    private let deadline: Atomic<Int64>
+    /// Length of the current request's target as it arrived, up to its
+    /// first NUL byte (libmicrohttpd's URI log callback); -1: none yet.
+    private let target = Atomic<Int>(-1)
+    private static let none = Int64.max
+
+    init(socket: Int32, origin: ContinuousClock.Instant, timeout: Duration, now: ContinuousClock.Instant) {
+        self.socket = socket
+        self.origin = origin
+        self.timeout = timeout
+        deadline = Atomic(Self.nanoseconds(now + timeout, after: origin))
+    }
+
+    /// The request was fully received (or answered early): the handler has
+    /// it, and only the provider deadlines apply until it completes.
+    func answering() {
+        deadline.store(Self.none, ordering: .relaxed)
+    }
+
+    /// The response went out: the next request on this connection is due
+    /// within the timeout.
+    func completed(now: ContinuousClock.Instant) {
+        target.store(-1, ordering: .relaxed)
+        deadline.store(Self.nanoseconds(now + timeout, after: origin), ordering: .relaxed)
+    }
+
+    func targetArrived(length: Int) {
+        target.store(length, ordering: .relaxed)
+    }
+
+    var targetLength: Int? {
+        let length = target.load(ordering: .relaxed)
+        return length < 0 ? nil : length
+    }
+
+    /// True, once, when the request is overdue at `now`.
+    func cutIfOverdue(now: ContinuousClock.Instant) -> Bool {
+        let current = deadline.load(ordering: .relaxed)
+        guard current != Self.none, current <= Self.nanoseconds(now, after: origin) else { return false }
+        return deadline.compareExchange(expected: current, desired: Self.none, ordering: .relaxed).exchanged
+    }
+
+    private static func nanoseconds(_ instant: ContinuousClock.Instant, after origin: ContinuousClock.Instant) -> Int64 {
+        let elapsed = instant - origin
+        return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
     }
 }

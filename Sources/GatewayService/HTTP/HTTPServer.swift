@@ -239,9 +239,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     if requestContext.pointee == nil {
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        if let refusal = screen(connection, url: url, version: version, watch: server.watch) {
+        if let refusal = screen(connection, url: url, version: version) {
             state.started = true
-            server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
+            entry(of: connection)?.answering()
             return queue(refusal, on: connection)
         }
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
@@ -250,7 +250,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
             // connection instead of reading what was announced.
             state.tooLarge = true
             state.started = true
-            server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
+            entry(of: connection)?.answering()
             let request = request(connection, url: url, method: method, state: state)
             let response = server.handler.respondImmediately(request)
                 ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
@@ -286,7 +286,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     let request = request(connection, url: url, method: method, state: state)
     state.body = []
     let handler = server.handler
-    server.watch.table.withLock { $0.answering(UInt(bitPattern: connection)) }
+    entry(of: connection)?.answering()
     if let response = handler.respondImmediately(request) {
         return queue(response, on: connection)
     }
@@ -327,11 +327,10 @@ public final class HTTPReply: Sendable {
 /// The target is intact when the length seen by the URI log callback (up to
 /// the first NUL) reaches the space before the HTTP version: libmicrohttpd
 /// parses the request line in place, so `url` and `version` point into it.
-private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
-                    watch: ConnectionWatch) -> HTTPResponse? {
+private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> HTTPResponse? {
     var intact = true
     if let url, let version, version.pointee != 0,
-       let length = watch.table.withLock({ $0.targetLength(UInt(bitPattern: connection)) }) {
+       let length = entry(of: connection)?.targetLength {
         intact = url + length + 1 == version
     }
     var screening = RequestScreen.Screening()
@@ -357,7 +356,7 @@ private let targetArrived: @convention(c) (UnsafeMutableRawPointer?, UnsafePoint
     context, target, connection in
     guard let target, let connection else { return nil }
     let length = strlen(target)
-    server(context).watch.table.withLock { $0.targetArrived(UInt(bitPattern: connection), length: length) }
+    entry(of: connection)?.targetArrived(length: length)
     return nil
 }
 
@@ -404,7 +403,7 @@ private let serverLog: MHD_LogCallback = { context, format, arguments in
 
 private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
     let now = ContinuousClock.now
-    server(context).watch.table.withLock { $0.completed(UInt(bitPattern: connection), now: now) }
+    if let connection { entry(of: connection)?.completed(now: now) }
     guard let requestContext, let pointer = requestContext.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(pointer).release()
     requestContext.pointee = nil
@@ -412,15 +411,28 @@ private let requestCompleted: MHD_RequestCompletedCallback = { context, connecti
 
 /// Keeps the connection table: a connection opened (its first request is
 /// due) or closed (forgotten before libmicrohttpd closes its socket).
-private let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
-    guard let connection else { return }
+private let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, socketContext, change in
+    guard let connection, let socketContext else { return }
     let watch = server(context).watch
     let key = UInt(bitPattern: connection)
     if change == .CONNECTION_NOTIFY_STARTED {
         let socket = pushgw_mhd_connection_socket(connection)
         let now = ContinuousClock.now
-        watch.table.withLock { $0.opened(key, socket: socket, now: now) }
+        let entry = watch.table.withLock { $0.opened(key, socket: socket, now: now) }
+        // The connection holds its entry until it closes: per-request updates
+        // find it here, with no table lookup.
+        socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
     } else {
         watch.table.withLock { $0.closed(key) }
+        if let pointer = socketContext.pointee {
+            Unmanaged<ConnectionEntry>.fromOpaque(pointer).release()
+            socketContext.pointee = nil
+        }
     }
+}
+
+/// The connection's `ConnectionEntry`, set when it opened.
+private func entry(of connection: OpaquePointer) -> ConnectionEntry? {
+    guard let pointer = pushgw_mhd_connection_context(connection) else { return nil }
+    return Unmanaged<ConnectionEntry>.fromOpaque(pointer).takeUnretainedValue()
 }
