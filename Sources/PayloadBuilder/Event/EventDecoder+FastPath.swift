@@ -1,0 +1,34 @@
+/// The fast path of `EventDecoder.decode(_:)` for the usual valid event:
+/// read straight from the bytes (`EventFastReader`), with no `JSONValue`
+/// tree, then checked against the app it names.
+///
+/// It gives exactly the event and app the tree decoder gives, or nil for any
+/// body it does not fully handle, valid or not; the tree decoder then runs
+/// unchanged, so every error (code, field, message, and which of several
+/// wins) is the tree decoder's. `EventDecoderFastPathTests` compares the two.
+extension EventDecoder {
+    /// The event in `body` and its app, or nil to leave `body` to the tree decoder.
+    func decodeFast(_ body: [UInt8]) -> (event: Event, app: AppProfile)? {
+        let limits = config.limits
+        let read: EventFastReader.Parts? = body.withUnsafeBufferPointer { buffer in
+            var reader = EventFastReader(buffer, limits: limits)
+            return reader.read()
+        }
+        guard let parts = read, let app = try? config.app(named: parts.app) else { return nil }
+        for recipient in parts.recipients {
+            switch recipient.platform {
+            case .apns where app.apns == nil, .fcm where app.fcm == nil: return nil
+            default: break
+            }
+        }
+        for entry in parts.data
+        where DataKeyNames.problem(with: entry.key) != nil || app.dataKeys.isGatewayKey(entry.key) {
+            return nil
+        }
+        let eventID = parts.eventID ?? "\(parts.conversation.id):\(parts.message.id)"
+        let event = Event(eventID: eventID, app: parts.app, conversation: parts.conversation, message: parts.message,
+                          sender: parts.sender, recipients: parts.recipients, notification: parts.notification,
+                          data: parts.data)
+        return (event, app)
+    }
+}
