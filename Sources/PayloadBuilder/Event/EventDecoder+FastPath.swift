@@ -5,7 +5,8 @@
 /// It gives exactly the event and app the tree decoder gives, or nil for any
 /// body it does not fully handle, valid or not; the tree decoder then runs
 /// unchanged, so every error (code, field, message, and which of several
-/// wins) is the tree decoder's. `EventDecoderFastPathTests` compares the two.
+/// wins) is the tree decoder's. `EventDecoderFastPathTests` and the fuzzer's
+/// `fast-decode-agrees` invariant (`PayloadInvariants`) compare the two.
 extension EventDecoder {
     /// The event in `body` and its app, or nil to leave `body` to the tree decoder.
     func decodeFast(_ body: [UInt8]) -> (event: Event, app: AppProfile)? {
