@@ -216,6 +216,25 @@ final class EventDecoderFastPathTests: XCTestCase {
         }
     }
 
+    /// Keys are read as two words when 16 bytes follow, else byte by byte:
+    /// both give the name of the table, and only equal keys are equal names.
+    func testKeyNamesReadAsWordsOrBytesAreTheSame() {
+        let table = KeyName.table(["", "a", "id", "app", "data", "title", "recipients", "ttl_seconds", "conversation",
+                                   "0123456789abcde", "0123456789abcdef"])
+        let keys = ["", "a", "id", "app", "data", "title", "recipients", "ttl_seconds", "conversation",
+                    "0123456789abcde", "0123456789abcdef", "0123456789abcdefg", "id\u{0}", "i", "b", "appp", "datA"]
+        for (index, key) in keys.enumerated() {
+            for padding in [0, 1, 7, 8, 15, 16, 20] {
+                let bytes = Array(key.utf8) + Array(repeating: UInt8(ascii: "\""), count: padding)
+                let name = bytes.withUnsafeBufferPointer { input in
+                    KeyName(UnsafeBufferPointer(rebasing: input[0..<key.utf8.count]), in: input)
+                }
+                XCTAssertEqual(name == nil, key.utf8.count > 16, key)
+                XCTAssertEqual(name.flatMap { table.firstIndex(of: $0) }, index < table.count ? index : nil, "\(key) + \(padding)")
+            }
+        }
+    }
+
     /// Thousands of seeded mutants of valid events: byte changes, deletions,
     /// duplicated spans, renamed keys and values of another type. Either
     /// the fast path steps aside or both paths give the same event.

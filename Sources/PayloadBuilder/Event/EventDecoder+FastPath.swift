@@ -11,25 +11,22 @@ extension EventDecoder {
     /// The event in `body` and its app, or nil to leave `body` to the tree decoder.
     func decodeFast(_ body: [UInt8]) -> (event: Event, app: AppProfile)? {
         let limits = config.limits
-        let read: EventFastReader.Parts? = body.withUnsafeBufferPointer { buffer in
+        let read: Event? = body.withUnsafeBufferPointer { buffer in
             var reader = EventFastReader(buffer, limits: limits)
             return reader.read()
         }
-        guard let parts = read, let app = try? config.app(named: parts.app) else { return nil }
-        for recipient in parts.recipients {
+        guard var event = read, let app = try? config.app(named: event.app) else { return nil }
+        for recipient in event.recipients {
             switch recipient.platform {
             case .apns where app.apns == nil, .fcm where app.fcm == nil: return nil
             default: break
             }
         }
-        for entry in parts.data
+        for entry in event.data
         where DataKeyNames.problem(with: entry.key) != nil || app.dataKeys.isGatewayKey(entry.key) {
             return nil
         }
-        let eventID = parts.eventID ?? "\(parts.conversation.id):\(parts.message.id)"
-        let event = Event(eventID: eventID, app: parts.app, conversation: parts.conversation, message: parts.message,
-                          sender: parts.sender, recipients: parts.recipients, notification: parts.notification,
-                          data: parts.data)
+        if event.eventID.isEmpty { event.eventID = "\(event.conversation.id):\(event.message.id)" }
         return (event, app)
     }
 }

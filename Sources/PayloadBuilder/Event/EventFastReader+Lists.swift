@@ -9,6 +9,7 @@ extension EventFastReader {
         var array = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "["), &array) else { return nil }
         var recipients: [Recipient] = []
+        recipients.reserveCapacity(4)  // one allocation for the usual few
         var ended = false
         while scanner.nextElement(&array, ended: &ended) {
             guard recipients.count < limits.maximumRecipients, let recipient = readRecipient() else { return nil }
@@ -28,7 +29,7 @@ extension EventFastReader {
         var platformName: String?, token: String?, badge: Int?, locale: String?, userID: String?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
-            switch Self.field(key, Names.recipient, seen: &seen) {
+            switch field(key, Names.recipient, seen: &seen) {
             case 0?: guard readString(&platformName, nonEmpty: true, maxBytes: 4096) else { return nil }
             case 1?: guard readString(&token, nonEmpty: true, maxBytes: 4096) else { return nil }
             case 2?:

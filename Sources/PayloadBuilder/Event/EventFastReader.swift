@@ -11,18 +11,6 @@ struct EventFastReader {
     var scanner: JSONScanner
     let limits: EventLimits
 
-    /// What the body says, checked as far as it can be without the app.
-    struct Parts {
-        var app: String?
-        var eventID: String?
-        var conversation: Conversation
-        var message: Message
-        var sender: Sender
-        var notification: NotificationOptions
-        var data: [DataEntry]
-        var recipients: [Recipient]
-    }
-
     /// The members each object may have, as `EventDecoder.Keys` lists them.
     enum Names {
         static let event = KeyName.table(["event_id", "app", "conversation", "message", "sender", "recipients",
@@ -43,15 +31,17 @@ struct EventFastReader {
         self.limits = limits
     }
 
-    /// The event's parts, or nil when the tree decoder must read the body.
-    mutating func read() -> Parts? {
+    /// The event, checked as far as it can be without the app, or nil when
+    /// the tree decoder must read the body. Its `eventID` is empty when the
+    /// body has none (a given one is never empty), to be defaulted.
+    mutating func read() -> Event? {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
         var app: String?, eventID: String?, conversation: Conversation?, message: Message?, sender: Sender?
         var notification = NotificationOptions(), data: [DataEntry] = [], recipients: [Recipient]?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
-            switch Self.field(key, Names.event, seen: &seen) {
+            switch field(key, Names.event, seen: &seen) {
             case 0?: guard readIdentifier(&eventID) else { return nil }
             case 1?: guard readString(&app, nonEmpty: true) else { return nil }
             case 2?: guard let value = readConversation() else { return nil }; conversation = value
@@ -72,8 +62,8 @@ struct EventFastReader {
             }
         }
         guard ended, scanner.atEnd(), let conversation, let message, let sender, let recipients else { return nil }
-        return Parts(app: app, eventID: eventID, conversation: conversation, message: message, sender: sender,
-                     notification: notification, data: data, recipients: recipients)
+        return Event(eventID: eventID ?? "", app: app, conversation: conversation, message: message, sender: sender,
+                     recipients: recipients, notification: notification, data: data)
     }
 
     // MARK: objects
@@ -84,7 +74,7 @@ struct EventFastReader {
         var id: String?, title: String?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
-            switch Self.field(key, Names.conversation, seen: &seen) {
+            switch field(key, Names.conversation, seen: &seen) {
             case 0?: guard readIdentifier(&id) else { return nil }
             case 1?: guard readString(&title, nonEmpty: false, maxBytes: 1024) else { return nil }
             default: return nil
@@ -100,7 +90,7 @@ struct EventFastReader {
         var id: String?, text: String?, kindName: String?, richText: Bool?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
-            switch Self.field(key, Names.message, seen: &seen) {
+            switch field(key, Names.message, seen: &seen) {
             case 0?: guard readIdentifier(&id) else { return nil }
             case 1?: guard readString(&text, nonEmpty: false) else { return nil }
             case 2?: guard readString(&kindName, nonEmpty: true) else { return nil }
@@ -127,7 +117,7 @@ struct EventFastReader {
         var id: String?, displayName: String?, avatar: String?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
-            switch Self.field(key, Names.sender, seen: &seen) {
+            switch field(key, Names.sender, seen: &seen) {
             case 0?: guard readIdentifier(&id) else { return nil }
             case 1?: guard readString(&displayName, nonEmpty: true, maxBytes: 1024) else { return nil }
             case 2?: guard readString(&avatar, nonEmpty: false, maxBytes: limits.maximumURLBytes) else { return nil }
@@ -146,7 +136,7 @@ struct EventFastReader {
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
             var text: String?
-            switch Self.field(key, Names.notification, seen: &seen) {
+            switch field(key, Names.notification, seen: &seen) {
             case 0?:
                 guard readString(&text, nonEmpty: false, maxBytes: 1024) else { return nil }
                 if let text, !text.isEmpty { options.title = text }
@@ -192,8 +182,8 @@ struct EventFastReader {
     }
 
     /// The index of `key` in `names`, marked in `seen`; nil when unknown or seen already.
-    static func field(_ key: UnsafeBufferPointer<UInt8>, _ names: [KeyName], seen: inout UInt32) -> Int? {
-        guard let key = KeyName(key), let index = names.firstIndex(of: key) else { return nil }
+    func field(_ key: UnsafeBufferPointer<UInt8>, _ names: [KeyName], seen: inout UInt32) -> Int? {
+        guard let key = KeyName(key, in: scanner.input), let index = names.firstIndex(of: key) else { return nil }
         let bit: UInt32 = 1 << index
         guard seen & bit == 0 else { return nil }
         seen |= bit
