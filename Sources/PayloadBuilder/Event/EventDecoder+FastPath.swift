@@ -11,11 +11,12 @@ extension EventDecoder {
     /// The event in `body` and its app, or nil to leave `body` to the tree decoder.
     func decodeFast(_ body: [UInt8]) -> (event: Event, app: AppProfile)? {
         let limits = config.limits
-        let read: Event? = body.withUnsafeBufferPointer { buffer in
+        var event = EventFastReader.emptyEvent()
+        let read = body.withUnsafeBufferPointer { buffer in
             var reader = EventFastReader(buffer, limits: limits)
-            return reader.read()
+            return reader.read(into: &event)
         }
-        guard var event = read, let app = try? config.app(named: event.app) else { return nil }
+        guard read, let app = try? config.app(named: event.app) else { return nil }
         for recipient in event.recipients {
             switch recipient.platform {
             case .apns where app.apns == nil, .fcm where app.fcm == nil: return nil

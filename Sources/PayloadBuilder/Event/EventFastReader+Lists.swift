@@ -16,11 +16,28 @@ extension EventFastReader {
             recipients.append(recipient)
         }
         guard ended, !recipients.isEmpty else { return nil }
-        var seenTokens = SeenTokens(expected: recipients.count)
-        for (index, recipient) in recipients.enumerated() {
-            guard seenTokens.insert(recipient.token, platform: recipient.platform, index: index) == nil else { return nil }
+        return Self.namesEachDeviceOnce(recipients) ? recipients : nil
+    }
+
+    /// No two recipients with the same token identity (`SeenTokens`): for a
+    /// small event, a scan of the ones before, allocating nothing.
+    private static func namesEachDeviceOnce(_ recipients: [Recipient]) -> Bool {
+        guard recipients.count <= SeenTokens.linearLimit else {
+            var seenTokens = SeenTokens(expected: recipients.count)
+            for (index, recipient) in recipients.enumerated() {
+                guard seenTokens.insert(recipient.token, platform: recipient.platform, index: index) == nil else { return false }
+            }
+            return true
         }
-        return recipients
+        for later in recipients.indices {
+            let token = recipients[later].token, lowercase = recipients[later].platform == .apns
+            for earlier in 0..<later
+            where SeenTokens.sameIdentity(recipients[earlier].token, lowercasing: recipients[earlier].platform == .apns,
+                                          token, lowercasing: lowercase) {
+                return false
+            }
+        }
+        return true
     }
 
     private mutating func readRecipient() -> Recipient? {

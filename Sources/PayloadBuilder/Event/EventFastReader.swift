@@ -31,39 +31,48 @@ struct EventFastReader {
         self.limits = limits
     }
 
-    /// The event, checked as far as it can be without the app, or nil when
-    /// the tree decoder must read the body. Its `eventID` is empty when the
-    /// body has none (a given one is never empty), to be defaulted.
-    mutating func read() -> Event? {
+    /// An event with nothing in it, for `read(into:)` to fill.
+    static func emptyEvent() -> Event {
+        Event(eventID: "", conversation: Conversation(id: ""), message: Message(id: ""),
+              sender: Sender(id: "", displayName: ""), recipients: [])
+    }
+
+    /// Reads the event into `event` (made by `emptyEvent`), checked as far
+    /// as it can be without the app; false when the tree decoder must read
+    /// the body. Its `eventID` stays empty when the body has none (a given
+    /// one is never empty), to be defaulted. Members are moved into `event`
+    /// as they are read, never copied.
+    mutating func read(into event: inout Event) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var app: String?, eventID: String?, conversation: Conversation?, message: Message?, sender: Sender?
-        var notification = NotificationOptions(), data: [DataEntry] = [], recipients: [Recipient]?
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
+        var eventID: String?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
             switch field(key, Names.event, seen: &seen) {
-            case 0?: guard readIdentifier(&eventID) else { return nil }
-            case 1?: guard readString(&app, nonEmpty: true) else { return nil }
-            case 2?: guard let value = readConversation() else { return nil }; conversation = value
-            case 3?: guard let value = readMessage() else { return nil }; message = value
-            case 4?: guard let value = readSender() else { return nil }; sender = value
-            case 5?: guard let value = readRecipients() else { return nil }; recipients = value
+            case 0?: guard readIdentifier(&eventID) else { return false }
+            case 1?: guard readString(&event.app, nonEmpty: true) else { return false }
+            case 2?: guard let value = readConversation() else { return false }; event.conversation = value
+            case 3?: guard let value = readMessage() else { return false }; event.message = value
+            case 4?: guard let value = readSender() else { return false }; event.sender = value
+            case 5?: guard let value = readRecipients() else { return false }; event.recipients = value
             case 6?:
                 if !scanner.null() {
-                    guard let value = readNotification() else { return nil }
-                    notification = value
+                    guard let value = readNotification() else { return false }
+                    event.notification = value
                 }
             case 7?:
                 if !scanner.null() {
-                    guard let value = readData() else { return nil }
-                    data = value
+                    guard let value = readData() else { return false }
+                    event.data = value
                 }
-            default: return nil
+            default: return false
             }
         }
-        guard ended, scanner.atEnd(), let conversation, let message, let sender, let recipients else { return nil }
-        return Event(eventID: eventID ?? "", app: app, conversation: conversation, message: message, sender: sender,
-                     recipients: recipients, notification: notification, data: data)
+        // conversation, message, sender and recipients were there (and not null: they were read).
+        let required: UInt32 = 0b11_1100
+        guard ended, seen & required == required, scanner.atEnd() else { return false }
+        if let eventID { event.eventID = eventID }
+        return true
     }
 
     // MARK: objects
