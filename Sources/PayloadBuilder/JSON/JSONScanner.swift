@@ -141,6 +141,8 @@ struct JSONScanner {
     private mutating func literal(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         guard input.count - position >= count else { return false }
+        // Most calls ask whether a string is null: the first byte answers.
+        guard input[position] == word.utf8Start.pointee else { return false }
         let matches = word.withUTF8Buffer { expected in
             for offset in 0..<count where input[position + offset] != expected[offset] { return false }
             return true
