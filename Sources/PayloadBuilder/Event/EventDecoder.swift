@@ -19,6 +19,9 @@ public struct EventDecoder: Sendable {
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             throw EventError(.emptyBody, field: nil, "the request body is empty: send one event as a JSON object")
         }
+        // The usual valid event, straight from the bytes; anything else (every
+        // error included) is read by the tree decoder below, unchanged.
+        if let decoded = decodeFast(body) { return decoded }
         let document = try JSONParser.parse(body)
         return try decode(document)
     }

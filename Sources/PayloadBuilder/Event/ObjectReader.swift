@@ -113,19 +113,23 @@ struct ObjectReader {
 
     func optionalIdentifier(_ key: String, maxBytes: Int) throws(EventError) -> String? {
         guard let id = try optionalString(key, nonEmpty: true, maxBytes: maxBytes) else { return nil }
+        if let problem = ObjectReader.identifierProblem(id) {
+            throw EventError(.invalidEvent, at: path.appending(key), problem)
+        }
+        return id
+    }
+
+    /// Why `id` (non-empty, short enough) is not an id, or nil: the rule of
+    /// `optionalIdentifier`, shared with the decoder's fast path.
+    static func identifierProblem(_ id: String) -> String? {
         var copy = id
         let shape = copy.withUTF8 { IdentifierShape($0) }
-        if shape.hasControl {
-            throw EventError(.invalidEvent, at: path.appending(key), "must not contain control characters")
-        }
+        if shape.hasControl { return "must not contain control characters" }
         // Ids become HTTP header values, where surrounding whitespace is not kept.
         // All ASCII (and no controls): each end is one scalar, whitespace only if a space.
         let padded = shape.isASCII ? shape.spaceAtAnEnd
             : (id.first?.isWhitespace == true || id.last?.isWhitespace == true)
-        if padded {
-            throw EventError(.invalidEvent, at: path.appending(key), "must not start or end with whitespace")
-        }
-        return id
+        return padded ? "must not start or end with whitespace" : nil
     }
 }
 

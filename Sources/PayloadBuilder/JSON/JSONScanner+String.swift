@@ -1,0 +1,119 @@
+/// Strings, read as `JSONParser.parseString` reads them: RFC 3629 UTF-8,
+/// no raw control characters, escapes decoded (a surrogate pair to its
+/// scalar). A lone surrogate, a bad escape or bad UTF-8 gives nil: the
+/// parser's to report.
+extension JSONScanner {
+    /// The string at `position` (its opening quote), or nil.
+    mutating func string() -> String? {
+        guard position < input.count, input[position] == UInt8(ascii: "\"") else { return nil }
+        position += 1
+        let start = position
+        while position < input.count {
+            position = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: position)
+            guard position < input.count else { return nil }
+            let byte = input[position]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+                position += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x80 || !skipMultibyteScalar() { return nil }
+        }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<position]))
+        while position < input.count {
+            let byte = input[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return String(decoding: scratch, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") {
+                guard unescape() else { return nil }
+            } else if byte < 0x20 {
+                return nil
+            } else if byte < 0x80 {
+                scratch.append(byte)
+                position += 1
+            } else {
+                let scalarStart = position
+                guard skipMultibyteScalar() else { return nil }
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[scalarStart..<position]))
+            }
+        }
+        return nil
+    }
+
+    /// Appends the escape at `position` (its backslash) to `scratch`.
+    private mutating func unescape() -> Bool {
+        guard position + 1 < input.count else { return false }
+        let byte = input[position + 1]
+        position += 2
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            guard var scalar = hex4() else { return false }
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard position + 1 < input.count, input[position] == UInt8(ascii: "\\"),
+                      input[position + 1] == UInt8(ascii: "u") else { return false }
+                position += 2
+                guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return false }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                return false
+            }
+            guard let unicode = Unicode.Scalar(scalar), let encoded = UTF8.encode(unicode) else { return false }
+            scratch.append(contentsOf: encoded)
+        default:
+            return false
+        }
+        return true
+    }
+
+    private mutating func hex4() -> UInt32? {
+        guard input.count - position >= 4 else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = input[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    /// Steps over one well-formed multi-byte UTF-8 sequence at `position`.
+    private mutating func skipMultibyteScalar() -> Bool {
+        let lead = input[position]
+        let length: Int
+        var secondLow: UInt8 = 0x80
+        var secondHigh: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondLow = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondHigh = 0x9F
+        case 0xF0: length = 4; secondLow = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondHigh = 0x8F
+        default: return false
+        }
+        guard input.count - position >= length else { return false }
+        let second = input[position + 1]
+        guard second >= secondLow, second <= secondHigh else { return false }
+        for offset in 2..<max(2, length) where input[position + offset] & 0xC0 != 0x80 { return false }
+        position += length
+        return true
+    }
+}
