@@ -244,14 +244,7 @@ public struct JSONParser {
         guard position + 4 <= input.count else { throw syntaxError("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = input[position]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw syntaxError("bad hex digit in \\u escape")
-            }
+            guard let digit = JSONTextRules.hexDigit(input[position]) else { throw syntaxError("bad hex digit in \\u escape") }
             value = value << 4 | digit
             position += 1
         }
@@ -261,27 +254,12 @@ public struct JSONParser {
     /// Validates one multi-byte UTF-8 sequence at `position` (RFC 3629 table)
     /// and moves past it.
     private mutating func skipMultibyteScalar() throws(EventError) {
-        let lead = input[position]
-        let length: Int
-        var secondLow: UInt8 = 0x80
-        var secondHigh: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; secondLow = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; secondHigh = 0x9F
-        case 0xF0: length = 4; secondLow = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; secondHigh = 0x8F
-        default: throw utf8Error("invalid UTF-8 byte 0x\(String(lead, radix: 16))")
+        switch JSONTextRules.multibyteScalar(in: input, at: position) {
+        case let .valid(length): position += length
+        case .invalidLead: throw utf8Error("invalid UTF-8 byte 0x\(String(input[position], radix: 16))")
+        case .truncated: throw utf8Error("truncated UTF-8 sequence")
+        case .invalidSequence: throw utf8Error("invalid UTF-8 sequence")
         }
-        guard position + length <= input.count else { throw utf8Error("truncated UTF-8 sequence") }
-        let second = input[position + 1]
-        guard second >= secondLow, second <= secondHigh else { throw utf8Error("invalid UTF-8 sequence") }
-        for offset in 2..<max(2, length) where input[position + offset] & 0xC0 != 0x80 {
-            throw utf8Error("invalid UTF-8 sequence")
-        }
-        position += length
     }
 
     // MARK: numbers and literals

@@ -79,15 +79,8 @@ extension JSONScanner {
         guard input.count - position >= 4 else { return nil }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = input[position]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt32(digit)
+            guard let digit = JSONTextRules.hexDigit(input[position]) else { return nil }
+            value = value << 4 | digit
             position += 1
         }
         return value
@@ -95,24 +88,7 @@ extension JSONScanner {
 
     /// Steps over one well-formed multi-byte UTF-8 sequence at `position`.
     private mutating func skipMultibyteScalar() -> Bool {
-        let lead = input[position]
-        let length: Int
-        var secondLow: UInt8 = 0x80
-        var secondHigh: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; secondLow = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; secondHigh = 0x9F
-        case 0xF0: length = 4; secondLow = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; secondHigh = 0x8F
-        default: return false
-        }
-        guard input.count - position >= length else { return false }
-        let second = input[position + 1]
-        guard second >= secondLow, second <= secondHigh else { return false }
-        for offset in 2..<max(2, length) where input[position + offset] & 0xC0 != 0x80 { return false }
+        guard case let .valid(length) = JSONTextRules.multibyteScalar(in: input, at: position) else { return false }
         position += length
         return true
     }
