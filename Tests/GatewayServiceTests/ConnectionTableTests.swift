@@ -18,36 +18,37 @@ final class ConnectionTableTests: XCTestCase {
 
     func testNoDeadlineWhileTheHandlerHasTheRequest() {
         var table = ConnectionTable(requestTimeout: .seconds(10))
-        table.opened(1, socket: 11, now: start)
-        table.answering(1)
+        let entry = table.opened(1, socket: 11, now: start)
+        entry.answering()
         XCTAssertEqual(table.overdue(now: start + .seconds(60)), [], "providers may take their time")
     }
 
     func testTheNextRequestIsDueWithinTheTimeoutOfTheLastResponse() {
         var table = ConnectionTable(requestTimeout: .seconds(10))
-        table.opened(1, socket: 11, now: start)
-        table.answering(1)
-        table.completed(1, now: start + .seconds(30))
+        let entry = table.opened(1, socket: 11, now: start)
+        entry.answering()
+        entry.completed(now: start + .seconds(30))
         XCTAssertEqual(table.overdue(now: start + .seconds(39)), [])
         XCTAssertEqual(table.overdue(now: start + .seconds(40)), [11])
     }
 
     func testAClosedConnectionIsForgottenAndNeverCut() {
         var table = ConnectionTable(requestTimeout: .seconds(1))
-        table.opened(1, socket: 11, now: start)
+        let entry = table.opened(1, socket: 11, now: start)
         table.closed(1)
         XCTAssertEqual(table.count, 0)
         XCTAssertEqual(table.overdue(now: start + .seconds(5)), [])
-        table.completed(1, now: start)
-        table.answering(1)
+        entry.completed(now: start)
+        entry.answering()
         XCTAssertEqual(table.count, 0, "late notices about a closed connection change nothing")
+        XCTAssertEqual(table.overdue(now: start + .seconds(5)), [], "nor make it cut")
     }
 
     func testAnEntryIsCutOnceAndARequestReceivedFirstIsNotCut() {
         var table = ConnectionTable(requestTimeout: .seconds(10))
         let entry = table.opened(1, socket: 11, now: start)
         entry.targetArrived(length: 8)
-        XCTAssertEqual(table.targetLength(1), 8)
+        XCTAssertEqual(entry.targetLength, 8)
         XCTAssertTrue(entry.cutIfOverdue(now: start + .seconds(10)))
         XCTAssertFalse(entry.cutIfOverdue(now: start + .seconds(11)), "cut once")
         entry.completed(now: start + .seconds(20))

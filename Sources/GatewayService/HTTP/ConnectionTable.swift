@@ -39,24 +39,6 @@ struct ConnectionTable {
         entries[connection] = nil
     }
 
-    /// The request was fully received (or answered early).
-    func answering(_ connection: UInt) {
-        entries[connection]?.answering()
-    }
-
-    /// The response went out.
-    func completed(_ connection: UInt, now: ContinuousClock.Instant) {
-        entries[connection]?.completed(now: now)
-    }
-
-    func targetArrived(_ connection: UInt, length: Int) {
-        entries[connection]?.targetArrived(length: length)
-    }
-
-    func targetLength(_ connection: UInt) -> Int? {
-        entries[connection]?.targetLength
-    }
-
     /// The sockets of connections whose request is overdue, each returned
     /// once: the caller cuts them.
     func overdue(now: ContinuousClock.Instant) -> [Int32] {
