@@ -22,4 +22,12 @@ static inline void *pushgw_mhd_connection_context(struct MHD_Connection *connect
     return info ? info->socket_context : NULL;
 }
 
+/* MHD_get_daemon_info is variadic too: the epoll descriptor of a daemon
+   started with MHD_USE_EPOLL and no thread of its own, which the event loop
+   that drives it polls, or -1. */
+static inline int pushgw_mhd_daemon_epoll_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info ? info->epoll_fd : -1;
+}
+
 #endif

@@ -35,15 +35,18 @@ public final class FCMClient: Sendable {
     ///   - tokens: where access tokens come from (an ``AccessTokenCache``).
     ///   - connections: HTTP/2 connections in the pool.
     ///   - requestTimeout: per message, from `send` until the answer.
+    ///   - loops: event loops to run the connections on, shared with their
+    ///     owner (the gateway's, one per core); nil: the pool's own.
     public init(baseURL: String = FCMTarget.production, projectID: String, tls: TLSConfiguration = TLSConfiguration(),
                 tokens: any AccessTokenSource, connections: Int = 1, requestTimeout: Duration = .seconds(10),
-                options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff()) throws(TransportError) {
+                options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
+                loops: [HTTP2EventLoop]? = nil) throws(TransportError) {
         origin = try Origin(url: baseURL)
         self.projectID = projectID
         var options = options
         if options.keptResponseHeaders == nil { options.keptResponseHeaders = ["retry-after"] }
         pool = try HTTP2ConnectionPool(host: origin.host, port: origin.port, tls: tls, connections: connections,
-                                       options: options, backoff: backoff)
+                                       options: options, backoff: backoff, loops: loops)
         self.tokens = tokens
         self.requestTimeout = requestTimeout
     }

@@ -17,11 +17,13 @@ public final class APNsClient: Sendable {
 
     /// - Parameters:
     ///   - origin: `https://api.push.apple.com`, the sandbox, or a simulator.
+    ///   - loops: event loops to run the connections on, shared with their
+    ///     owner (the gateway's, one per core); nil: the pool's own.
     ///   - now: the clock for provider tokens, in epoch seconds.
     public init(origin: String, tls: TLSConfiguration = TLSConfiguration(), tokens: any ProviderTokenSource,
                 connections: Int = 1, requestTimeout: Duration = .seconds(10),
                 options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
-                now: @escaping @Sendable () -> Int64) throws(TransportError) {
+                loops: [HTTP2EventLoop]? = nil, now: @escaping @Sendable () -> Int64) throws(TransportError) {
         self.origin = try Origin(url: origin)
         var options = options
         if options.keptResponseHeaders == nil { options.keptResponseHeaders = ["apns-id", "retry-after"] }
@@ -29,7 +31,7 @@ public final class APNsClient: Sendable {
         // kept out of APNs's small dynamic table.
         options.unindexedRequestHeaders += ["apns-id", "apns-expiration", "apns-collapse-id"]
         pool = try HTTP2ConnectionPool(host: self.origin.host, port: self.origin.port, tls: tls,
-                                       connections: connections, options: options, backoff: backoff)
+                                       connections: connections, options: options, backoff: backoff, loops: loops)
         self.tokens = tokens
         self.requestTimeout = requestTimeout
         self.now = now

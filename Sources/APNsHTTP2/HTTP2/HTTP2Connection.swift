@@ -124,6 +124,9 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// False once the connection is draining (GOAWAY), dead or shut down.
     public var isAcceptingRequests: Bool { accepting.load(ordering: .relaxed) }
 
+    /// True on the thread of the loop that drives this connection.
+    var isOnCurrentLoop: Bool { loop.isCurrent }
+
     /// Sends one request and waits for its response or failure.
     public func send(_ request: HTTP2Request) async throws(TransportError) -> HTTP2Response {
         try await send([request])[0].get()
@@ -173,7 +176,8 @@ public final class HTTP2Connection: @unchecked Sendable {
         }
         if let refusal = outcome.refusal {
             for stream in streams { stream.finish(.failure(refusal)) }
-        } else if outcome.wake {
+        } else if outcome.wake, !loop.isCurrent {
+            // On the loop's own thread the loop turns right after: no wake-up.
             wake()
         }
     }

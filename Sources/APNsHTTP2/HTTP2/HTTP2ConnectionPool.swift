@@ -14,20 +14,31 @@ public final class HTTP2ConnectionPool: Sendable {
     private let options: HTTP2ConnectionOptions
     private let slots: Locked<[ConnectionSlot<HTTP2Connection>]>
     private let isShutDown = Atomic<Bool>(false)
-    /// The threads that drive the pool's connections: one per two
-    /// connections (slot `i` runs on loop `i / 2`). Two connections share a
+    /// The threads that drive the pool's connections. Its own: one per two
+    /// connections (slot `i` runs on loop `i / 2`); two connections share a
     /// loop well (one wake-up serves both, fewer threads take turns on the
-    /// cores); four on one thread measured slower than on two.
+    /// cores), four on one thread measured slower than on two. Given loops:
+    /// slot `i` runs on loop `i % loops.count`.
     private let loops: [HTTP2EventLoop]
+    private let ownsLoops: Bool
 
+    /// - Parameter loops: loops to run the connections on, shared with their
+    ///   owner (who retires them); nil starts the pool's own.
     public init(host: String, port: Int, tls: TLSConfiguration, connections: Int = 1,
-                options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff()) throws(TransportError) {
+                options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
+                loops: [HTTP2EventLoop]? = nil) throws(TransportError) {
         self.host = host
         self.port = port
         context = try TLSClientContext(tls)
-        var loops: [HTTP2EventLoop] = []
-        for _ in 0..<(max(1, connections) + 1) / 2 { loops.append(try HTTP2EventLoop(name: "pushgw-h2-\(host)")) }
-        self.loops = loops
+        if let loops, !loops.isEmpty {
+            self.loops = loops
+            ownsLoops = false
+        } else {
+            var own: [HTTP2EventLoop] = []
+            for _ in 0..<(max(1, connections) + 1) / 2 { own.append(try HTTP2EventLoop(name: "pushgw-h2-\(host)")) }
+            self.loops = own
+            ownsLoops = true
+        }
         self.options = options
         slots = Locked(Array(repeating: ConnectionSlot(backoff: backoff), count: max(1, connections)))
     }
@@ -210,8 +221,8 @@ public final class HTTP2ConnectionPool: Sendable {
             }
         }
         for connection in connections { connection.shutdown(graceful: true) }
-        // The loops' threads stop once those connections have ended.
-        for loop in loops { loop.retire() }
+        // Its own loops' threads stop once those connections have ended.
+        if ownsLoops { for loop in loops { loop.retire() } }
     }
 
     /// The live connections to use for `wanting` requests (opening empty
@@ -229,7 +240,7 @@ public final class HTTP2ConnectionPool: Sendable {
                 case .connect:
                     do {
                         let connection = try HTTP2Connection(host: host, port: port, context: context, options: options,
-                                                             loop: loops[index / 2]) { [weak self] ended in
+                                                             loop: loop(forSlot: index)) { [weak self] ended in
                             self?.connectionEnded(ended)
                         }
                         slots[index].connecting(connection)
@@ -244,8 +255,23 @@ public final class HTTP2ConnectionPool: Sendable {
             if live.isEmpty { return .failure(WaitUntilInstant(instant: earliest ?? now + .milliseconds(10))) }
             // A small batch goes to the least-loaded connections only.
             live.sort { $0.currentLoad < $1.currentLoad }
+            // On a loop's own thread (a request from the HTTP server sharing
+            // it), a connection of that loop takes one request with no thread
+            // crossed, unless it is much busier than the least-loaded one.
+            if wanting == 1, let local = live.first(where: \.isOnCurrentLoop),
+               local.currentLoad <= live[0].currentLoad + Self.localPreference {
+                return .success([local])
+            }
             return .success(Array(live.prefix(max(1, min(live.count, wanting)))))
         }
+    }
+
+    /// How many more requests than the least-loaded connection a connection
+    /// of the caller's own loop may have and still be preferred.
+    private static let localPreference = 64
+
+    private func loop(forSlot index: Int) -> HTTP2EventLoop {
+        ownsLoops ? loops[index / 2] : loops[index % loops.count]
     }
 
     private func connectionEnded(_ connection: HTTP2Connection) {

@@ -1,25 +1,59 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Foundation
+import Synchronization
 import PushGWSync
 
-/// One thread that drives several HTTP/2 connections: each turn it lets
-/// every connection submit and write what it has, polls all their sockets
-/// and its wake pipe at once, and lets each readable connection read. A pool
-/// runs two connections per loop, so a burst for both costs one wake-up, and
-/// they do not take turns on the cores as threads of their own would.
+/// Work an `HTTP2EventLoop` runs on its thread beside its HTTP/2
+/// connections, such as the HTTP server's libmicrohttpd daemon: a request
+/// that arrives there and is sent on a connection of the same loop crosses
+/// no thread, and neither does its answer.
+public protocol EventLoopSource: AnyObject, Sendable {
+    /// Called on the loop thread at the start of every turn, before the
+    /// connections write: does what is ready, and says what to poll.
+    func turn() -> EventLoopSourceTurn
+}
+
+/// What an `EventLoopSource` asks of the loop's next `poll`.
+public struct EventLoopSourceTurn: Sendable {
+    /// Polled for reading; readable means the source has work.
+    public var descriptor: Int32
+    /// The longest the loop may sleep before the next turn, in milliseconds.
+    public var timeoutMilliseconds: Int32
+
+    public init(descriptor: Int32, timeoutMilliseconds: Int32) {
+        self.descriptor = descriptor
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+}
+
+/// One thread that drives several HTTP/2 connections, and any
+/// `EventLoopSource` attached to it: each turn it runs the sources, lets
+/// every connection submit and write what it has, polls all their
+/// descriptors and its wake pipe at once, and lets each readable connection
+/// read.
+///
+/// A pool creates its own loops (two connections per loop: a burst for both
+/// costs one wake-up), or runs its connections on loops it is given, shared
+/// with other pools and with the HTTP server (the gateway runs one loop per
+/// core for everything, so an event crosses no thread). A request sent from
+/// the loop's own thread needs no wake-up: the loop turns right after.
 ///
 /// A connection joins once its TLS handshake is done (`adopt`) and leaves
 /// when it has ended. The thread stops when its owner retires it and no
-/// connection is left.
+/// connection or source is left.
 ///
-/// `@unchecked Sendable`: `connections` and `buffer` are touched only by the
-/// loop thread; other threads reach the loop through `state` (a lock) and the
-/// wake pipe, whose descriptors are fixed at init and closed in deinit.
-final class HTTP2EventLoop: @unchecked Sendable {
+/// `@unchecked Sendable`: `connections`, `sources` and `buffer` are touched
+/// only by the loop thread; other threads reach the loop through `state` (a
+/// lock) and the wake pipe, whose descriptors are fixed at init and closed
+/// in deinit.
+public final class HTTP2EventLoop: @unchecked Sendable {
     private struct State {
         var arriving: [HTTP2Connection] = []
+        var arrivingSources: [any EventLoopSource] = []
+        var tasks: [@Sendable () -> Void] = []
         var retired = false
         var stopped = false
     }
@@ -27,13 +61,16 @@ final class HTTP2EventLoop: @unchecked Sendable {
     private let state = Locked(State())
     private let wakeReader: Int32
     private let wakeWriter: Int32
+    /// The loop thread's id, set when it starts (0 before).
+    private let threadID = Atomic<UInt>(0)
     /// Loop-thread state.
     private var connections: [HTTP2Connection] = []
+    private var sources: [any EventLoopSource] = []
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// With nothing to do, the loop still turns this often (connection timers).
     private static let idlePoll: Int32 = 50
 
-    init(name: String) throws(TransportError) {
+    public init(name: String) throws(TransportError) {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
             throw TransportError(.protocolError, "pipe failed: \(String(cString: strerror(errno)))")
@@ -44,14 +81,25 @@ final class HTTP2EventLoop: @unchecked Sendable {
         }
         wakeReader = pipeEnds[0]
         wakeWriter = pipeEnds[1]
-        let thread = Thread { [self] in run() }
+        let started = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            threadID.store(UInt(pthread_self()), ordering: .releasing)
+            started.signal()
+            run()
+        }
         thread.name = name
         thread.start()
+        started.wait()
     }
 
     deinit {
         close(wakeReader)
         close(wakeWriter)
+    }
+
+    /// True on the loop's own thread.
+    public var isCurrent: Bool {
+        threadID.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
     /// Makes a connected connection one of the loop's. False when the loop
@@ -66,13 +114,47 @@ final class HTTP2EventLoop: @unchecked Sendable {
         return taken
     }
 
-    /// The owner is done: the thread stops once no connection is left.
-    func retire() {
+    /// Runs `source` on every turn from now on, until `detach`. False when
+    /// the loop has already stopped.
+    @discardableResult
+    public func attach(_ source: any EventLoopSource) -> Bool {
+        let taken = state.withLock { state in
+            guard !state.stopped else { return false }
+            state.arrivingSources.append(source)
+            return true
+        }
+        if taken { wake() }
+        return taken
+    }
+
+    /// Stops running `source`; when this returns, the loop no longer calls it.
+    public func detach(_ source: any EventLoopSource) {
+        perform { [self] in sources.removeAll { $0 === source } }
+    }
+
+    /// Runs `work` on the loop thread, between turns, and returns once it has
+    /// run (at once when called on the loop thread, or when the loop has stopped).
+    public func perform(_ work: @escaping @Sendable () -> Void) {
+        if isCurrent { return work() }
+        let done = DispatchSemaphore(value: 0)
+        let queued = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.tasks.append { work(); done.signal() }
+            return true
+        }
+        guard queued else { return work() }
+        wake()
+        done.wait()
+    }
+
+    /// The owner is done: the thread stops once no connection or source is left.
+    public func retire() {
         state.withLock { $0.retired = true }
         wake()
     }
 
     /// Makes the loop turn now (new requests, a shutdown, a new connection).
+    /// Not needed on the loop's own thread, which turns anyway.
     func wake() {
         var one: UInt8 = 1
         _ = write(wakeWriter, &one, 1)
@@ -81,33 +163,47 @@ final class HTTP2EventLoop: @unchecked Sendable {
     private func run() {
         var entries: [pollfd] = []
         while true {
-            let (arrived, retired) = state.withLock { state in
-                defer { state.arriving.removeAll(keepingCapacity: true) }
-                return (state.arriving, state.retired)
+            let (arrived, arrivedSources, tasks, retired) = state.withLock { state in
+                defer {
+                    state.arriving.removeAll(keepingCapacity: true)
+                    state.arrivingSources.removeAll(keepingCapacity: true)
+                    state.tasks.removeAll(keepingCapacity: true)
+                }
+                return (state.arriving, state.arrivingSources, state.tasks, state.retired)
             }
             connections.append(contentsOf: arrived)
+            sources.append(contentsOf: arrivedSources)
+            for task in tasks { task() }
             entries.removeAll(keepingCapacity: true)
             entries.append(pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0))
-            var buffered = false
+            var timeout = Self.idlePoll
+            // Sources first: what they hand to this loop's connections is
+            // written in the same turn.
+            for source in sources {
+                let turn = source.turn()
+                entries.append(pollfd(fd: turn.descriptor, events: Int16(POLLIN), revents: 0))
+                timeout = min(timeout, max(0, turn.timeoutMilliseconds))
+            }
+            let firstConnection = entries.count
             var open: [HTTP2Connection] = []
             open.reserveCapacity(connections.count)
             for connection in connections {
                 guard let turn = connection.turn(buffer: &buffer) else { continue }
                 open.append(connection)
                 entries.append(pollfd(fd: turn.descriptor, events: turn.events, revents: 0))
-                buffered = buffered || turn.buffered
+                if turn.buffered { timeout = 0 }
             }
             connections = open
-            if connections.isEmpty, retired {
+            if connections.isEmpty, sources.isEmpty, retired {
                 let stop = state.withLock { state -> Bool in
-                    guard state.arriving.isEmpty else { return false }
+                    guard state.arriving.isEmpty, state.arrivingSources.isEmpty, state.tasks.isEmpty else { return false }
                     state.stopped = true
                     return true
                 }
                 if stop { return }
                 continue
             }
-            let result = poll(&entries, nfds_t(entries.count), buffered ? 0 : Self.idlePoll)
+            let result = poll(&entries, nfds_t(entries.count), timeout)
             if result < 0, errno != EINTR {
                 let error = TransportError(.connectionLost, "poll failed: \(String(cString: strerror(errno)))")
                 for connection in connections { connection.end(error) }
@@ -116,7 +212,7 @@ final class HTTP2EventLoop: @unchecked Sendable {
             }
             if entries[0].revents != 0 { drainWakePipe() }
             for (index, connection) in connections.enumerated() {
-                connection.serve(revents: entries[index + 1].revents, buffer: &buffer)
+                connection.serve(revents: entries[firstConnection + index].revents, buffer: &buffer)
             }
         }
     }

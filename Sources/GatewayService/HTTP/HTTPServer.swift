@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+public import APNsHTTP2
 internal import CMicroHTTPD
 import Foundation
 import PayloadBuilder
@@ -25,25 +26,29 @@ public struct HTTPServerLimits: Sendable {
     /// a connection that takes longer (slowloris, a body that never ends)
     /// is cut. The handler's own time is not counted.
     public var requestTimeout: Duration = .seconds(10)
-    /// Worker threads (epoll each); defaults to the number of cores.
+    /// Event loops (a thread and a libmicrohttpd daemon each) the server
+    /// starts when it is given none; defaults to the number of cores.
     public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     public init() {}
 }
 
-/// The HTTP/1.1 ingest server on libmicrohttpd: epoll with a thread pool,
-/// and suspend/resume so that a request waiting on providers holds no
-/// thread: the connection is suspended, the handler runs as a Swift task,
-/// and the connection is resumed with the answer.
+/// The HTTP/1.1 ingest server on libmicrohttpd: one daemon per event loop
+/// (epoll, driven by an `HTTP2EventLoop` that also drives the provider
+/// connections, one loop per core), and suspend/resume so that a request
+/// waiting on providers holds no thread: the connection is suspended, the
+/// answer comes later (from a provider connection on the same loop, or a
+/// Swift task), and the connection is resumed with it.
 ///
 /// Hostile clients: `RequestScreen` refuses ambiguous framing before any
 /// handler runs, a `Content-Length` over the body limit is answered at once
 /// (the body unread), and `ConnectionWatch` cuts connections whose request
 /// does not arrive within `limits.requestTimeout`.
 ///
-/// `@unchecked Sendable`: the daemon handle is set in `start` and cleared in
-/// `stop`, both guarded by `state`'s mutex; libmicrohttpd itself is
-/// thread-safe for the calls made on it from other threads (resume, stop).
+/// `@unchecked Sendable`: the daemons are set in `start` and taken in
+/// `stop`, both under `state`'s mutex; each daemon is run only by its loop
+/// (quiesced there too, and stopped once detached from it); the one call
+/// made on it from other threads, `MHD_resume_connection`, is thread-safe.
 public final class HTTPServer: @unchecked Sendable {
     public let address: String
     public let limits: HTTPServerLimits
@@ -51,21 +56,29 @@ public final class HTTPServer: @unchecked Sendable {
     /// Where libmicrohttpd's own messages go (dropped connections, parse errors).
     let log: @Sendable (String) -> Void
     private let requestedPort: Int
-    private let state = Locked<(daemon: DaemonHandle?, port: Int)>((nil, 0))
+    /// The loops the daemons run on: given (shared with the provider
+    /// connections), or the server's own, created in `start`.
+    private let givenLoops: [HTTP2EventLoop]?
+    private let state = Locked<(daemons: [DaemonSource], loops: [HTTP2EventLoop], port: Int)>(([], [], 0))
     /// Requests whose handler is running (suspended connections).
     let active = Atomic<Int>(0)
     /// Open connections and their request deadlines.
     let watch: ConnectionWatch
 
-    /// - Parameter log: receives libmicrohttpd's own messages, one line each,
-    ///   instead of its plain-text writes to standard error.
+    /// - Parameters:
+    ///   - loops: event loops to run on, one daemon each, shared with their
+    ///     owner (the gateway runs its provider connections on them too);
+    ///     nil: the server starts `limits.threads` loops of its own.
+    ///   - log: receives libmicrohttpd's own messages, one line each,
+    ///     instead of its plain-text writes to standard error.
     public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+                loops: [HTTP2EventLoop]? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.address = address
         requestedPort = port
         self.limits = limits
         self.handler = handler
         self.log = log
+        givenLoops = loops.flatMap { $0.isEmpty ? nil : $0 }
         watch = ConnectionWatch(requestTimeout: limits.requestTimeout)
     }
 
@@ -83,14 +96,49 @@ public final class HTTPServer: @unchecked Sendable {
 
     public func start() throws(ServiceError) {
         let listener = try Self.listen(address, port: requestedPort)
-        let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        let loops: [HTTP2EventLoop]
+        if let givenLoops {
+            loops = givenLoops
+        } else {
+            do {
+                loops = try (0..<max(1, limits.threads)).map { index throws(TransportError) in
+                    try HTTP2EventLoop(name: "pushgw-http-\(index)")
+                }
+            } catch {
+                close(listener.descriptor)
+                throw ServiceError(setting: "listen", "cannot start the HTTP server's threads: \(error)")
+            }
+        }
+        var daemons: [DaemonSource] = []
+        for (index, loop) in loops.enumerated() {
+            // Every daemon accepts on the same socket, each through its own
+            // descriptor (it closes its own when it stops).
+            let descriptor = index == 0 ? listener.descriptor : dup(listener.descriptor)
+            guard descriptor >= 0, let daemon = startDaemon(listening: descriptor, share: loops.count) else {
+                if descriptor >= 0 { close(descriptor) }
+                if index > 0 { close(listener.descriptor) }
+                for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
+                if givenLoops == nil { for loop in loops { loop.retire() } }
+                throw ServiceError(setting: "listen", "cannot start the HTTP server on \(address):\(listener.port)")
+            }
+            daemons.append(daemon)
+            loop.attach(daemon)
+        }
+        state.withLock { $0 = (daemons, loops, listener.port) }
+        watch.start()
+    }
+
+    /// One daemon with no thread of its own, run by an event loop.
+    private func startDaemon(listening descriptor: Int32, share: Int) -> DaemonSource? {
+        let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
+        // Each daemon takes its share of the limit (rounded down: the total never exceeds it).
+        let connectionLimit = max(1, limits.maximumConnections / share)
         let options: [any CVarArg] = [
-            MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, limits.threads)),
-            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(limits.maximumConnections),
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(connectionLimit),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(limits.connectionTimeoutSeconds),
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, limits.connectionMemory,
-            MHD_OPTION.LISTEN_SOCKET.rawValue, listener.descriptor,
+            MHD_OPTION.LISTEN_SOCKET.rawValue, descriptor,
             MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(serverLog, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionChanged, to: OpaquePointer.self), OpaquePointer(context),
@@ -100,13 +148,13 @@ public final class HTTPServer: @unchecked Sendable {
         let daemon = withVaList(options) { list in
             MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, context, list)
         }
-        guard let daemon else {
-            close(listener.descriptor)
-            throw ServiceError(setting: "listen", "cannot start the HTTP server on \(address):\(listener.port)")
+        guard let daemon else { return nil }
+        let epoll = pushgw_mhd_daemon_epoll_fd(daemon)
+        guard epoll >= 0 else {
+            MHD_stop_daemon(daemon)
+            return nil
         }
-        let handle = DaemonHandle(pointer: daemon)
-        state.withLock { $0 = (handle, listener.port) }
-        watch.start()
+        return DaemonSource(pointer: daemon, epollDescriptor: epoll)
     }
 
     /// Connections open right now (at most `limits.maximumConnections`).
@@ -117,8 +165,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Stops accepting connections; requests in progress go on.
     public func quiesce() {
-        state.withLock { state in
-            if let daemon = state.daemon {
+        let (daemons, loops) = state.withLock { ($0.daemons, $0.loops) }
+        for (daemon, loop) in zip(daemons, loops) {
+            loop.perform {
                 let listener = MHD_quiesce_daemon(daemon.pointer)
                 if listener >= 0 { close(listener) }
             }
@@ -127,13 +176,16 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Stops listening and closes every connection.
     public func stop() {
-        let daemon = state.withLock { state -> DaemonHandle? in
-            let daemon = state.daemon
-            state.daemon = nil
-            return daemon
+        let (daemons, loops) = state.withLock { state -> ([DaemonSource], [HTTP2EventLoop]) in
+            defer { state.daemons = []; state.loops = [] }
+            return (state.daemons, state.loops)
         }
         watch.stop()
-        if let daemon { MHD_stop_daemon(daemon.pointer) }
+        for (daemon, loop) in zip(daemons, loops) {
+            loop.detach(daemon)
+            MHD_stop_daemon(daemon.pointer)
+        }
+        if givenLoops == nil { for loop in loops { loop.retire() } }
     }
 
     /// Binds and listens on `address:port` (port 0: any free port).
@@ -212,12 +264,27 @@ final class RequestState: @unchecked Sendable {
     let response = Locked<HTTPResponse?>(nil)
 }
 
-/// The libmicrohttpd daemon handle.
+/// One libmicrohttpd daemon, run by an event loop: each turn it does what
+/// is ready (new connections, requests, resumed answers, timeouts), and the
+/// loop polls its epoll descriptor.
 ///
-/// `@unchecked Sendable`: it is stored and taken under the server's mutex,
-/// and the only call made with it, `MHD_stop_daemon`, happens once.
-private struct DaemonHandle: @unchecked Sendable {
+/// `@unchecked Sendable`: `turn` runs only on its loop's thread; the server
+/// quiesces the daemon there too, and stops it only once it is detached.
+private final class DaemonSource: EventLoopSource, @unchecked Sendable {
     let pointer: OpaquePointer
+    let epollDescriptor: Int32
+
+    init(pointer: OpaquePointer, epollDescriptor: Int32) {
+        self.pointer = pointer
+        self.epollDescriptor = epollDescriptor
+    }
+
+    func turn() -> EventLoopSourceTurn {
+        _ = MHD_run(pointer)
+        var timeout: UInt64 = 0
+        let milliseconds = MHD_get_timeout(pointer, &timeout) == .YES ? Int32(clamping: timeout) : Int32.max
+        return EventLoopSourceTurn(descriptor: epollDescriptor, timeoutMilliseconds: milliseconds)
+    }
 }
 
 private func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer {

@@ -12,6 +12,10 @@ public final class Gateway: Sendable {
     public let metrics: GatewayMetrics
     let apnsClients: [APNsClient]
     let fcmClients: [FCMClient]
+    /// One event loop per core, running both the HTTP server's daemons and
+    /// the provider connections: an event that needs no wait is read,
+    /// rendered, sent and answered on one thread.
+    let loops: [HTTP2EventLoop]
     let logger: Logger
     /// Set when shutdown starts: `/readyz` answers 503 so load balancers move away.
     private let draining = DrainFlag()
@@ -31,6 +35,16 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         self.metrics = metrics
         let renderConfig = try configuration.renderConfig()
+        var loops: [HTTP2EventLoop] = []
+        do {
+            for index in 0..<max(1, HTTPServerLimits().threads) { loops.append(try HTTP2EventLoop(name: "pushgw-loop-\(index)")) }
+        } catch {
+            throw ServiceError(setting: "threads", "cannot start the event loops: \(error)")
+        }
+        self.loops = loops
+        // Until the server is up, a failure ends the loops' threads.
+        var started = false
+        defer { if !started { for loop in loops { loop.retire() } } }
 
         var senders: [String: [Platform: any NotificationSender]] = [:]
         var apnsClients: [APNsClient] = []
@@ -39,13 +53,13 @@ public final class Gateway: Sendable {
         var accessTokenCaches: [AccessTokenCache] = []
         for app in configuration.apps {
             if let apns = app.apns {
-                let (client, cache) = try Self.apnsClient(apns, app: app.name)
+                let (client, cache) = try Self.apnsClient(apns, app: app.name, loops: loops)
                 apnsClients.append(client)
                 tokenCaches.append(cache)
                 senders[app.name, default: [:]][.apns] = APNsSender(client: client)
             }
             if let fcm = app.fcm {
-                let (client, cache) = try Self.fcmClient(fcm, app: app.name)
+                let (client, cache) = try Self.fcmClient(fcm, app: app.name, loops: loops)
                 fcmClients.append(client)
                 accessTokenCaches.append(cache)
                 senders[app.name, default: [:]][.fcm] = FCMSender(client: client)
@@ -80,19 +94,20 @@ public final class Gateway: Sendable {
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["fcm_oauth"], to: Double(grants.reduce(0) { $0 + $1.grantCount }))
             })
         server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, handler: handler,
-                            log: { logger.log(.debug, "http server", [("detail", $0)]) })
+                            loops: loops, log: { logger.log(.debug, "http server", [("detail", $0)]) })
         try server.start()
+        started = true
     }
 
     private static func apnsClient(_ settings: GatewayConfiguration.APNsSettings,
-                                   app: String) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
+                                   app: String, loops: [HTTP2EventLoop]) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
         let setting = "apps.\(app).apns"
         do {
             let pem = try String(contentsOfFile: settings.keyFile, encoding: .utf8)
             let key = try ES256SigningKey(pem: pem)
             let cache = try ProviderTokenCache(keyID: settings.keyID, teamID: settings.teamID, signingKey: key)
             let client = try APNsClient(origin: settings.baseURL, tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
-                                        connections: settings.connections, now: { Int64(Date().timeIntervalSince1970) })
+                                        connections: settings.connections, loops: loops, now: { Int64(Date().timeIntervalSince1970) })
             return (client, cache)
         } catch let error as ServiceError {
             throw error
@@ -102,7 +117,7 @@ public final class Gateway: Sendable {
     }
 
     private static func fcmClient(_ settings: GatewayConfiguration.FCMSettings,
-                                  app: String) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
+                                  app: String, loops: [HTTP2EventLoop]) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
         let setting = "apps.\(app).fcm.service_account_file"
         guard let bytes = FileManager.default.contents(atPath: settings.serviceAccountFile) else {
             throw ServiceError(setting: setting, "cannot read \(settings.serviceAccountFile)")
@@ -117,7 +132,7 @@ public final class Gateway: Sendable {
         do {
             let client = try FCMClient(baseURL: settings.baseURL, projectID: settings.projectID,
                                        tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
-                                       connections: settings.connections)
+                                       connections: settings.connections, loops: loops)
             return (client, cache)
         } catch {
             throw ServiceError(setting: "apps.\(app).fcm.base_url", "\(error)")
@@ -136,6 +151,8 @@ public final class Gateway: Sendable {
         server.stop()
         for client in apnsClients { client.shutdown() }
         for client in fcmClients { client.shutdown() }
+        // Each loop's thread ends once its connections have closed.
+        for loop in loops { loop.retire() }
     }
 }
 
