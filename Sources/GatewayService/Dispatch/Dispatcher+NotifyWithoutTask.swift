@@ -2,9 +2,10 @@ import Foundation
 import PayloadBuilder
 
 /// `/v1/notify` answered without a Swift task: when nothing has to wait, the
-/// event is rendered on the caller's thread (libmicrohttpd's) and answered
-/// from the provider connections' threads; anything that must wait takes
-/// the task path of `notify(body:)`, with the same result.
+/// event is rendered on the caller's thread (an event loop's, running
+/// libmicrohttpd) and answered from the provider connections' threads (in
+/// the gateway, the same loop's); anything that must wait takes the task
+/// path of `notify(body:)`, with the same result.
 extension Dispatcher {
     /// As `notify(body:)`, calling `completion` with the answer instead of
     /// suspending a task. When nothing has to wait (the dedup store and the
