@@ -10,7 +10,8 @@ import PayloadBuilder
 
 /// A gateway (HTTP server, dispatcher, real APNs and FCM clients) on
 /// 127.0.0.1 in front of the strict APNs and FCM simulators, and an HTTP
-/// client to call it.
+/// client to call it. Threads as in `Gateway`: two event loops run the
+/// HTTP daemons and the provider connections together.
 final class ServiceTestbed {
     static let bearer = "test-token-0123456789"
     static let topic = "com.example.pushgw"
@@ -26,10 +27,12 @@ final class ServiceTestbed {
     let caFile: String
     let apns: APNsClient
     let dispatcher: Dispatcher
+    let loops: [HTTP2EventLoop]
 
     init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
          logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars(),
          providerTimeout: Duration = .seconds(5), limits: HTTPServerLimits = HTTPServerLimits()) throws {
+        loops = try (0..<2).map { try HTTP2EventLoop(name: "testbed-loop-\($0)") }
         let key = try ES256SigningKey.generate()
         simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
             teamID: "TEAM123456", keys: ["KEYID12345": key.publicKeyPEM], topics: [Self.topic]))
@@ -38,7 +41,7 @@ final class ServiceTestbed {
         try simulator.writeCA(to: caFile)
         tokens = try ProviderTokenCache(keyID: "KEYID12345", teamID: "TEAM123456", signingKey: key)
         apns = try APNsClient(origin: simulator.url, tls: TLSConfiguration(caFile: caFile), tokens: tokens,
-                              requestTimeout: providerTimeout, now: { Int64(Date().timeIntervalSince1970) })
+                              requestTimeout: providerTimeout, loops: loops, now: { Int64(Date().timeIntervalSince1970) })
         let account = try ThrowawayServiceAccount(projectID: "pushgw-test")
         fcmSimulator = try FCMSimulator(configuration: FCMSimulatorConfiguration(projectID: "pushgw-test",
                                                                                   serviceAccounts: [account.registration]))
@@ -48,14 +51,15 @@ final class ServiceTestbed {
         accessTokens = AccessTokenCache(serviceAccount: try ServiceAccount(json: account.json(tokenURI: fcmSimulator.tokenURI)),
                                         configuration: TokenEndpointConfiguration(caFile: fcmCAFile))
         fcm = try FCMClient(baseURL: fcmSimulator.url, projectID: "pushgw-test", tls: TLSConfiguration(caFile: fcmCAFile),
-                            tokens: accessTokens, requestTimeout: providerTimeout)
+                            tokens: accessTokens, requestTimeout: providerTimeout, loops: loops)
         let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url),
                              fcm: FCMTarget(projectID: "pushgw-test", baseURL: fcmSimulator.url))
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
         dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns), .fcm: FCMSender(client: fcm)]],
                                 avatars: avatars, metrics: metrics, settings: settings, logger: logger)
         server = HTTPServer(address: "127.0.0.1", port: 0, limits: limits,
-                            handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics))
+                            handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics),
+                            loops: loops)
         try server.start()
     }
 
@@ -65,6 +69,7 @@ final class ServiceTestbed {
         fcm.shutdown()
         simulator.stop()
         fcmSimulator.stop()
+        for loop in loops { loop.retire() }
         try? FileManager.default.removeItem(atPath: caFile)
         try? FileManager.default.removeItem(atPath: fcmCAFile)
     }

@@ -61,7 +61,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let givenLoops: [HTTP2EventLoop]?
     private let state = Locked<(daemons: [DaemonSource], loops: [HTTP2EventLoop], port: Int)>(([], [], 0))
     /// Requests whose handler is running (suspended connections).
-    let active = Atomic<Int>(0)
+    let suspended = SuspendedReplies()
     /// Open connections and their request deadlines.
     let watch: ConnectionWatch
 
@@ -161,7 +161,7 @@ public final class HTTPServer: @unchecked Sendable {
     public var openConnections: Int { watch.table.withLock { $0.count } }
 
     /// Requests being handled right now.
-    public var activeRequests: Int { active.load(ordering: .relaxed) }
+    public var activeRequests: Int { suspended.count }
 
     /// Stops accepting connections; requests in progress go on.
     public func quiesce() {
@@ -174,19 +174,34 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening and closes every connection. A request still
+    /// waiting for its answer is answered 503 `shutting_down` (it may have
+    /// been sent to some devices: the client retries with the same
+    /// `event_id`), if its connection can still take it.
     public func stop() {
         let (daemons, loops) = state.withLock { state -> ([DaemonSource], [HTTP2EventLoop]) in
             defer { state.daemons = []; state.loops = [] }
             return (state.daemons, state.loops)
         }
         watch.stop()
-        for (daemon, loop) in zip(daemons, loops) {
-            loop.detach(daemon)
-            MHD_stop_daemon(daemon.pointer)
+        // From here on only this thread runs the daemons.
+        for (daemon, loop) in zip(daemons, loops) { loop.detach(daemon) }
+        // libmicrohttpd aborts when stopped with a connection suspended:
+        // answer every waiting request, and let the daemons take the
+        // connections back (and write what they can at once).
+        for reply in suspended.close() { reply.send(Self.shuttingDown) }
+        for daemon in daemons {
+            for _ in 0..<2 { _ = MHD_run(daemon.pointer) }
         }
+        suspended.finish()
+        for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
         if givenLoops == nil { for loop in loops { loop.retire() } }
     }
+
+    /// The answer to a request the server stops before its answer is ready.
+    static let shuttingDown = HTTPResponse(status: 503, body: EventError(
+        .shuttingDown, field: nil,
+        "the gateway stopped before this request was answered; some devices may have been sent: retry with the same event_id").jsonBody)
 
     /// Binds and listens on `address:port` (port 0: any free port).
     private static func listen(_ address: String, port: Int) throws(ServiceError) -> (descriptor: Int32, port: Int) {
@@ -357,9 +372,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     if let response = handler.respondImmediately(request) {
         return queue(response, on: connection)
     }
-    MHD_suspend_connection(connection)
-    server.active.add(1, ordering: .relaxed)
     let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server)
+    guard server.suspended.add(reply) else { return queue(HTTPServer.shuttingDown, on: connection) }
+    MHD_suspend_connection(connection)
     if !handler.respondLater(request, reply: reply) {
         Task { reply.send(await handler.handle(request)) }
     }
@@ -384,8 +399,7 @@ public final class HTTPReply: Sendable {
     public func send(_ response: HTTPResponse) {
         guard !sent.exchange(true, ordering: .acquiringAndReleasing) else { return }
         state.response.withLock { $0 = response }
-        MHD_resume_connection(connection.pointer)
-        server.active.subtract(1, ordering: .relaxed)
+        server.suspended.answered(self) { MHD_resume_connection(connection.pointer) }
     }
 }
 

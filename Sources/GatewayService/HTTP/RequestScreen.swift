@@ -100,4 +100,6 @@ extension ErrorCode {
     static let badRequest = ErrorCode("bad_request", httpStatus: 400)
     /// A transfer coding other than chunked.
     static let notImplemented = ErrorCode("not_implemented", httpStatus: 501)
+    /// The server stopped before the request's answer was ready.
+    static let shuttingDown = ErrorCode("shutting_down", httpStatus: 503)
 }
