@@ -105,22 +105,22 @@ public final class HTTP2EventLoop: @unchecked Sendable {
     /// Makes a connected connection one of the loop's. False when the loop
     /// has already stopped (the caller then ends the connection itself).
     func adopt(_ connection: HTTP2Connection) -> Bool {
-        let taken = state.withLock { state in
-            guard !state.stopped else { return false }
-            state.arriving.append(connection)
-            return true
-        }
-        if taken { wake() }
-        return taken
+        hand { $0.arriving.append(connection) }
     }
 
     /// Runs `source` on every turn from now on, until `detach`. False when
     /// the loop has already stopped.
     @discardableResult
     public func attach(_ source: any EventLoopSource) -> Bool {
+        hand { $0.arrivingSources.append(source) }
+    }
+
+    /// Hands something to the loop thread through `state` and wakes it;
+    /// false (nothing handed) once the loop has stopped.
+    private func hand(_ change: (inout State) -> Void) -> Bool {
         let taken = state.withLock { state in
             guard !state.stopped else { return false }
-            state.arrivingSources.append(source)
+            change(&state)
             return true
         }
         if taken { wake() }
@@ -137,13 +137,7 @@ public final class HTTP2EventLoop: @unchecked Sendable {
     public func perform(_ work: @escaping @Sendable () -> Void) {
         if isCurrent { return work() }
         let done = DispatchSemaphore(value: 0)
-        let queued = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
-            state.tasks.append { work(); done.signal() }
-            return true
-        }
-        guard queued else { return work() }
-        wake()
+        guard hand({ $0.tasks.append { work(); done.signal() } }) else { return work() }
         done.wait()
     }
 
