@@ -24,6 +24,18 @@ final class SharedEventLoopTests: XCTestCase {
         XCTAssertEqual(nested.load(ordering: .relaxed), 1)
     }
 
+    /// The kernel knows the loop's thread by the loop's name (what `top -H`
+    /// and perf show), cut to Linux's 15 bytes.
+    func testTheLoopThreadCarriesItsNameForTheKernel() throws {
+        let loop = try HTTP2EventLoop(name: "test-loop-named-and-cut")
+        defer { loop.retire() }
+        let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").map { task in
+            try String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        XCTAssertTrue(names.contains("test-loop-named"), "\(names)")
+    }
+
     func testASourceTurnsOnTheLoopWhenItsDescriptorIsReadableUntilDetached() throws {
         let loop = try HTTP2EventLoop(name: "test-loop")
         defer { loop.retire() }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CNGHTTP2
+internal import CThreadShims
 import Foundation
 import Synchronization
 import PushGWSync
@@ -105,8 +106,10 @@ public final class HTTP2Connection: @unchecked Sendable {
             self.loop = try HTTP2EventLoop(name: "pushgw-h2-\(host)")
             ownsLoop = true
         }
-        let thread = Thread { [self] in connect() }
-        thread.name = "pushgw-h2-connect-\(host)"
+        let thread = Thread { [self] in
+            _ = pgw_name_current_thread("pushgw-connect")
+            connect()
+        }
         thread.start()
     }
 

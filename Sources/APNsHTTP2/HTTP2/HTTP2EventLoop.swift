@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+internal import CThreadShims
 import Dispatch
 import Foundation
 import Synchronization
@@ -83,11 +84,11 @@ public final class HTTP2EventLoop: @unchecked Sendable {
         wakeWriter = pipeEnds[1]
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
+            _ = pgw_name_current_thread(name)
             threadID.store(UInt(pthread_self()), ordering: .releasing)
             started.signal()
             run()
         }
-        thread.name = name
         thread.start()
         started.wait()
     }
