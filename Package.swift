@@ -47,7 +47,8 @@ let package = Package(
         // avatar resolver, metrics. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "CCurl", "CCurlShims", "CMicroHTTPD"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "CCurl", "CCurlShims", "CMicroHTTPD",
+                           "CThreadShims"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -57,7 +58,8 @@ let package = Package(
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
         // tests and as `apns-simulator` for the demo and benchmarks.
-        .target(name: "APNsSimulator", dependencies: ["PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"], swiftSettings: swiftSettings),
+        .target(name: "APNsSimulator", dependencies: ["PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "CThreadShims"],
+                swiftSettings: swiftSettings),
         .executableTarget(name: "APNsSimulatorTool", dependencies: ["APNsSimulator"], swiftSettings: swiftSettings),
         .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder", "APNsHTTP2", "APNsSimulator", "FCMClient"], swiftSettings: swiftSettings),
         .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),

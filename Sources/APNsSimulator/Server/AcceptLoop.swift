@@ -42,7 +42,7 @@ struct AcceptLoop: Sendable {
         let context = self.context
         let registry = self.registry
         do {
-            let thread = try JoinableThread.spawn {
+            let thread = try JoinableThread.spawn(name: "sim-connection") {
                 if let connection = try? ServerConnection(
                     service: service, context: context, registry: registry, number: number, socket: socket, wake: connectionWake
                 ) {

@@ -57,7 +57,7 @@ final class SimulatorServer: Sendable {
             }
             let loop = AcceptLoop(service: service, context: context, registry: registry, listener: listener, wake: wake)
             do {
-                let thread = try JoinableThread.spawn { loop.run() }
+                let thread = try JoinableThread.spawn(name: "sim-accept") { loop.run() }
                 state = .running(Running(listener: listener, port: port, acceptThread: thread, acceptWake: wake))
             } catch {
                 wake.close()

@@ -1,3 +1,4 @@
+internal import CThreadShims
 internal import Glibc
 
 /// The function every simulator thread starts in: takes back the retained
@@ -22,10 +23,13 @@ private final class ThreadBody {
 struct JoinableThread: Sendable {
     private let handle: pthread_t
 
-    /// Starts `body` on a new thread.
-    static func spawn(_ body: @escaping @Sendable () -> Void) throws -> JoinableThread {
+    /// Starts `body` on a new thread, named `name` for the kernel (top -H, perf).
+    static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws -> JoinableThread {
         var handle = pthread_t()
-        let box = Unmanaged.passRetained(ThreadBody(body))
+        let box = Unmanaged.passRetained(ThreadBody {
+            _ = pgw_name_current_thread(name)
+            body()
+        })
         let result = pthread_create(&handle, nil, threadEntry, box.toOpaque())
         guard result == 0 else {
             box.release()

@@ -1,3 +1,4 @@
+internal import CThreadShims
 import Glibc
 import Synchronization
 import PushGWSync
@@ -6,6 +7,7 @@ import PushGWSync
 /// its queue. A file-level constant, as C callbacks must be.
 private let avatarWorkerEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { argument in
     guard let argument else { return nil }
+    _ = pgw_name_current_thread("pushgw-avatar")
     let pool = Unmanaged<AvatarFetchPool>.fromOpaque(argument).takeRetainedValue()
     pool.drain()
     return nil

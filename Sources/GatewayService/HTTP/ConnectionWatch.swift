@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+internal import CThreadShims
 import Dispatch
 import Foundation
 import Synchronization
@@ -28,6 +29,7 @@ final class ConnectionWatch: Sendable {
     func start() {
         let nanoseconds = Int(tick.components.seconds) * 1_000_000_000 + Int(tick.components.attoseconds / 1_000_000_000)
         Thread.detachNewThread { [self] in
+            _ = pgw_name_current_thread("pushgw-watch")
             while wake.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
                 sweep(now: .now)
             }
