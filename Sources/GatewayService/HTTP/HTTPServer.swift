@@ -115,9 +115,14 @@ public final class HTTPServer: @unchecked Sendable {
             // descriptor (it closes its own when it stops).
             let descriptor = index == 0 ? listener.descriptor : dup(listener.descriptor)
             guard descriptor >= 0, let daemon = startDaemon(listening: descriptor, share: loops.count) else {
+                // This daemon did not start: its descriptor is ours to close
+                // (for the first, the listener itself). Those that did start
+                // leave their loops, then close their own when stopped.
                 if descriptor >= 0 { close(descriptor) }
-                if index > 0 { close(listener.descriptor) }
-                for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
+                for (started, loop) in zip(daemons, loops) {
+                    loop.detach(started)
+                    MHD_stop_daemon(started.pointer)
+                }
                 if givenLoops == nil { for loop in loops { loop.retire() } }
                 throw ServiceError(setting: "listen", "cannot start the HTTP server on \(address):\(listener.port)")
             }
