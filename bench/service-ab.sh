@@ -42,12 +42,13 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-service-ab.XXXXXX")"
 pids=()
-worktrees=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    for tree in "${worktrees[@]}"; do git -C "$root" worktree remove --force "$tree" 2>/dev/null || true; done
+    # The revisions' worktrees live under $work: removing it and pruning
+    # unregisters them.
     rm -rf "$work"
+    git -C "$root" worktree prune
 }
 trap cleanup EXIT
 
@@ -59,7 +60,6 @@ binary_for() {  # name spec
     fi
     local tree="$work/tree-$1"
     git -C "$root" worktree add --detach --quiet "$tree" "$2" >&2
-    worktrees+=("$tree")
     echo "building $1 ($2)" >&2
     (cd "$tree" && swift build -c release --static-swift-stdlib --product pushgw >&2)
     echo "$(cd "$tree" && swift build -c release --static-swift-stdlib --show-bin-path)/pushgw"
