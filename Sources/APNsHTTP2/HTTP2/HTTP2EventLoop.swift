@@ -159,12 +159,7 @@ public final class HTTP2EventLoop: @unchecked Sendable {
         var entries: [pollfd] = []
         while true {
             let (arrived, arrivedSources, tasks, retired) = state.withLock { state in
-                defer {
-                    state.arriving.removeAll(keepingCapacity: true)
-                    state.arrivingSources.removeAll(keepingCapacity: true)
-                    state.tasks.removeAll(keepingCapacity: true)
-                }
-                return (state.arriving, state.arrivingSources, state.tasks, state.retired)
+                (Self.take(&state.arriving), Self.take(&state.arrivingSources), Self.take(&state.tasks), state.retired)
             }
             connections.append(contentsOf: arrived)
             sources.append(contentsOf: arrivedSources)
@@ -210,6 +205,16 @@ public final class HTTP2EventLoop: @unchecked Sendable {
                 connection.serve(revents: entries[firstConnection + index].revents, buffer: &buffer)
             }
         }
+    }
+
+    /// What `items` holds, leaving it empty. An empty list costs nothing: most
+    /// turns hand nothing over, and emptying a list whose buffer was just
+    /// shared with the caller (`removeAll(keepingCapacity:)`) would allocate
+    /// a new one on every turn.
+    private static func take<Element>(_ items: inout [Element]) -> [Element] {
+        guard !items.isEmpty else { return [] }
+        defer { items = [] }
+        return items
     }
 
     /// Empties the wake pipe (one byte per wake; a short read means it is
