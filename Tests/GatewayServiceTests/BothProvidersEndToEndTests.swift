@@ -13,9 +13,8 @@ final class BothProvidersEndToEndTests: XCTestCase {
 
     func testTheSeedEventReachesBothProviders() async throws {
         let testbed = try ServiceTestbed()
-        let url = GoldenFixtures.directory.appendingPathComponent("seed-chat-sdk.event.json")
         // The fixture's avatar is a public URL: the testbed forwards it unchecked (no DNS).
-        let body = try Array(Data(contentsOf: url))
+        let body = try ServiceTestbed.seedEvent()
         let answer = try await testbed.call("POST", "/v1/notify", body: body)
         XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
         let items = try results(answer.body)

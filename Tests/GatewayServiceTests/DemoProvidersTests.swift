@@ -10,17 +10,11 @@ final class DemoProvidersTests: XCTestCase {
     func testAGatewayConfiguredFromThePrintedEnvironmentDeliversThroughBothSimulators() async throws {
         let providers = try DemoProviders()
         defer { providers.stop() }
-        var environment = Dictionary(uniqueKeysWithValues: providers.gatewayEnvironment.map { ($0.name, $0.value) })
-        environment["PUSHGW_LISTEN"] = "127.0.0.1:0"
-        environment["PUSHGW_BEARER_TOKENS"] = ServiceTestbed.bearer
-        let configuration = try ConfigurationLoader(environment: environment).load()
+        let configuration = try providers.gatewayConfiguration()
         XCTAssertFalse(configuration.needsDemoProviders, "real-provider settings, no built-in simulators")
         let gateway = try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))
-        let seed = try Data(contentsOf: URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("fixtures/payloads/seed-chat-sdk.event.json"))
         let answer = try await ServiceTestbed.call("http://127.0.0.1:\(gateway.server.port)", "POST", "/v1/notify",
-                                                   body: Array(seed), bearer: ServiceTestbed.bearer)
+                                                   body: ServiceTestbed.seedEvent(), bearer: ServiceTestbed.bearer)
         await gateway.shutdown(drain: .seconds(2))
         XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
         guard case let .array(results)? = try JSONParser.parse(answer.body)["results"] else { return XCTFail("no results") }

@@ -17,7 +17,7 @@ final class GracefulShutdownTests: XCTestCase {
         // shutdown starts.
         providers.apns.setFaults(APNsSimulatorFaults(responseDelay: .milliseconds(700)))
         let base = "http://127.0.0.1:\(gateway.server.port)"
-        let seed = try Self.seed()
+        let seed = try ServiceTestbed.seedEvent()
         let inFlight = Task { try await ServiceTestbed.call(base, "POST", "/v1/notify", body: seed, bearer: ServiceTestbed.bearer) }
         try await waitUntil("the event is in flight") { gateway.server.activeRequests == 1 }
         let shutdown = Task { await gateway.shutdown(drain: .seconds(20)) }
@@ -41,7 +41,7 @@ final class GracefulShutdownTests: XCTestCase {
         let gateway = try Self.gateway(providers)
         providers.apns.setFaults(APNsSimulatorFaults(silent: true))
         let base = "http://127.0.0.1:\(gateway.server.port)"
-        let seed = try Self.seed()
+        let seed = try ServiceTestbed.seedEvent()
         let inFlight = Task { try await ServiceTestbed.call(base, "POST", "/v1/notify", body: seed, bearer: ServiceTestbed.bearer) }
         try await waitUntil("the event is in flight") { gateway.server.activeRequests == 1 }
         await gateway.shutdown(drain: .milliseconds(300))
@@ -56,23 +56,6 @@ final class GracefulShutdownTests: XCTestCase {
     }
 
     private static func gateway(_ providers: DemoProviders) throws -> Gateway {
-        var environment = Dictionary(uniqueKeysWithValues: providers.gatewayEnvironment.map { ($0.name, $0.value) })
-        environment["PUSHGW_LISTEN"] = "127.0.0.1:0"
-        environment["PUSHGW_BEARER_TOKENS"] = ServiceTestbed.bearer
-        return try Gateway(configuration: ConfigurationLoader(environment: environment).load(), logger: Logger(minimumLevel: .error))
-    }
-
-    private static func seed() throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("fixtures/payloads/seed-chat-sdk.event.json")))
-    }
-
-    private func waitUntil(_ what: String, within limit: Duration = .seconds(10), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return XCTFail("timed out waiting until \(what)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try Gateway(configuration: providers.gatewayConfiguration(), logger: Logger(minimumLevel: .error))
     }
 }

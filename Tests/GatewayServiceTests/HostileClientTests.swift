@@ -194,14 +194,6 @@ final class HostileClientTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, before + 1, "notify \(when) reached the simulator",
                        file: file, line: line)
     }
-
-    private func waitUntil(_ what: String, within limit: Duration = .seconds(10), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return XCTFail("not within \(limit): \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
 }
 
 /// Connections that send a request header one byte at a time and never

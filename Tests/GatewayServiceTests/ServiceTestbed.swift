@@ -134,3 +134,21 @@ final class ServiceTestbed {
         return writer.bytes
     }
 }
+
+extension DemoProviders {
+    /// A gateway configuration from the environment `pushgw simulators`
+    /// prints, listening on any free loopback port with the testbed's token.
+    func gatewayConfiguration() throws -> GatewayConfiguration {
+        var environment = Dictionary(uniqueKeysWithValues: gatewayEnvironment.map { ($0.name, $0.value) })
+        environment["PUSHGW_LISTEN"] = "127.0.0.1:0"
+        environment["PUSHGW_BEARER_TOKENS"] = ServiceTestbed.bearer
+        return try ConfigurationLoader(environment: environment).load()
+    }
+}
+
+extension ServiceTestbed {
+    /// `fixtures/payloads/seed-chat-sdk.event.json`, the seed event.
+    static func seedEvent() throws -> [UInt8] {
+        Array(try Data(contentsOf: GoldenFixtures.directory.appendingPathComponent("seed-chat-sdk.event.json")))
+    }
+}
