@@ -36,32 +36,6 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 nginx_port="$(free_port)"
 pushgw_port="$(free_port)"
 
-mkdir -p "$work/nginx"
-cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes auto;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $work/nginx;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        location / { return 200 '{"ok":true}'; }
-    }
-}
-CONF
-/usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
-pids+=($!)
-
-# libmicrohttpd alone, in C, configured like pushgw's HTTP layer: the
-# library's own ceiling, so pushgw's cost above it is visible.
-gcc -O2 -o "$work/mhd-hello" "$here/mhd-hello.c" -lmicrohttpd
-mhd_port="$(free_port)"
-"$work/mhd-hello" "$mhd_port" &
-pids+=($!)
-
 "$bin" simulators --env-file "$work/simulators.env" > "$work/simulators.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do [[ -s "$work/simulators.env" ]] && break; sleep 0.1; done
@@ -77,12 +51,65 @@ pids+=($pushgw_pid)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$pushgw_port/healthz" >/dev/null && break; sleep 0.1; done
 sleep 0.5
 
+# The same exchange without pushgw's work: pushgw's own /v1/render answer to
+# the seed event, served as fixed bytes to the same POST by nginx and by
+# libmicrohttpd in C. What pushgw costs above these rows is its own CPU per
+# request (auth, decode, render, report), not the HTTP library's.
+event="$root/fixtures/payloads/seed-chat-sdk.event.json"
+curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' --data-binary "@$event" \
+    -o "$work/render-answer.json" "http://127.0.0.1:$pushgw_port/v1/render"
+python3 - "$work/render-answer.json" "$work/render-answer.nginx" <<'PY'
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+if "$" in text:
+    sys.exit("the render answer holds a '$', which nginx would read as a variable")
+open(sys.argv[2], "w", encoding="utf-8").write("'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'")
+PY
+
+mkdir -p "$work/nginx"
+cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes auto;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location = /v1/render { default_type application/json; return 200 $(cat "$work/render-answer.nginx"); }
+        location / { return 200 '{"ok":true}'; }
+    }
+}
+CONF
+/usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+pids+=($!)
+
+# libmicrohttpd alone, in C, configured like pushgw's HTTP layer: the
+# library's own ceiling, so pushgw's cost above it is visible; once with
+# /healthz's answer, once with the render answer.
+gcc -O2 -o "$work/mhd-hello" "$here/mhd-hello.c" -lmicrohttpd
+mhd_port="$(free_port)"
+"$work/mhd-hello" "$mhd_port" &
+pids+=($!)
+mhd_render_port="$(free_port)"
+"$work/mhd-hello" "$mhd_render_port" "$work/render-answer.json" &
+pids+=($!)
+for port in "$nginx_port" "$mhd_port" "$mhd_render_port"; do
+    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+done
+for port in "$nginx_port" "$mhd_render_port"; do
+    curl -sf --data-binary "@$event" "http://127.0.0.1:$port/v1/render" | cmp -s - "$work/render-answer.json" \
+        || { echo "the server on port $port does not answer the render bytes" >&2; exit 1; }
+done
+
 rate() { awk '/^Requests\/sec/ { print int($2) }'; }
 latency() { awk '/^ +Latency/ { print $2 }'; }
 run() {  # name url [script]
     local out
     if [[ -n "${3:-}" ]]; then
-        out="$(PUSHGW_TOKEN="$token" PUSHGW_EVENT="$root/fixtures/payloads/seed-chat-sdk.event.json" \
+        out="$(PUSHGW_TOKEN="$token" PUSHGW_EVENT="$event" \
             wrk -t 2 -c "$connections" -d "${seconds}s" -s "$3" "$2" 2>&1)"
     else
         out="$(wrk -t 2 -c "$connections" -d "${seconds}s" "$2" 2>&1)"
@@ -95,6 +122,8 @@ idle_rss="$(awk '/VmRSS/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
 run "nginx return 200" "http://127.0.0.1:$nginx_port/"
 run "libmicrohttpd C, same answer" "http://127.0.0.1:$mhd_port/healthz"
 run "pushgw GET /healthz" "http://127.0.0.1:$pushgw_port/healthz"
+run "nginx, render answer to the POST" "http://127.0.0.1:$nginx_port/v1/render" "$here/render.lua"
+run "libmicrohttpd C, render answer" "http://127.0.0.1:$mhd_render_port/v1/render" "$here/render.lua"
 run "pushgw POST /v1/render" "http://127.0.0.1:$pushgw_port/v1/render" "$here/render.lua"
 run "pushgw POST /v1/notify (apns+fcm)" "http://127.0.0.1:$pushgw_port/v1/notify" "$here/notify.lua"
 # Every notify must have been a fresh event: a duplicate is answered from the
