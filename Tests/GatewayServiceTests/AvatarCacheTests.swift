@@ -68,4 +68,23 @@ final class AvatarCacheTests: XCTestCase {
         XCTAssertEqual(state.admit("u", waiter: 2, now: start + .seconds(59)), .cached(dropped))
         XCTAssertEqual(state.admit("u", waiter: 3, now: start + .seconds(60)), .fetch)
     }
+
+    func testPolicyDecisionsAreRememberedForTheirTTL() {
+        var state = AvatarResolverState<Int>(capacity: 8, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
+        XCTAssertNil(state.decision(for: "u", now: start))
+        state.remember(.refused(.hostNotAllowed), for: "u", now: start)
+        state.remember(.passed, for: "v", now: start)
+        XCTAssertEqual(state.decision(for: "u", now: start + .seconds(1)), .refused(.hostNotAllowed))
+        XCTAssertEqual(state.decision(for: "v", now: start + .seconds(1)), .passed)
+        let ttl = AvatarResolverState<Int>.decisionTTL
+        XCTAssertEqual(state.decision(for: "u", now: start + ttl - .seconds(1)), .refused(.hostNotAllowed))
+        XCTAssertNil(state.decision(for: "u", now: start + ttl))
+        XCTAssertEqual(state.admit("v", waiter: 1, now: start), .fetch, "a remembered decision is not a cached result")
+    }
+
+    func testWithNoCacheNoDecisionIsRemembered() {
+        var state = AvatarResolverState<Int>(capacity: 0, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
+        state.remember(.passed, for: "u", now: start)
+        XCTAssertNil(state.decision(for: "u", now: start))
+    }
 }

@@ -92,4 +92,16 @@ final class AvatarResolverCachingTests: XCTestCase {
         _ = await rig.resolver.resolve(nil)
         XCTAssertEqual(rig.labels.all, ["scheme_not_allowed", "scheme_not_allowed"], "nil is not a fetch")
     }
+
+    func testARememberedRefusalIsStillReportedEveryTimeOnBothPaths() async {
+        let rig = AvatarTestRig(AvatarPolicy(allowedHosts: ["cdn.example.com"]))
+        let refused = "https://other.example.com/a.png"
+        let expected = AvatarState.dropped(url: refused, reason: AvatarDropReason.hostNotAllowed.rawValue)
+        XCTAssertEqual(rig.resolver.resolveWithoutWaiting(refused), expected)
+        XCTAssertEqual(rig.resolver.resolveWithoutWaiting(refused), expected)
+        let resolved = await rig.resolver.resolve(refused)
+        XCTAssertEqual(resolved, expected)
+        XCTAssertNil(rig.resolver.resolveWithoutWaiting("https://cdn.example.com/a.png"), "an allowed URL needs a download")
+        XCTAssertEqual(rig.labels.all, ["host_not_allowed", "host_not_allowed", "host_not_allowed"])
+    }
 }

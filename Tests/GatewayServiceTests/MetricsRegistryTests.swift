@@ -54,4 +54,22 @@ final class MetricsRegistryTests: XCTestCase {
         XCTAssertTrue(text.contains("t_seconds_sum{provider=\"apns\"} 0.203\n"), text)
         XCTAssertTrue(text.contains("t_seconds_count{provider=\"apns\"} 2\n"), text)
     }
+
+    func testSeriesByLabelUpdatesTheRegistrysSeriesOfThatLabel() async {
+        let registry = MetricsRegistry()
+        registry.declare(counter, labels: ["result"])
+        let byLabel = SeriesByLabel(registry, counter)
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for _ in 0..<1_000 { byLabel.series(worker % 2 == 0 ? "ok" : "cached").add(1) }
+                }
+            }
+        }
+        XCTAssertTrue(byLabel.series("ok") === registry.series(counter, ["ok"]))
+        XCTAssertEqual(registry.value(counter, ["ok"]), 2_000)
+        XCTAssertEqual(registry.value(counter, ["cached"]), 2_000)
+        XCTAssertEqual(registry.value(counter, ["timeout"]), 0, "no series before its first use")
+        XCTAssertFalse(registry.exposition().contains("timeout"))
+    }
 }

@@ -65,11 +65,12 @@ public final class AvatarResolver: Sendable {
     /// it downloaded within the policy as a known image, else `.dropped`.
     ///
     /// What can be refused without the network (scheme, credentials,
-    /// allow-list, a literal private address) is refused at once and not
-    /// cached; everything else is downloaded once and cached.
+    /// allow-list, a literal private address) is refused at once, every time
+    /// (only the decision is remembered); everything else is downloaded once
+    /// and cached.
     public func resolve(_ url: String?) async -> AvatarState {
         guard let url else { return .none }
-        if case let .refused(reason) = policy.check(url) {
+        if let reason = refusal(url, now: now()) {
             onFetch(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)
         }
@@ -95,14 +96,27 @@ public final class AvatarResolver: Sendable {
     /// the policy, or a live cache entry; nil when a download would be needed.
     public func resolveWithoutWaiting(_ url: String?) -> AvatarState? {
         guard let url else { return AvatarState.none }
-        if case let .refused(reason) = policy.check(url) {
+        let instant = now()
+        if let reason = refusal(url, now: instant) {
             onFetch(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)
         }
-        let instant = now()
         guard let cached = state.withLock({ $0.cached(url, now: instant) }) else { return nil }
         onFetch("cached")
         return cached
+    }
+
+    /// Why the policy refuses `url` without the network, or nil when it may
+    /// be fetched. The decision is remembered per URL (the policy never
+    /// changes), so libcurl parses a repeated URL once, not on every event.
+    private func refusal(_ url: String, now instant: ContinuousClock.Instant) -> AvatarDropReason? {
+        let decision = state.withLock { $0.decision(for: url, now: instant) } ?? {
+            let decision = AvatarPolicyDecision(policy.check(url))
+            state.withLock { $0.remember(decision, for: url, now: instant) }
+            return decision
+        }()
+        if case let .refused(reason) = decision { return reason }
+        return nil
     }
 
     /// Caches the result, reports it, and wakes everyone waiting for `url`.

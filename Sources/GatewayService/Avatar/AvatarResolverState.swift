@@ -20,14 +20,33 @@ struct AvatarResolverState<Waiter> {
     }
 
     private var cache: AvatarCache<AvatarState>
+    /// The policy's decisions by URL. A resolver's policy never changes, so a
+    /// decision stays true; it is remembered so that a repeated URL is not
+    /// parsed again on every event, and forgotten after `decisionTTL` or when
+    /// least recently used, like the cache.
+    private var decisions: AvatarCache<AvatarPolicyDecision>
     private var inFlight: [String: [Waiter]] = [:]
     private let positiveTTL: Duration
     private let negativeTTL: Duration
 
+    /// How long a policy decision is remembered.
+    static var decisionTTL: Duration { .seconds(3600) }
+
     init(capacity: Int, positiveTTL: Duration, negativeTTL: Duration) {
         self.cache = AvatarCache(capacity: capacity)
+        self.decisions = AvatarCache(capacity: capacity)
         self.positiveTTL = positiveTTL
         self.negativeTTL = negativeTTL
+    }
+
+    /// The remembered policy decision for `url`, if any.
+    mutating func decision(for url: String, now: Instant) -> AvatarPolicyDecision? {
+        decisions.value(for: url, now: now)
+    }
+
+    /// Remembers the policy's decision for `url`.
+    mutating func remember(_ decision: AvatarPolicyDecision, for url: String, now: Instant) {
+        decisions.insert(decision, for: url, expires: now + Self.decisionTTL)
     }
 
     /// How many URLs are being fetched right now.
@@ -60,5 +79,19 @@ struct AvatarResolverState<Waiter> {
         }
         if ttl > .zero { cache.insert(result, for: url, expires: now + ttl) }
         return inFlight.removeValue(forKey: url) ?? []
+    }
+}
+
+/// What `AvatarPolicy.check` decided for a URL before any connection, as the
+/// resolver remembers it.
+enum AvatarPolicyDecision: Equatable {
+    case passed
+    case refused(AvatarDropReason)
+
+    init(_ check: AvatarURLCheck) {
+        switch check {
+        case .passed: self = .passed
+        case let .refused(reason): self = .refused(reason)
+        }
     }
 }

@@ -174,3 +174,26 @@ public final class MetricSeries: Sendable {
         (buckets.map { $0.value.load(ordering: .relaxed) }, count.load(ordering: .relaxed), value)
     }
 }
+
+/// The series of one single-label family, found by that label without
+/// building a key of the family and a label array on each update: for hot
+/// paths whose label is only known at the call (an avatar result, say). The
+/// labels stay whatever bounded set the caller passes.
+public final class SeriesByLabel: Sendable {
+    private let registry: MetricsRegistry
+    private let family: MetricsRegistry.Family
+    private let known = Locked<[String: MetricSeries]>([:])
+
+    public init(_ registry: MetricsRegistry, _ family: MetricsRegistry.Family) {
+        self.registry = registry
+        self.family = family
+    }
+
+    /// The series of `label`, created in the registry on first use.
+    public func series(_ label: String) -> MetricSeries {
+        if let series = known.withLock({ $0[label] }) { return series }
+        let series = registry.series(family, [label])
+        known.withLock { $0[label] = series }
+        return series
+    }
+}

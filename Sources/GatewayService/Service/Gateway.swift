@@ -74,8 +74,9 @@ public final class Gateway: Sendable {
         policy.allowHTTP = configuration.avatar.allowHTTP
         policy.allowedHosts = configuration.avatar.allowedHosts.isEmpty ? nil : configuration.avatar.allowedHosts
         policy.allowPrivateAddresses = configuration.avatar.allowPrivateAddresses
+        let avatarResults = SeriesByLabel(metrics.registry, GatewayMetrics.avatarFetch)
         let avatars = AvatarResolver(policy: policy, onFetch: { result in
-            metrics.registry.increment(GatewayMetrics.avatarFetch, [result])
+            avatarResults.series(result).add(1)
         })
         let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars,
                                     dedup: InMemoryDedupStore(capacity: configuration.dedupCapacity), metrics: metrics,
