@@ -1,19 +1,19 @@
-/// An HTTP request as the service's routes see it: method, path, the few
-/// headers the gateway reads, and the body (already capped by the server).
+/// An HTTP request as the service's routes see it: method, path, the one
+/// header the gateway reads, and the body (already capped by the server).
 public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query string.
     public var path: String
-    /// Lowercase header names → values, for the headers the server copies.
-    public var headers: [String: String]
+    /// The `Authorization` header's value, if sent.
+    public var authorization: String?
     public var body: [UInt8]
     /// The body was longer than the server's limit; `body` is empty then.
     public var bodyTooLarge: Bool
 
-    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], bodyTooLarge: Bool = false) {
+    public init(method: String, path: String, authorization: String? = nil, body: [UInt8] = [], bodyTooLarge: Bool = false) {
         self.method = method
         self.path = path
-        self.headers = headers
+        self.authorization = authorization
         self.body = body
         self.bodyTooLarge = bodyTooLarge
     }

@@ -449,26 +449,22 @@ private let targetArrived: @convention(c) (UnsafeMutableRawPointer?, UnsafePoint
 /// The request as the handler sees it: method, path, the headers it reads, the body so far.
 private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
                      state: RequestState) -> HTTPRequest {
-    var headers: [String: String] = [:]
-    if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization") {
-        headers["authorization"] = String(cString: value)
-    }
-    if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type") {
-        headers["content-type"] = String(cString: value)
-    }
+    let authorization = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) }
     // The path ends at the query, found among the bytes (not by Character).
     let path = url.map { url in
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(url).assumingMemoryBound(to: UInt8.self), count: strlen(url))
         return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
     } ?? "/"
-    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers,
+    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, authorization: authorization,
                        body: state.body, bodyTooLarge: state.tooLarge)
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    var body = response.body
-    let handle = body.withUnsafeMutableBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, bytes.baseAddress, .RESPMEM_MUST_COPY)
+    // MUST_COPY: libmicrohttpd copies the bytes before this returns and never
+    // writes through the pointer, so the body's own buffer is lent as it is
+    // (a mutable copy of the array would copy its storage first).
+    let handle = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
     }
     guard let handle else { return .NO }
     defer { MHD_destroy_response(handle) }

@@ -70,7 +70,7 @@ public struct GatewayHandler: HTTPHandler {
     /// Method, auth and size checks of the API routes.
     private func refusal(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.method == "POST" else { return Self.error(.methodNotAllowed, "use POST") }
-        guard allowUnauthenticated || tokens.authorizes(request.headers["authorization"]) else {
+        guard allowUnauthenticated || tokens.authorizes(request.authorization) else {
             return Self.error(.unauthorized, "send Authorization: Bearer <token> with a configured token")
         }
         if request.bodyTooLarge {
@@ -95,7 +95,7 @@ public struct GatewayHandler: HTTPHandler {
         switch request.path {
         case "/metrics":
             guard request.method == "GET" else { return ("/metrics", Self.error(.methodNotAllowed, "use GET")) }
-            if let metricsTokens, !metricsTokens.authorizes(request.headers["authorization"]) {
+            if let metricsTokens, !metricsTokens.authorizes(request.authorization) {
                 return ("/metrics", Self.error(.unauthorized, "send Authorization: Bearer <metrics token>"))
             }
             beforeScrape()
