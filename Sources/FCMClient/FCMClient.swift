@@ -77,15 +77,9 @@ public final class FCMClient: Sendable {
     /// `authorization: Bearer <access token>` added. Every request ends with
     /// exactly one result, in order.
     public func send(_ requests: [ProviderRequest]) async -> [Result<FCMOutcome, TransportError>] {
-        guard !requests.isEmpty else { return [] }
-        let token: String
-        do throws(AccessTokenError) {
-            token = try await tokens.accessToken()
-        } catch {
-            return Array(repeating: .failure(TransportError(accessToken: error)), count: requests.count)
+        await withCheckedContinuation { continuation in
+            send(requests) { continuation.resume(returning: $0) }
         }
-        let outcomes = Self.classify(await pool.send(httpRequests(requests, token: token)))
-        return await retryingAccessTokenRejections(requests, outcomes: outcomes, token: token)
     }
 
     /// As `send(_:)`, calling `completion` instead of suspending a task: with
@@ -93,10 +87,20 @@ public final class FCMClient: Sendable {
     /// task is only started to fetch a token or to re-send after FCM refused it.
     public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([Result<FCMOutcome, TransportError>]) -> Void) {
         guard !requests.isEmpty else { return completion([]) }
-        guard let token = tokens.accessTokenWithoutWaiting() else {
-            Task { completion(await self.send(requests)) }
-            return
+        if let token = tokens.accessTokenWithoutWaiting() {
+            return send(requests, token: token, completion: completion)
         }
+        Task {
+            do throws(AccessTokenError) {
+                send(requests, token: try await tokens.accessToken(), completion: completion)
+            } catch {
+                completion(Array(repeating: .failure(TransportError(accessToken: error)), count: requests.count))
+            }
+        }
+    }
+
+    private func send(_ requests: [ProviderRequest], token: String,
+                      completion: @escaping @Sendable ([Result<FCMOutcome, TransportError>]) -> Void) {
         pool.send(httpRequests(requests, token: token)) { responses in
             let outcomes = Self.classify(responses)
             guard outcomes.contains(where: Self.isAccessTokenRejection) else { return completion(outcomes) }

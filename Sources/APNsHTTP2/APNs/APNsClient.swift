@@ -49,14 +49,9 @@ public final class APNsClient: Sendable {
     /// classifies each answer. Requests rejected for their provider token are
     /// sent once more when the token source mints a new token.
     public func send(_ requests: [ProviderRequest]) async -> [Result<APNsOutcome, TransportError>] {
-        let token: String
-        do {
-            token = try providerToken()
-        } catch {
-            return Array(repeating: .failure(error), count: requests.count)
+        await withCheckedContinuation { continuation in
+            send(requests) { continuation.resume(returning: $0) }
         }
-        let outcomes = await pool.send(httpRequests(requests, token: token))
-        return await retryingTokenRejections(requests, outcomes: classify(requests, outcomes), token: token)
     }
 
     /// As `send(_:)`, calling `completion` instead of suspending a task: from
