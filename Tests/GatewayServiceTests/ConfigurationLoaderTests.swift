@@ -1,3 +1,4 @@
+import Foundation
 import GatewayService
 import PayloadBuilder
 import XCTest
@@ -77,6 +78,20 @@ final class ConfigurationLoaderTests: XCTestCase {
         XCTAssertEqual(app.name, "default")
         XCTAssertEqual(app.apns?.baseURL, "https://127.0.0.1:8443")
         XCTAssertNil(app.dataKeys.wireName(.avatarURL))
+    }
+
+    func testProviderConnectionsDefaultToOnePerCoreAndAtLeastTwo() throws {
+        let onePerCore = min(64, max(2, ProcessInfo.processInfo.activeProcessorCount))
+        let fromFile = try XCTUnwrap(loader(["PUSHGW_CONFIG_FILE": "/etc/pushgw.json"]).load().apps.first)
+        XCTAssertEqual(fromFile.apns?.connections, onePerCore)
+        XCTAssertEqual(fromFile.fcm?.connections, onePerCore)
+        let environment = [
+            "PUSHGW_APNS_KEY_FILE": "/run/key.p8", "PUSHGW_APNS_KEY_ID": "ABC123DEFG", "PUSHGW_APNS_TEAM_ID": "DEF123GHIJ",
+            "PUSHGW_APNS_TOPIC": "com.example.chat", "PUSHGW_BEARER_TOKENS_FILE": "/run/tokens",
+        ]
+        XCTAssertEqual(try loader(environment).load().apps.first?.apns?.connections, onePerCore)
+        let configured = try loader(environment.merging(["PUSHGW_APNS_CONNECTIONS": "5"]) { $1 }).load()
+        XCTAssertEqual(configured.apps.first?.apns?.connections, 5)
     }
 
     func testEveryBadSettingIsNamed() {

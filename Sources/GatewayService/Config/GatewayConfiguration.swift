@@ -34,6 +34,12 @@ public struct GatewayConfiguration: Sendable {
         }
     }
 
+    /// Provider connections per app when the setting is not given: one per
+    /// core, as there is one event loop per core and a loop with a connection
+    /// of its own sends without handing an event to another thread; at least
+    /// 2 (one connection lost leaves one), at most 64 (the setting's bound).
+    public static var defaultConnections: Int { min(64, max(2, HTTPServerLimits().threads)) }
+
     /// Direct APNs for one app.
     public struct APNsSettings: Sendable {
         public var keyFile: String
@@ -42,7 +48,7 @@ public struct GatewayConfiguration: Sendable {
         public var topic: String
         public var baseURL: String
         public var caFile: String?
-        public var connections = 2
+        public var connections = GatewayConfiguration.defaultConnections
     }
 
     /// FCM HTTP v1 for one app.
@@ -51,7 +57,7 @@ public struct GatewayConfiguration: Sendable {
         public var projectID: String
         public var baseURL: String
         public var caFile: String?
-        public var connections = 2
+        public var connections = GatewayConfiguration.defaultConnections
     }
 
     /// Avatar fetching rules (the rest are the resolver's safe defaults).
