@@ -20,15 +20,10 @@ seconds="${1:-5}"
 rounds="${2:-3}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-apns-bench.XXXXXX")"
-pids=()
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_setup apns-bench
 results=""
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 for tool in nghttpd h2load openssl; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nghttp2-server nghttp2-client openssl" >&2; exit 1; }
@@ -50,7 +45,6 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyou
     -out "$work/server.crt" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
 mkdir -p "$work/htdocs"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 nghttpd_port="$(free_port)"
 simulator_port="$(free_port)"
 /usr/sbin/nghttpd -a 127.0.0.1 --htdocs="$work/htdocs" "$nghttpd_port" "$work/server.key" "$work/server.crt" >/dev/null 2>&1 &

@@ -40,17 +40,12 @@ command -v wrk >/dev/null || { echo "missing wrk: apt-get install -y wrk" >&2; e
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-service-ab.XXXXXX")"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    # The revisions' worktrees live under $work: removing it and pruning
-    # unregisters them.
-    rm -rf "$work"
-    git -C "$root" worktree prune
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_setup service-ab
+# The revisions' worktrees live under $work: once it is removed, pruning
+# unregisters them.
+bench_after_cleanup() { git -C "$root" worktree prune; }
 
 # A revision is built in a worktree of its own; a binary is used as it is.
 binary_for() {  # name spec
@@ -63,31 +58,6 @@ binary_for() {  # name spec
     echo "building $1 ($2)" >&2
     (cd "$tree" && swift build -c release --static-swift-stdlib --product pushgw >&2)
     echo "$(cd "$tree" && swift build -c release --static-swift-stdlib --show-bin-path)/pushgw"
-}
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-
-start_side() {  # name binary -> sets port_<name>, gateway_<name>, simulators_<name>
-    local name="$1" bin="$2" dir="$work/$1"
-    mkdir -p "$dir"
-    "$bin" simulators --env-file "$dir/simulators.env" > "$dir/simulators.log" 2>&1 &
-    local simulators=$!
-    pids+=("$simulators")
-    for _ in $(seq 100); do [[ -s "$dir/simulators.env" ]] && break; sleep 0.1; done
-    local port token
-    port="$(free_port)"
-    token="$(openssl rand -hex 32)"
-    echo "$token" > "$dir/tokens"
-    # shellcheck disable=SC1091
-    (source "$dir/simulators.env"
-     PUSHGW_LISTEN="127.0.0.1:$port" PUSHGW_BEARER_TOKENS_FILE="$dir/tokens" PUSHGW_LOG_LEVEL=error \
-         exec "$bin" > "$dir/pushgw.log" 2>&1) &
-    local gateway=$!
-    pids+=("$gateway")
-    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-    printf -v "port_$name" '%s' "$port"
-    printf -v "gateway_$name" '%s' "$gateway"
-    printf -v "simulators_$name" '%s' "$simulators"
 }
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -118,8 +88,8 @@ measure() {  # side kind -> "rate gateway_us simulators_us"
 
 bin_a="$(binary_for a "$1")"
 bin_b="$(binary_for b "$2")"
-start_side a "$bin_a"
-start_side b "$bin_b"
+start_gateway a "$bin_a"
+start_gateway b "$bin_b"
 sleep 0.5
 
 declare -A results

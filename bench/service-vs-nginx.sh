@@ -16,14 +16,9 @@ seconds="${1:-10}"
 connections="${2:-64}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-service-bench.XXXXXX")"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_setup service-bench
 for tool in wrk nginx; do
     command -v "$tool" >/dev/null || [[ -x "/usr/sbin/$tool" ]] || { echo "missing $tool: apt-get install -y wrk nginx-light" >&2; exit 1; }
 done
@@ -32,23 +27,11 @@ echo "building (release, static Swift runtime)" >&2
 (cd "$root" && swift build -c release --static-swift-stdlib --product pushgw >&2)
 bin="$(cd "$root" && swift build -c release --static-swift-stdlib --show-bin-path)/pushgw"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 nginx_port="$(free_port)"
-pushgw_port="$(free_port)"
-
-"$bin" simulators --env-file "$work/simulators.env" > "$work/simulators.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [[ -s "$work/simulators.env" ]] && break; sleep 0.1; done
-# shellcheck disable=SC1091
-source "$work/simulators.env"
-
-token="$(openssl rand -hex 32)"
-echo "$token" > "$work/tokens"
-PUSHGW_LISTEN="127.0.0.1:$pushgw_port" PUSHGW_BEARER_TOKENS_FILE="$work/tokens" PUSHGW_LOG_LEVEL=error \
-    "$bin" > "$work/pushgw.log" 2>&1 &
-pushgw_pid=$!
-pids+=($pushgw_pid)
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$pushgw_port/healthz" >/dev/null && break; sleep 0.1; done
+start_gateway main "$bin"
+pushgw_port="$port_main"
+pushgw_pid="$gateway_main"
+token="$(cat "$work/main/tokens")"
 sleep 0.5
 
 # The same exchange without pushgw's work: pushgw's own /v1/render answer to

@@ -1,0 +1,55 @@
+# Shared by the bench scripts; source it after `set -euo pipefail`.
+#
+#   bench_setup NAME    a work directory ($work, named pushgw-NAME.XXXXXX)
+#                       and a $pids list: on exit every process in $pids is
+#                       stopped, the directory removed, and then
+#                       bench_after_cleanup run if the script defines it
+#   free_port           a free TCP port on 127.0.0.1
+#   start_gateway NAME BINARY
+#                       `BINARY simulators` and a gateway pointed at them,
+#                       configured as for real providers, in $work/NAME; sets
+#                       port_NAME, gateway_NAME (pid), simulators_NAME (pid);
+#                       the bearer token is in $work/NAME/tokens. Returns once
+#                       /healthz answers.
+
+bench_setup() {
+    work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-$1.XXXXXX")"
+    pids=()
+    trap bench_cleanup EXIT
+}
+
+bench_cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+    if declare -F bench_after_cleanup >/dev/null; then bench_after_cleanup; fi
+}
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+start_gateway() {
+    local name="$1" bin="$2" dir="$work/$1"
+    mkdir -p "$dir"
+    "$bin" simulators --env-file "$dir/simulators.env" > "$dir/simulators.log" 2>&1 &
+    local simulators=$!
+    pids+=("$simulators")
+    for _ in $(seq 100); do [[ -s "$dir/simulators.env" ]] && break; sleep 0.1; done
+    [[ -s "$dir/simulators.env" ]] || { echo "pushgw simulators did not start (see $dir/simulators.log)" >&2; return 1; }
+    local port token
+    port="$(free_port)"
+    token="$(openssl rand -hex 32)"
+    echo "$token" > "$dir/tokens"
+    # shellcheck disable=SC1091
+    (source "$dir/simulators.env"
+     PUSHGW_LISTEN="127.0.0.1:$port" PUSHGW_BEARER_TOKENS_FILE="$dir/tokens" PUSHGW_LOG_LEVEL=error \
+         exec "$bin" > "$dir/pushgw.log" 2>&1) &
+    local gateway=$!
+    pids+=("$gateway")
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { echo "pushgw did not start (see $dir/pushgw.log)" >&2; return 1; }
+    printf -v "port_$name" '%s' "$port"
+    printf -v "gateway_$name" '%s' "$gateway"
+    printf -v "simulators_$name" '%s' "$simulators"
+}
