@@ -34,10 +34,63 @@ public enum ImmediateDedupLookup: Sendable, Equatable {
 /// device tokens (a shared store would otherwise be a copy of every user's
 /// tokens), and a fingerprint is 16 bytes where a token is up to 4 KB.
 public struct RecordedEvent: Sendable, Equatable {
+    /// One result per device (platform and fingerprint), in the order the
+    /// devices were first recorded.
     public var results: [RecordedResult]
 
     public init(results: [RecordedResult]) {
         self.results = results
+    }
+
+    /// Answers from the record every recipient whose device has a settled
+    /// result here, wherever it stands in the event; returns whether any was.
+    /// Failed results are not answered: a retry sends those again.
+    func answer(_ recipients: [Recipient], into results: inout [RecipientResult?]) -> Bool {
+        var settled: [RecordedDevice: RecordedResult] = [:]
+        for result in self.results where result.isSettled { settled[RecordedDevice(result)] = result }
+        guard !settled.isEmpty else { return false }
+        var answered = false
+        for (index, recipient) in recipients.enumerated() where results[index] == nil {
+            guard let result = settled[RecordedDevice(recipient)] else { continue }
+            results[index] = result.result(token: recipient.token)
+            answered = true
+        }
+        return answered
+    }
+
+    /// `recorded` with `results` added: a device's new result replaces its
+    /// old one, devices of earlier dispatches that this one did not name are
+    /// kept (a retry of another batch of the same event still finds them).
+    static func merging(_ recorded: RecordedEvent?, _ results: [RecipientResult]) -> RecordedEvent {
+        var merged = recorded?.results ?? []
+        var positions: [RecordedDevice: Int] = [:]
+        for (index, result) in merged.enumerated() { positions[RecordedDevice(result)] = index }
+        for result in results {
+            let kept = RecordedResult(result)
+            if let position = positions[RecordedDevice(kept)] {
+                merged[position] = kept
+            } else {
+                positions[RecordedDevice(kept)] = merged.count
+                merged.append(kept)
+            }
+        }
+        return RecordedEvent(results: merged)
+    }
+}
+
+/// A device as the dedup record knows it: platform and token fingerprint.
+struct RecordedDevice: Hashable {
+    let platform: Platform
+    let device: DeviceFingerprint
+
+    init(_ result: RecordedResult) {
+        platform = result.platform
+        device = result.device
+    }
+
+    init(_ recipient: Recipient) {
+        platform = recipient.platform
+        device = DeviceFingerprint(token: recipient.token)
     }
 }
 

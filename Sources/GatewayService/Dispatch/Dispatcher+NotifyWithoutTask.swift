@@ -24,17 +24,23 @@ extension Dispatcher {
         case let .success(decoded):
             (event, app, key) = decoded
         }
-        guard case .notRecorded = dedup.lookupWithoutWaiting(key, now: arrival),
-              let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL), becomeOwner(of: key) else {
+        guard let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL), becomeOwner(of: key) else {
             Task { completion(await self.notify(event, app: app, key: key, arrival: arrival)) }
             return
         }
-        // This call now owns `key`: every way out goes through `finishOwned`.
+        // Read once owned: a copy that was dispatched in between is recorded by now.
+        guard case .notRecorded = dedup.lookupWithoutWaiting(key, now: arrival) else {
+            release(key)
+            Task { completion(await self.notify(event, app: app, key: key, arrival: arrival)) }
+            return
+        }
+        // This call now owns `key`: every way out releases it.
         var results = [RecipientResult?](repeating: nil, count: event.recipients.count)
         let rendered: RenderedEvent
         switch renderForDelivery(event, app: app, avatar: avatar, results: &results) {
-        case let .failure(answered):
-            return finishOwned(event, key: key, results: answered.results, completion: completion)
+        case let .failure(refusal):
+            release(key)
+            return completion(refusal.response)
         case let .success(success):
             rendered = success
         }
@@ -62,17 +68,17 @@ extension Dispatcher {
     func finishOwned(_ event: Event, key: String, results: [RecipientResult],
                      completion: @escaping @Sendable (HTTPResponse) -> Void) {
         let answer = conclude(event, results: results, duplicate: false)
-        let recorded = RecordedEvent(results: results.map(RecordedResult.init))
+        let recorded = RecordedEvent.merging(nil, results)
         let expires = ContinuousClock.now + settings.dedupWindow
         guard dedup.recordWithoutWaiting(key, recorded, expires: expires) else {
             Task {
                 await self.dedup.record(key, recorded, expires: expires)
-                self.release(key, answer: answer)
+                self.release(key)
                 completion(answer.response(eventID: event.eventID))
             }
             return
         }
-        release(key, answer: answer)
+        release(key)
         completion(answer.response(eventID: event.eventID))
     }
 }

@@ -6,9 +6,11 @@ import PushGWSync
 ///
 /// validate → dedup → avatar → render per device → send (per provider,
 /// batched; retries with back-off and jitter, Retry-After, a deadline and a
-/// shared budget) → outcomes, the tokens to delete, the 200/502 rule. A
-/// retried event (same app and `event_id`) within the dedup window sends
-/// only what did not settle the first time, and says `duplicate: true`.
+/// shared budget) → outcomes, the tokens to delete, the 200/502 rule. Within
+/// the dedup window an event (app and `event_id`) is sent at most once per
+/// device: a retry, in any order or split into other batches, sends only the
+/// devices that have not settled for that event yet, and says
+/// `duplicate: true` when it answered any device from the record.
 public final class Dispatcher: Sendable {
     /// Tunables of dispatching.
     public struct Settings: Sendable {
@@ -31,8 +33,11 @@ public final class Dispatcher: Sendable {
     let logger: Logger
     /// Epoch seconds, for `apns-expiration`.
     let wallClock: @Sendable () -> Int64
-    /// Events being dispatched, with the callers waiting for the same event.
-    let inFlight = Locked<[String: [CheckedContinuation<EventAnswer?, Never>]]>([:])
+    /// Events being dispatched, with the callers waiting to dispatch the same
+    /// event after them.
+    /// A waiter is resumed with false: its turn may have come (another waiter
+    /// may take it first).
+    let inFlight = Locked<[String: [CheckedContinuation<Bool, Never>]]>([:])
     /// The series updated for every event, found once.
     let series: DispatcherSeries
 
@@ -108,33 +113,32 @@ public final class Dispatcher: Sendable {
 
     /// The task path of notify, once the event is decoded.
     func notify(_ event: Event, app: AppProfile, key: String, arrival: ContinuousClock.Instant) async -> HTTPResponse {
-        let answer = await coalesced(key: key) {
-            await dispatch(event, app: app, key: key, deadline: arrival + settings.requestDeadline)
-        }
-        return answer.response(eventID: event.eventID)
+        await takeTurn(key)
+        let response = await dispatch(event, app: app, key: key, deadline: arrival + settings.requestDeadline)
+        release(key)
+        return response
     }
 
-    /// Concurrent requests for one event share one dispatch: the first runs
-    /// it, the others wait for its answer (and report `duplicate: true`).
-    private func coalesced(key: String, _ work: () async -> EventAnswer) async -> EventAnswer {
-        let shared = await withCheckedContinuation { (continuation: CheckedContinuation<EventAnswer?, Never>) in
-            let isOwner = inFlight.withLock { waiting -> Bool in
-                if waiting[key] != nil {
+    /// Dispatches of one event take turns: a copy that arrives while another
+    /// is in flight waits for it to be recorded, then reads the record like a
+    /// later retry. It may name other devices (a caller splitting a large
+    /// group into batches keeps the default `event_id`); those are sent, the
+    /// devices already done are answered from the record.
+    private func takeTurn(_ key: String) async {
+        while true {
+            let isOwner = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let owner = inFlight.withLock { waiting -> Bool in
+                    guard waiting[key] != nil else {
+                        waiting[key] = []
+                        return true
+                    }
                     waiting[key]!.append(continuation)
                     return false
                 }
-                waiting[key] = []
-                return true
+                if owner { continuation.resume(returning: true) }
             }
-            if isOwner { continuation.resume(returning: nil) }
+            if isOwner { return }
         }
-        if var answer = shared {
-            answer.duplicate = true
-            return answer
-        }
-        let answer = await work()
-        release(key, answer: answer)
-        return answer
     }
 
     /// Takes `key` for this dispatch when no other dispatch of it is in flight.
@@ -146,40 +150,35 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Ends the ownership of `key`: the copies that waited get `answer`.
-    func release(_ key: String, answer: EventAnswer) {
+    /// Ends the ownership of `key`, once its dispatch is recorded: the copies
+    /// that waited try to take their turn.
+    func release(_ key: String) {
         let waiters = inFlight.withLock { $0.removeValue(forKey: key) ?? [] }
-        for waiter in waiters { waiter.resume(returning: answer) }
+        for waiter in waiters { waiter.resume(returning: false) }
     }
 
-    private func dispatch(_ event: Event, app: AppProfile, key: String, deadline: ContinuousClock.Instant) async -> EventAnswer {
+    private func dispatch(_ event: Event, app: AppProfile, key: String, deadline: ContinuousClock.Instant) async -> HTTPResponse {
         let recorded = await dedup.lookup(key, now: ContinuousClock.now)
         var results = [RecipientResult?](repeating: nil, count: event.recipients.count)
-        if let recorded, recorded.results.count == results.count {
-            // A recorded result counts only for the same device at the same place
-            // (a caller may reuse an event_id with other recipients).
-            for (index, result) in recorded.results.enumerated()
-            where result.isSettled && result.isFor(event.recipients[index]) {
-                results[index] = result.result(token: event.recipients[index].token)
-            }
-        }
-        let duplicate = recorded != nil
+        let duplicate = recorded?.answer(event.recipients, into: &results) ?? false
         if results.allSatisfy({ $0 != nil }) {
             series.events(.duplicate).add(1)
-            return EventAnswer(results: results.map { $0! }, duplicate: true)
+            return EventAnswer(results: results.map { $0! }, duplicate: true).response(eventID: event.eventID)
         }
 
         let avatar = await avatars.resolve(event.sender.avatarURL)
         let rendered: RenderedEvent
         switch renderForDelivery(event, app: app, avatar: avatar, results: &results) {
-        case let .failure(answered):
-            return await finish(event, key: key, results: answered.results, duplicate: duplicate)
+        case let .failure(refusal):
+            return refusal.response
         case let .success(success):
             rendered = success
         }
         let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
         let delivered = await deliver(pending, app: app, deadline: deadline)
-        return await finish(event, key: key, results: Self.merged(results, delivered), duplicate: duplicate)
+        let answer = conclude(event, results: Self.merged(results, delivered), duplicate: duplicate)
+        await dedup.record(key, RecordedEvent.merging(recorded, answer.results), expires: ContinuousClock.now + settings.dedupWindow)
+        return answer.response(eventID: event.eventID)
     }
 
     /// The results given before sending, completed by the delivered ones.
@@ -190,20 +189,17 @@ public final class Dispatcher: Sendable {
     }
 
     /// Renders the event; fills `results` for the recipients it skips. An
-    /// event that cannot be rendered (it cannot fit the payload limit) fails
-    /// every recipient not yet answered: those results are the failure.
+    /// event that cannot be rendered (it cannot fit the payload limit, even
+    /// with its text shortened) is refused as `/v1/render` refuses it: 400
+    /// `invalid_event` naming the field to shorten, and nothing is sent.
     func renderForDelivery(_ event: Event, app: AppProfile, avatar: AvatarState,
-                           results: inout [RecipientResult?]) -> Result<RenderedEvent, RenderRefusal> {
+                           results: inout [RecipientResult?]) -> Result<RenderedEvent, HTTPResponseRefusal> {
         let rendered: RenderedEvent
         do throws(EventError) {
             rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
         } catch {
-            for index in results.indices where results[index] == nil {
-                let recipient = event.recipients[index]
-                results[index] = RecipientResult(platform: recipient.platform, token: recipient.token, status: .failed,
-                                                 reason: error.message, retryable: false)
-            }
-            return .failure(RenderRefusal(results: results.map { $0! }))
+            series.events(.invalid).add(1)
+            return .failure(HTTPResponseRefusal(response: HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)))
         }
         for skip in rendered.skipped where results[skip.recipientIndex] == nil {
             results[skip.recipientIndex] = RecipientResult(platform: skip.platform, token: skip.token, status: .skipped,
@@ -234,20 +230,9 @@ public final class Dispatcher: Sendable {
         }
         return answer
     }
-
-    private func finish(_ event: Event, key: String, results: [RecipientResult], duplicate: Bool) async -> EventAnswer {
-        let answer = conclude(event, results: results, duplicate: duplicate)
-        await dedup.record(key, RecordedEvent(results: results.map(RecordedResult.init)), expires: ContinuousClock.now + settings.dedupWindow)
-        return answer
-    }
 }
 
 /// A notify answered at once, before anything is sent: its body was refused.
 struct HTTPResponseRefusal: Error {
     let response: HTTPResponse
-}
-
-/// Every recipient's result when an event cannot be rendered.
-struct RenderRefusal: Error {
-    let results: [RecipientResult]
 }
