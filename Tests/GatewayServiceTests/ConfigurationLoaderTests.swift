@@ -80,6 +80,13 @@ final class ConfigurationLoaderTests: XCTestCase {
         XCTAssertNil(app.dataKeys.wireName(.avatarURL))
     }
 
+    func testBearerTokensFromTheEnvironmentAreCheckedLikeTheFile() throws {
+        expectError(["PUSHGW_BEARER_TOKENS": ", ,"], setting: "PUSHGW_BEARER_TOKENS")
+        expectError(["PUSHGW_BEARER_TOKENS": "0123456789abcdef0123,short"], setting: "PUSHGW_BEARER_TOKENS")
+        let configuration = try loader(["PUSHGW_BEARER_TOKENS": " 0123456789abcdef0123 , ,fedcba9876543210fedc"]).load()
+        XCTAssertEqual(configuration.bearerTokens, ["0123456789abcdef0123", "fedcba9876543210fedc"])
+    }
+
     func testProviderConnectionsDefaultToOnePerCoreAndAtLeastTwo() throws {
         let onePerCore = min(64, max(2, ProcessInfo.processInfo.activeProcessorCount))
         let fromFile = try XCTUnwrap(loader(["PUSHGW_CONFIG_FILE": "/etc/pushgw.json"]).load().apps.first)

@@ -39,7 +39,8 @@ public struct ConfigurationLoader {
     private func applyEnvironment(to configuration: inout GatewayConfiguration) throws(ServiceError) {
         if let listen = value("PUSHGW_LISTEN") { try setListen(listen, setting: "PUSHGW_LISTEN", on: &configuration) }
         if let tokens = value("PUSHGW_BEARER_TOKENS") {
-            configuration.bearerTokens += tokens.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let list = tokens.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            configuration.bearerTokens += try checked(tokens: list, setting: "PUSHGW_BEARER_TOKENS", source: "the list")
         }
         if let file = value("PUSHGW_BEARER_TOKENS_FILE") {
             configuration.bearerTokens += try lines(ofSecretFile: file, setting: "PUSHGW_BEARER_TOKENS_FILE")
@@ -254,11 +255,16 @@ public struct ConfigurationLoader {
         guard let bytes = readFile(path) else { throw ServiceError(setting: setting, "cannot read \(path)") }
         let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        guard !lines.isEmpty else { throw ServiceError(setting: setting, "\(path) holds no token") }
-        if lines.contains(where: { $0.count < 16 }) {
+        return try checked(tokens: lines, setting: setting, source: path)
+    }
+
+    /// Bearer tokens as given by a file or a list: at least one, each at least 16 characters.
+    private func checked(tokens: [String], setting: String, source: String) throws(ServiceError) -> [String] {
+        guard !tokens.isEmpty else { throw ServiceError(setting: setting, "\(source) holds no token") }
+        if tokens.contains(where: { $0.count < 16 }) {
             throw ServiceError(setting: setting, "tokens must be at least 16 characters (use e.g. `openssl rand -hex 32`)")
         }
-        return lines
+        return tokens
     }
 
     private func bool(_ text: String, _ setting: String) throws(ServiceError) -> Bool {
