@@ -180,6 +180,17 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertFalse(text.contains(ServiceTestbed.token(1)), "never a token in a label")
     }
 
+    func testSkippedDevicesAreCountedOnBothPaths() async throws {
+        let testbed = try ServiceTestbed()
+        let tokens = [ServiceTestbed.token(1), ServiceTestbed.token(2)]
+        _ = try await testbed.call("POST", "/v1/notify",
+                                   body: ServiceTestbed.event(id: "skip-1", tokens: tokens, senderID: "42", userIDs: ["42", "7"]))
+        _ = await testbed.dispatcher.notify(body: ServiceTestbed.event(id: "skip-2", tokens: tokens, senderID: "42", userIDs: ["42", "7"]))
+        let text = String(decoding: try await testbed.call("GET", "/metrics", bearer: nil).body, as: UTF8.self)
+        XCTAssertTrue(text.contains(#"pushgw_notifications_total{provider="apns",status="skipped"} 2"#), text)
+        XCTAssertTrue(text.contains(#"pushgw_notifications_total{provider="apns",status="sent"} 2"#), text)
+    }
+
     func testLogsAreJSONLinesWithTokensRedactedAndNoSecrets() async throws {
         let lines = LogCapture()
         var settings = Dispatcher.Settings()

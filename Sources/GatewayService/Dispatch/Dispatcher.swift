@@ -204,6 +204,7 @@ public final class Dispatcher: Sendable {
         for skip in rendered.skipped where results[skip.recipientIndex] == nil {
             results[skip.recipientIndex] = RecipientResult(platform: skip.platform, token: skip.token, status: .skipped,
                                                            reason: skip.reason)
+            series.notifications(skip.platform, .skipped).add(1)
         }
         return .success(rendered)
     }
