@@ -127,6 +127,24 @@ final class HostileClientTests: XCTestCase {
         try await assertServed(testbed, "after the garbage")
     }
 
+    func testRequestsRefusedForTheirFramingAreCounted() async throws {
+        let testbed = try ServiceTestbed()
+        let host = "Host: 127.0.0.1\r\n"
+        for bytes in [
+            "POST /v1/render HTTP/1.1\r\n\(host)Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+            "POST /v1/notify HTTP/1.1\r\n\(host)Transfer-Encoding: gzip\r\n\r\n{}",
+            "GET /nowhere HTTP/1.1\r\n\(host)X-A: b\rc\r\n\r\n",
+        ] {
+            let connection = try RawConnection(port: testbed.server.port)
+            connection.send(Array(bytes.utf8))
+            _ = connection.readReply(timeout: .seconds(5))
+        }
+        let text = String(decoding: try await testbed.call("GET", "/metrics", bearer: nil).body, as: UTF8.self)
+        XCTAssertTrue(text.contains(#"pushgw_http_requests_total{route="/v1/render",code="400"} 1"#), text)
+        XCTAssertTrue(text.contains(#"pushgw_http_requests_total{route="/v1/notify",code="501"} 1"#), text)
+        XCTAssertTrue(text.contains(#"pushgw_http_requests_total{route="other",code="400"} 1"#), "an unknown path is not a label")
+    }
+
     /// Content-Length one byte over 64 KiB: 413 with the JSON error at once,
     /// before the body is sent.
     func testAnAnnouncedBodyOverTheLimitIsRefusedWithoutReadingIt() async throws {

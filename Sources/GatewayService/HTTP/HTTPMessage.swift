@@ -42,9 +42,13 @@ public protocol HTTPHandler: Sendable {
     /// without a task (true), or leaves it to `handle` (false).
     func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool
     func handle(_ request: HTTPRequest) async -> HTTPResponse
+    /// The server answered a request to `path` itself, before any handler
+    /// call (its framing was refused): for counting.
+    func answeredByServer(path: String, _ response: HTTPResponse)
 }
 
 extension HTTPHandler {
+    public func answeredByServer(path: String, _ response: HTTPResponse) {}
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? { nil }
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool { false }
 }

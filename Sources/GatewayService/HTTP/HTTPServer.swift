@@ -329,6 +329,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         if let refusal = screen(connection, url: url, version: version) {
             state.started = true
             entry(of: connection)?.answering()
+            server.handler.answeredByServer(path: path(of: url), refusal)
             return queue(refusal, on: connection)
         }
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
@@ -450,13 +451,15 @@ private let targetArrived: @convention(c) (UnsafeMutableRawPointer?, UnsafePoint
 private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
                      state: RequestState) -> HTTPRequest {
     let authorization = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) }
-    // The path ends at the query, found among the bytes (not by Character).
-    let path = url.map { url in
-        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(url).assumingMemoryBound(to: UInt8.self), count: strlen(url))
-        return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
-    } ?? "/"
-    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, authorization: authorization,
+    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path(of: url), authorization: authorization,
                        body: state.body, bodyTooLarge: state.tooLarge)
+}
+
+/// The request target without its query, found among the bytes (not by Character).
+private func path(of url: UnsafePointer<CChar>?) -> String {
+    guard let url else { return "/" }
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(url).assumingMemoryBound(to: UInt8.self), count: strlen(url))
+    return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

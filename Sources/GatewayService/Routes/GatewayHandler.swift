@@ -46,6 +46,11 @@ public struct GatewayHandler: HTTPHandler {
         return true
     }
 
+    public func answeredByServer(path: String, _ response: HTTPResponse) {
+        let known = ["/v1/notify", "/v1/render", "/metrics", "/healthz", "/readyz"].contains(path)
+        requestSeries.count(route: known ? path : "other", status: response.status)
+    }
+
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let (route, response) = await answer(request)
         requestSeries.count(route: route, status: response.status)
