@@ -87,4 +87,16 @@ final class AvatarCacheTests: XCTestCase {
         state.remember(.passed, for: "u", now: start)
         XCTAssertNil(state.decision(for: "u", now: start))
     }
+
+    func testAWaiterThatStopsWaitingDoesNotGetTheResult() {
+        var state = AvatarResolverState<Int>(capacity: 8, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
+        XCTAssertEqual(state.admit("u", waiter: 1, now: start), .fetch)
+        XCTAssertEqual(state.admit("u", waiter: 2, now: start), .joined)
+        XCTAssertEqual(state.withdraw("u", where: { $0 == 1 }), 1)
+        XCTAssertNil(state.withdraw("u", where: { $0 == 1 }), "once only")
+        XCTAssertNil(state.withdraw("v", where: { _ in true }))
+        let ok = AvatarState.ok(url: "u", mime: "image/png", bytes: 1, sha256: "00")
+        XCTAssertEqual(state.finish("u", result: ok, now: start), [2])
+        XCTAssertEqual(state.admit("u", waiter: 3, now: start), .cached(ok), "the result is cached all the same")
+    }
 }

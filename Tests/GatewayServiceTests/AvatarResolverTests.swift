@@ -118,6 +118,22 @@ final class AvatarResolverTests: XCTestCase {
         XCTAssertEqual(server.seen.requests, ["/slow.png"])
     }
 
+    func testNoCallWaitsLongerThanTheBoundBehindQueuedDownloads() async throws {
+        let server = try startServer(["/a.png": .stall, "/b.png": .stall, "/c.png": .stall, "/d.png": .stall])
+        var policy = AvatarPolicy.localTesting
+        policy.totalTimeout = .milliseconds(500)
+        policy.maxConcurrentFetches = 1  // one download at a time: the fourth would start after 1.5 s
+        let resolver = AvatarResolver(policy: policy)
+        let urls = ["/a.png", "/b.png", "/c.png", "/d.png"].map { server.url($0) }
+        let started = ContinuousClock.now
+        let waits = await withTaskGroup(of: (AvatarState, Duration).self) { group in
+            for url in urls { group.addTask { (await resolver.resolve(url), ContinuousClock.now - started) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        for (state, _) in waits { assertDropped(state, .timeout) }
+        XCTAssertLessThan(waits.map(\.1).max()!, .milliseconds(1_300), "each call waits at most about the bound")
+    }
+
     func testTheTimeoutSpansRedirectHops() async throws {
         let server = try startServer([
             "/1": .delayed(.milliseconds(300), .redirect(status: 302, location: "/2")),

@@ -25,17 +25,27 @@ public final class AvatarResolver: Sendable {
     private let onFetch: @Sendable (String) -> Void
     private let fetcher: AvatarFetcher
     private let pool: AvatarFetchPool
-    private let state: Locked<AvatarResolverState<CheckedContinuation<AvatarState, Never>>>
+    private let state: Locked<AvatarResolverState<Waiter>>
+    private let nextWaiterID = Atomic<UInt64>(0)
+
+    /// A resolve waiting for a download, known by its id so that it can
+    /// stop waiting on its own.
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<AvatarState, Never>
+    }
 
     /// A resolver for `policy`.
     ///
     /// - Parameters:
     ///   - now: the clock for cache expiry (tests pass one they can move).
     ///     Network timeouts always run on real time.
-    ///   - onFetch: called once per non-nil `resolve` with a bounded label for
-    ///     metrics (`pushgw_avatar_fetch_total{result}`): `ok`, `cached` (a
-    ///     cache hit), `coalesced` (joined a download already running), or the
-    ///     drop reason (an `AvatarDropReason` raw value). Never the URL.
+    ///   - onFetch: called with a bounded label for metrics
+    ///     (`pushgw_avatar_fetch_total{result}`): once per download with its
+    ///     result (`ok` or the drop reason, an `AvatarDropReason` raw value),
+    ///     and per `resolve` answered without one: `cached` (a cache hit),
+    ///     `coalesced` (joined a download already running), a refusal by the
+    ///     policy, or `timeout` for a call that stopped waiting. Never the URL.
     ///     Called on the resolving task or on a download thread; keep it quick.
     public init(
         policy: AvatarPolicy = AvatarPolicy(),
@@ -68,6 +78,11 @@ public final class AvatarResolver: Sendable {
     /// allow-list, a literal private address) is refused at once, every time
     /// (only the decision is remembered); everything else is downloaded once
     /// and cached.
+    ///
+    /// No call waits longer than `policy.totalTimeout`, however many
+    /// downloads are queued before its own (a dead avatar host with many
+    /// senders): past it the answer is `.dropped` with `timeout`, counted as
+    /// such, and the download goes on to fill the cache for later events.
     public func resolve(_ url: String?) async -> AvatarState {
         guard let url else { return .none }
         if let reason = refusal(url, now: now()) {
@@ -76,11 +91,13 @@ public final class AvatarResolver: Sendable {
         }
         return await withCheckedContinuation { continuation in
             let instant = now()
-            let admission = state.withLock { $0.admit(url, waiter: continuation, now: instant) }
+            let waiter = Waiter(id: nextWaiterID.add(1, ordering: .relaxed).newValue, continuation: continuation)
+            let admission = state.withLock { $0.admit(url, waiter: waiter, now: instant) }
             switch admission {
             case let .cached(result):
                 onFetch("cached")
                 continuation.resume(returning: result)
+                return
             case .joined:
                 onFetch("coalesced")
             case .fetch:
@@ -89,6 +106,17 @@ public final class AvatarResolver: Sendable {
                     abandon: { self.finish(url, with: .dropped(url: url, reason: AvatarDropReason.fetchFailed.rawValue)) }
                 ))
             }
+            stopWaiting(for: url, waiter: waiter.id, after: policy.totalTimeout)
+        }
+    }
+
+    /// Answers `timeout` to the waiter `id` if it is still waiting for `url` after `delay`.
+    private func stopWaiting(for url: String, waiter id: UInt64, after delay: Duration) {
+        Task {
+            try? await Task.sleep(for: delay)
+            guard let waiter = state.withLock({ $0.withdraw(url, where: { $0.id == id }) }) else { return }
+            onFetch(AvatarDropReason.timeout.rawValue)
+            waiter.continuation.resume(returning: .dropped(url: url, reason: AvatarDropReason.timeout.rawValue))
         }
     }
 
@@ -125,7 +153,7 @@ public final class AvatarResolver: Sendable {
         let waiters = state.withLock { $0.finish(url, result: result, now: instant) }
         onFetch(Self.label(result))
         for waiter in waiters {
-            waiter.resume(returning: result)
+            waiter.continuation.resume(returning: result)
         }
     }
 

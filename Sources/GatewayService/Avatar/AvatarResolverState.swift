@@ -68,6 +68,13 @@ struct AvatarResolverState<Waiter> {
         return .fetch
     }
 
+    /// Takes out of `url`'s fetch the first waiter that `matches`, which then
+    /// no longer gets the result; nil when none is waiting (any more).
+    mutating func withdraw(_ url: String, where matches: (Waiter) -> Bool) -> Waiter? {
+        guard let index = inFlight[url]?.firstIndex(where: matches) else { return nil }
+        return inFlight[url]!.remove(at: index)
+    }
+
     /// Records the fetch's result (accepted ones for the positive TTL, dropped
     /// ones for the negative TTL) and hands back everyone waiting for it.
     mutating func finish(_ url: String, result: AvatarState, now: Instant) -> [Waiter] {
