@@ -45,6 +45,19 @@ final class DedupLogTests: XCTestCase {
         XCTAssertEqual(key(log.lookup(7, now: now)), "second", "the dead first record is skipped, the newest stays")
     }
 
+    func testAKeyRecordedAgainAndAgainCannotGrowTheLogPastTheCapacity() {
+        var log = DedupLog(chunkSize: 256)
+        let now = ContinuousClock.now
+        log.append(1, packed: packed("long-lived"), expires: now + .seconds(600))
+        for _ in 0..<10_000 {
+            log.append(2, packed: packed("retried"), expires: now + .seconds(600))
+            log.sweep(now: now, capacity: 100)
+        }
+        XCTAssertLessThanOrEqual(log.records, 100, "dead copies count against the capacity")
+        XCTAssertEqual(key(log.lookup(2, now: now)), "retried")
+        XCTAssertNil(log.lookup(1, now: now), "the oldest live record is forgotten early, as the capacity says")
+    }
+
     func testExpiredRecordsGoEvenUnderCapacityAndTheChunkIsReused() {
         var log = DedupLog(chunkSize: 256)
         let now = ContinuousClock.now

@@ -10,7 +10,9 @@
 /// A record is the key's hash (8 bytes), the packed length (4 bytes) and the
 /// packed event. A record is live while the index points at it; recording a
 /// key again (or another key with the same hash) leaves the older record dead,
-/// to be skipped by the sweep.
+/// to be skipped by the sweep. Dead records count against the capacity like
+/// live ones until swept, so a key recorded again and again (retries) cannot
+/// grow the log past it.
 struct DedupLog {
     private struct Location {
         var chunk: Int
@@ -27,6 +29,8 @@ struct DedupLog {
     /// Where in `chunks[0]` the oldest record not yet swept starts.
     private var sweepOffset = 0
     private var index: [UInt64: Location] = [:]
+    /// Records in the log, live or dead, not yet swept.
+    private(set) var records = 0
 
     init(chunkSize: Int = 64 * 1024) {
         self.chunkSize = chunkSize
@@ -59,11 +63,12 @@ struct DedupLog {
         PackedRecordedEvent.append(UInt32(packed.count), to: &chunks[last])
         chunks[last].append(contentsOf: packed)
         index[hash] = Location(chunk: firstChunk + last, offset: offset, expires: expires)
+        records += 1
     }
 
-    /// Forgets records from the oldest on: expired ones, and live ones while
-    /// there are more than `capacity`. Stops at the first live record that
-    /// may stay.
+    /// Forgets records from the oldest on: dead and expired ones, and live
+    /// ones while the log holds more than `capacity` records. Stops at the
+    /// first live record that may stay.
     mutating func sweep(now: ContinuousClock.Instant, capacity: Int) {
         while !chunks.isEmpty {
             if sweepOffset == chunks[0].count {
@@ -82,10 +87,11 @@ struct DedupLog {
             let hash = reader.uint64()
             let length = Int(reader.uint32())
             if let live = index[hash], live.chunk == firstChunk, live.offset == sweepOffset {
-                guard live.expires <= now || index.count > capacity else { return }
+                guard live.expires <= now || records > capacity else { return }
                 index[hash] = nil
             }
             sweepOffset += Self.headerSize + length
+            records -= 1
         }
     }
 }
