@@ -180,6 +180,23 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertFalse(text.contains(ServiceTestbed.token(1)), "never a token in a label")
     }
 
+    func testReadyUntilAProviderRefusesOurConfigurationAndReadyAgainOnceItAccepts() async throws {
+        let testbed = try ServiceTestbed()
+        let ready = try await testbed.call("GET", "/readyz", bearer: nil)
+        XCTAssertEqual(ready.status, 200)
+        let refused = ServiceTestbed.token(1)
+        testbed.simulator.always(token: refused, APNsSimulatorResponse(status: 400, reason: "TopicDisallowed"))
+        _ = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "ready-1", tokens: [refused]))
+        let notReady = try await testbed.call("GET", "/readyz", bearer: nil)
+        XCTAssertEqual(notReady.status, 503)
+        guard case let .array(reasons)? = try JSONParser.parse(notReady.body)["reasons"], case let .string(reason)? = reasons.first
+        else { return XCTFail(String(decoding: notReady.body, as: UTF8.self)) }
+        XCTAssertTrue(reason.hasSuffix(" apns: TopicDisallowed"), reason)
+        _ = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "ready-2", tokens: [ServiceTestbed.token(2)]))
+        let again = try await testbed.call("GET", "/readyz", bearer: nil)
+        XCTAssertEqual(again.status, 200, "a notification taken clears it")
+    }
+
     func testSkippedDevicesAreCountedOnBothPaths() async throws {
         let testbed = try ServiceTestbed()
         let tokens = [ServiceTestbed.token(1), ServiceTestbed.token(2)]

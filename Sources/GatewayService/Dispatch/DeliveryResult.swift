@@ -18,8 +18,11 @@ public enum DeliveryResult: Sendable, Equatable {
         case dropToken
         /// Try again, after `after` when the provider said so.
         case retry(after: Duration?)
-        /// Final failure: configuration, gateway bug, payload refused.
+        /// Final failure: gateway bug, payload refused.
         case final
+        /// Final failure because our configuration for this provider is
+        /// wrong (credentials, topic, project): the provider is known bad.
+        case configuration
     }
 }
 
@@ -69,7 +72,8 @@ public struct APNsSender: NotificationSender {
             case .dropToken: disposition = .dropToken
             case let .retry(after): disposition = .retry(after: after)
             case .retryOnNewConnection, .retryWithNewProviderToken: disposition = .retry(after: nil)
-            case .configurationError, .gatewayBug, .doNotRetry: disposition = .final
+            case .configurationError: disposition = .configuration
+            case .gatewayBug, .doNotRetry: disposition = .final
             }
             return .rejected(status: rejection.status, reason: rejection.reason.rawValue, disposition: disposition)
         case let .failure(error):
@@ -104,7 +108,8 @@ public struct FCMSender: NotificationSender {
             switch rejection.action {
             case .dropToken: disposition = .dropToken
             case let .retry(after): disposition = .retry(after: after)
-            case .configurationError, .doNotRetry: disposition = .final
+            case .configurationError: disposition = .configuration
+            case .doNotRetry: disposition = .final
             }
             return .rejected(status: rejection.status, reason: rejection.errorCode.rawValue, disposition: disposition)
         case let .failure(error):

@@ -13,7 +13,7 @@ extension Dispatcher {
         var final: [Int: RecipientResult] = [:]
         guard !requests.isEmpty else { return final }
         budget.recordAttempts(requests.count)
-        let retry = classify(requests, await sendOnce(requests, app: app), into: &final)
+        let retry = classify(requests, await sendOnce(requests, app: app), app: app, into: &final)
         await retrying(retry, app: app, deadline: deadline, final: &final)
         countNotifications(final)
         return final
@@ -23,21 +23,28 @@ extension Dispatcher {
     /// provider's Retry-After.
     typealias Retry = (request: ProviderRequest, result: RecipientResult, after: Duration?)
 
-    /// Files each outcome's final result in `final`; returns what may be retried.
-    func classify(_ requests: [ProviderRequest], _ outcomes: [DeliveryResult],
+    /// Files each outcome's final result in `final`; returns what may be
+    /// retried. What the outcomes say of the app's providers goes to `health`.
+    func classify(_ requests: [ProviderRequest], _ outcomes: [DeliveryResult], app: AppProfile,
                   into final: inout [Int: RecipientResult]) -> [Retry] {
         var retry: [Retry] = []
         for (request, outcome) in zip(requests, outcomes) {
             let provider = request.platform.rawValue
             switch outcome {
             case let .accepted(providerID):
+                health.worked(app: app.name, provider: provider)
                 final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
                                                                  status: .sent, providerID: providerID)
             case let .rejected(_, reason, .dropToken):
+                health.worked(app: app.name, provider: provider)
                 metrics.registry.increment(GatewayMetrics.rejectedTokens, [provider])
                 final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
                                                                  status: .invalidToken, reason: reason)
             case let .rejected(_, reason, .final):
+                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
+                                                                 status: .failed, reason: reason, retryable: false)
+            case let .rejected(_, reason, .configuration):
+                health.failed(app: app.name, provider: provider, reason: reason)
                 final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
                                                                  status: .failed, reason: reason, retryable: false)
             case let .rejected(_, reason, .retry(after)):
@@ -49,6 +56,9 @@ extension Dispatcher {
                 if error.isRetryable {
                     retry.append((request, result, nil))
                 } else {
+                    if [.noHTTP2, .certificateRejected, .credentials].contains(error.kind) {
+                        health.failed(app: app.name, provider: provider, reason: error.kind.name)
+                    }
                     final[request.recipientIndex] = result
                 }
             }
@@ -75,7 +85,7 @@ extension Dispatcher {
             if pending.isEmpty { break }
             for request in pending { metrics.registry.increment(GatewayMetrics.retries, [request.platform.rawValue]) }
             try? await Task.sleep(for: delay)
-            retry = classify(pending, await sendOnce(pending, app: app), into: &final)
+            retry = classify(pending, await sendOnce(pending, app: app), app: app, into: &final)
         }
     }
 

@@ -50,7 +50,7 @@ extension Dispatcher {
         let answered = results
         sendOnce(pending, app: app) { outcomes in
             var final: [Int: RecipientResult] = [:]
-            let retry = self.classify(pending, outcomes, into: &final)
+            let retry = self.classify(pending, outcomes, app: app, into: &final)
             guard !retry.isEmpty else {
                 self.countNotifications(final)
                 return self.finishOwned(event, key: key, results: Self.merged(answered, final), completion: completion)

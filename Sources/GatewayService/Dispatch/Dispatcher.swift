@@ -40,6 +40,12 @@ public final class Dispatcher: Sendable {
     let inFlight = Locked<[String: [CheckedContinuation<Bool, Never>]]>([:])
     /// The series updated for every event, found once.
     let series: DispatcherSeries
+    /// The apps' providers known bad, for readiness.
+    let health = ProviderHealth()
+
+    /// "app provider: reason" for each provider whose last word was that our
+    /// configuration is wrong; empty when none (`/readyz`).
+    public var providersKnownBad: [String] { health.knownBad }
 
     public init(config: RenderConfig, senders: [String: [Platform: any NotificationSender]], avatars: any AvatarResolving,
                 dedup: any DedupStore = InMemoryDedupStore(), metrics: GatewayMetrics, settings: Settings = Settings(),

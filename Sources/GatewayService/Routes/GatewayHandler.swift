@@ -10,14 +10,16 @@ public struct GatewayHandler: HTTPHandler {
     /// Only when explicitly allowed on loopback.
     public let allowUnauthenticated: Bool
     public let metrics: GatewayMetrics
-    /// Credentials loaded and providers not known bad.
-    public let readiness: @Sendable () -> Bool
+    /// What keeps the gateway from taking traffic (shutting down, a provider
+    /// known bad); empty when ready. Besides it, the handler checks that no
+    /// app's provider is known bad (`Dispatcher.providersKnownBad`).
+    public let readiness: @Sendable () -> [String]
     /// Refreshes gauges and polled counters just before `/metrics` renders.
     public let beforeScrape: @Sendable () -> Void
     private let requestSeries: HTTPRequestSeries
 
     public init(dispatcher: Dispatcher, tokens: BearerTokens, metricsTokens: BearerTokens? = nil, allowUnauthenticated: Bool = false,
-                metrics: GatewayMetrics, readiness: @escaping @Sendable () -> Bool = { true },
+                metrics: GatewayMetrics, readiness: @escaping @Sendable () -> [String] = { [] },
                 beforeScrape: @escaping @Sendable () -> Void = {}) {
         self.dispatcher = dispatcher
         self.tokens = tokens
@@ -111,9 +113,17 @@ public struct GatewayHandler: HTTPHandler {
             return ("/healthz", HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8)))
         case "/readyz":
             guard request.method == "GET" else { return ("/readyz", Self.error(.methodNotAllowed, "use GET")) }
-            let ready = readiness()
-            return ("/readyz", HTTPResponse(status: ready ? 200 : 503,
-                                            body: Array((ready ? #"{"status":"ready"}"# : #"{"status":"not_ready"}"#).utf8)))
+            let reasons = readiness() + dispatcher.providersKnownBad
+            guard !reasons.isEmpty else { return ("/readyz", HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8))) }
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.member("status", "not_ready")
+            writer.key("reasons")
+            writer.beginArray()
+            for reason in reasons { writer.string(reason) }
+            writer.endArray()
+            writer.endObject()
+            return ("/readyz", HTTPResponse(status: 503, body: writer.bytes))
         default:
             return ("other", Self.error(.notFound, "no such endpoint; see /v1/notify, /v1/render, /metrics, /healthz, /readyz"))
         }

@@ -89,7 +89,7 @@ public final class Gateway: Sendable {
             metricsTokens: configuration.metricsToken.map { BearerTokens([$0]) },
             allowUnauthenticated: configuration.bearerTokens.isEmpty && configuration.insecureNoAuth,
             metrics: metrics,
-            readiness: { !draining.isDraining },
+            readiness: { draining.isDraining ? ["shutting down"] : [] },
             beforeScrape: {
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["apns_jwt"], to: Double(caches.reduce(0) { $0 + $1.mintCount }))
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["fcm_oauth"], to: Double(grants.reduce(0) { $0 + $1.grantCount }))

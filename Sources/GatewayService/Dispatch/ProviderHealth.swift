@@ -1,0 +1,38 @@
+import PushGWSync
+import Synchronization
+
+/// Which of the apps' providers are known bad, for `/readyz`: the last word
+/// from the provider was that our side is misconfigured (APNs
+/// `InvalidProviderToken`, `BadTopic`…; FCM's refusal of our project or
+/// credentials), or a failure that does not pass by itself (the provider's
+/// certificate does not verify, it does not speak HTTP/2, credentials
+/// cannot be made). The next notification the provider takes clears it.
+/// Network failures and provider outages are retried, not counted here.
+final class ProviderHealth: Sendable {
+    /// "app provider" → what was wrong.
+    private let bad = Locked<[String: String]>([:])
+    /// How many entries `bad` holds, read without the lock on every success.
+    private let badCount = Atomic<Int>(0)
+
+    /// The provider of `app` refused our configuration, or cannot be used.
+    func failed(app: String, provider: String, reason: String) {
+        bad.withLock { entries in
+            entries["\(app) \(provider)"] = reason
+            badCount.store(entries.count, ordering: .relaxed)
+        }
+    }
+
+    /// The provider of `app` took a notification (or judged a token): it works.
+    func worked(app: String, provider: String) {
+        guard badCount.load(ordering: .relaxed) > 0 else { return }
+        bad.withLock { entries in
+            entries["\(app) \(provider)"] = nil
+            badCount.store(entries.count, ordering: .relaxed)
+        }
+    }
+
+    /// "app provider: reason" for each provider known bad, sorted; empty when none is.
+    var knownBad: [String] {
+        bad.withLock { entries in entries.map { "\($0.key): \($0.value)" }.sorted() }
+    }
+}
