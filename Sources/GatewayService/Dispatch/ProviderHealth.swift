@@ -6,18 +6,28 @@ import Synchronization
 /// `InvalidProviderToken`, `BadTopic`…; FCM's refusal of our project or
 /// credentials), or a failure that does not pass by itself (the provider's
 /// certificate does not verify, it does not speak HTTP/2, credentials
-/// cannot be made). The next notification the provider takes clears it.
-/// Network failures and provider outages are retried, not counted here.
+/// cannot be made). The next notification the provider takes clears it,
+/// and so does time: a mark older than `memory` is forgotten, because an
+/// instance taken out of a load balancer's rotation gets no notification
+/// that could clear it. Network failures and provider outages are retried,
+/// not counted here.
 final class ProviderHealth: Sendable {
-    /// "app provider" → what was wrong.
-    private let bad = Locked<[String: String]>([:])
+    /// "app provider" → what was wrong, and when it was last seen.
+    private let bad = Locked<[String: (reason: String, at: ContinuousClock.Instant)]>([:])
+    private let memory: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
     /// How many entries `bad` holds, read without the lock on every success.
     private let badCount = Atomic<Int>(0)
+
+    init(memory: Duration = .seconds(60), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.memory = memory
+        self.now = now
+    }
 
     /// The provider of `app` refused our configuration, or cannot be used.
     func failed(app: String, provider: String, reason: String) {
         bad.withLock { entries in
-            entries["\(app) \(provider)"] = reason
+            entries["\(app) \(provider)"] = (reason, now())
             badCount.store(entries.count, ordering: .relaxed)
         }
     }
@@ -33,6 +43,11 @@ final class ProviderHealth: Sendable {
 
     /// "app provider: reason" for each provider known bad, sorted; empty when none is.
     var knownBad: [String] {
-        bad.withLock { entries in entries.map { "\($0.key): \($0.value)" }.sorted() }
+        let oldest = now() - memory
+        return bad.withLock { entries in
+            entries = entries.filter { $0.value.at > oldest }
+            badCount.store(entries.count, ordering: .relaxed)
+            return entries.map { "\($0.key): \($0.value.reason)" }.sorted()
+        }
     }
 }
