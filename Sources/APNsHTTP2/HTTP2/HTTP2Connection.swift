@@ -276,6 +276,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             try flushOutput()
             checkTimers()
             try flushOutput()
+            try checkSessionAlive()
             if let fatal { throw fatal }
             if case .close = lifecycle.turnEnded(openStreams: inFlight.count) {
                 end(TransportError(.shutdown, "connection closed"))
@@ -296,8 +297,22 @@ public final class HTTP2Connection: @unchecked Sendable {
         guard socket.hasBufferedInput || revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness else { return }
         do throws(TransportError) {
             try readInput(socket, &buffer)
+            try checkSessionAlive()
         } catch {
             end(fatal ?? error)
+        }
+    }
+
+    /// Once nghttp2 wants neither to read nor to write, the session is over:
+    /// it sent its own GOAWAY after a protocol error of the peer, and from
+    /// then on ignores all input and refuses every new stream. The
+    /// connection must close (RFC 9113 §5.4.1); kept open, it would refuse
+    /// each request at once, the pool would resend there at once, and the
+    /// requests already in flight would wait for their timeouts.
+    private func checkSessionAlive() throws(TransportError) {
+        guard let session else { return }
+        if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            throw TransportError(.connectionLost, "HTTP/2 session with \(host) ended (GOAWAY sent or received, no stream left)")
         }
     }
 
