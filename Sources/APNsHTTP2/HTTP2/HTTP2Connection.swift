@@ -67,6 +67,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// Records read ahead with the end of the handshake are inside OpenSSL,
     /// out of `poll`'s sight: the first turn reads before any poll.
     private var needsFirstRead = true
+    /// Shutdown was asked: the lifecycle closes the session its own way.
+    private var closing = false
     /// Torn down: the loop lets go of it.
     private var ended = false
     private var lifecycle = ConnectionLifecycle()
@@ -271,7 +273,10 @@ public final class HTTP2Connection: @unchecked Sendable {
                 needsFirstRead = false
                 try readInput(socket, &buffer)
             }
-            if drainInbox() { apply(lifecycle.shutdownRequested()) }
+            if drainInbox() {
+                closing = true
+                apply(lifecycle.shutdownRequested())
+            }
             submitWaiting()
             try flushOutput()
             checkTimers()
@@ -310,7 +315,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// each request at once, the pool would resend there at once, and the
     /// requests already in flight would wait for their timeouts.
     private func checkSessionAlive() throws(TransportError) {
-        guard let session else { return }
+        guard let session, !closing else { return }
         if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
             throw TransportError(.connectionLost, "HTTP/2 session with \(host) ended (GOAWAY sent or received, no stream left)")
         }
