@@ -50,4 +50,24 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertFalse(lost.wasNotProcessed, "an in-flight stream may have been delivered")
         XCTAssertEqual(lifecycle.failed(TransportError(.connectionLost, "again")), .none)
     }
+
+    /// nghttp2 giving up on the session (a flood, a malformed frame) is the
+    /// connection's failure: the streams on it may not have been delivered
+    /// and must stay retryable, not turn into a non-retryable protocol error.
+    func testAFatalProtocolErrorEndsOpenStreamsAsRetryableConnectionLoss() {
+        var lifecycle = ConnectionLifecycle()
+        lifecycle.connected()
+        let action = lifecycle.failed(TransportError(.protocolError, "nghttp2_session_mem_recv failed: Flooding was detected"))
+        guard case let .close(lost) = action else { return XCTFail("\(action)") }
+        XCTAssertEqual(lost.kind, .connectionLost)
+        XCTAssertTrue(lost.isRetryable)
+        XCTAssertTrue(lost.detail.contains("Flooding"), lost.detail)
+    }
+
+    func testAShutdownEndsOpenStreamsAsAShutdown() {
+        var lifecycle = ConnectionLifecycle()
+        lifecycle.connected()
+        guard case let .close(lost) = lifecycle.failed(TransportError(.shutdown, "connection shut down")) else { return XCTFail() }
+        XCTAssertEqual(lost.kind, .shutdown)
+    }
 }

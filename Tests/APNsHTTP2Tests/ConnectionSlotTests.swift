@@ -18,7 +18,7 @@ final class ConnectionSlotTests: XCTestCase {
         var delays: [Duration] = []
         for _ in 0..<6 {
             slot.connecting("c")
-            slot.ended(neverConnected: true, now: start, jitter: 1)
+            slot.ended(.failedToConnect, now: start, jitter: 1)
             guard case let .waitUntil(until) = slot.action(now: start) else { return XCTFail("expected back-off") }
             delays.append(until - start)
         }
@@ -36,20 +36,38 @@ final class ConnectionSlotTests: XCTestCase {
     func testTheSlotConnectsAgainOnceTheBackOffHasPassed() {
         var slot = ConnectionSlot<String>(backoff: Backoff(base: .seconds(1), maximum: .seconds(10)))
         slot.connecting("c")
-        slot.ended(neverConnected: true, now: start, jitter: 1)
+        slot.ended(.failedToConnect, now: start, jitter: 1)
         guard case .waitUntil = slot.action(now: start + .milliseconds(999)) else { return XCTFail("still backing off") }
         guard case .connect = slot.action(now: start + .seconds(1)) else { return XCTFail("expected connect") }
     }
 
-    func testAConnectionThatWasUpIsReplacedAtOnceAndResetsFailures() {
+    func testAConnectionThatServedIsReplacedAtOnceAndResetsFailures() {
         var slot = ConnectionSlot<String>()
         slot.connecting("c1")
-        slot.ended(neverConnected: true, now: start, jitter: 0)
+        slot.ended(.failedToConnect, now: start, jitter: 0)
+        XCTAssertEqual(slot.failures, 1)
         slot.connecting("c2")
-        slot.connected()
+        slot.ended(.endedAfterUse, now: start, jitter: 0)
         XCTAssertEqual(slot.failures, 0)
-        slot.ended(neverConnected: false, now: start, jitter: 0)
         guard case .connect = slot.action(now: start) else { return XCTFail("a GOAWAY'd connection is replaced at once") }
+    }
+
+    /// A server that completes the handshake and at once sends GOAWAY or
+    /// closes: each such connection counts as a failure, so the slot backs
+    /// off instead of reconnecting as fast as the server closes.
+    func testAConnectionThatEndsWithoutAnAnswerBacksOffLikeAFailedConnect() {
+        var slot = ConnectionSlot<String>(backoff: Backoff(base: .milliseconds(100), maximum: .seconds(1)))
+        var delays: [Duration] = []
+        for ending in [ConnectionSlot<String>.Ending.endedWithoutAnswer, .failedToConnect, .endedWithoutAnswer] {
+            slot.connecting("c")
+            slot.ended(ending, now: start, jitter: 1)
+            guard case let .waitUntil(until) = slot.action(now: start) else { return XCTFail("expected back-off") }
+            delays.append(until - start)
+        }
+        XCTAssertEqual(delays, [.milliseconds(100), .milliseconds(200), .milliseconds(400)])
+        slot.connecting("c")
+        slot.ended(.endedAfterUse, now: start, jitter: 1)
+        XCTAssertEqual(slot.failures, 0)
     }
 }
 

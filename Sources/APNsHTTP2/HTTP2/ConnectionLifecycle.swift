@@ -24,6 +24,9 @@ public struct ConnectionLifecycle: Sendable, Equatable {
     }
 
     public private(set) var state: State = .connecting
+    /// The owner asked the connection to stop: the connection winds down
+    /// its own way (finishing its streams), whatever the session says.
+    public private(set) var shutdownAsked = false
 
     public init() {}
 
@@ -49,7 +52,8 @@ public struct ConnectionLifecycle: Sendable, Equatable {
 
     /// The owner asked the connection to stop.
     public mutating func shutdownRequested() -> Action {
-        drain(because: "connection shutting down")
+        shutdownAsked = true
+        return drain(because: "connection shutting down")
     }
 
     /// End of a loop turn: a draining connection with no open stream closes.
@@ -60,12 +64,15 @@ public struct ConnectionLifecycle: Sendable, Equatable {
     }
 
     /// The socket, TLS or HTTP/2 failed: close; open streams may or may not
-    /// have been processed, so they end as `connectionLost` (retryable).
+    /// have been processed, so they end as `connectionLost` (retryable), even
+    /// when the cause was a protocol error (nghttp2 refusing a flood or a
+    /// malformed frame is the connection's fault, not the request's). Only
+    /// a shutdown stays a shutdown.
     public mutating func failed(_ error: TransportError) -> Action {
         guard state != .closed else { return .none }
         state = .closed
-        let lost = error.kind == .connectionLost || error.kind == .protocolError || error.kind == .shutdown
-            ? error : TransportError(.connectionLost, error.detail)
+        let lost = error.kind == .connectionLost || error.kind == .shutdown
+            ? error : TransportError(.connectionLost, "\(error.kind): \(error.detail)")
         return .close(failInFlight: lost)
     }
 

@@ -1,10 +1,14 @@
 /// The lifecycle of one connection slot of a pool, as a value-type state
 /// machine that returns what to do: tested without sockets.
 ///
-/// A slot is empty, holds a live connection, or is backing off after failed
-/// connects (exponential, capped, with jitter supplied by the caller so the
-/// machine stays deterministic). A connection that was up and then ended
-/// (GOAWAY, idle close, drop) is replaced at once; only failed connects back off.
+/// A slot is empty, holds a live connection, or is backing off after
+/// connections that failed (exponential, capped, with jitter supplied by the
+/// caller so the machine stays deterministic). A connection that served and
+/// then ended (GOAWAY, idle close, drop) is replaced at once. One that failed
+/// to connect, or that ended soon after its handshake without a single
+/// answer (a server that accepts and at once sends GOAWAY or closes), backs
+/// off: replacing it at once would open connections as fast as the server
+/// can close them.
 public struct ConnectionSlot<Connection>: Sendable where Connection: Sendable {
     public enum State: Sendable {
         case empty
@@ -20,7 +24,7 @@ public struct ConnectionSlot<Connection>: Sendable where Connection: Sendable {
     }
 
     public private(set) var state: State = .empty
-    /// Consecutive failed connects.
+    /// Consecutive connections that failed (see `Ending`).
     public private(set) var failures = 0
     public let backoff: Backoff
 
@@ -41,15 +45,21 @@ public struct ConnectionSlot<Connection>: Sendable where Connection: Sendable {
         state = .active(connection)
     }
 
-    /// The connection reached the server; the failure count resets.
-    public mutating func connected() {
-        failures = 0
+    /// How a slot's connection ended.
+    public enum Ending: Sendable, Equatable {
+        /// DNS, TCP or TLS failed: it never connected.
+        case failedToConnect
+        /// It connected, then ended soon without a single answer.
+        case endedWithoutAnswer
+        /// It served (or lived long enough to count as healthy), then ended.
+        case endedAfterUse
     }
 
-    /// The slot's connection ended. `neverConnected` means the connect itself
-    /// failed; `jitter` in 0...1 scales the delay between 50% and 100%.
-    public mutating func ended(neverConnected: Bool, now: ContinuousClock.Instant, jitter: Double) {
-        guard neverConnected else {
+    /// The slot's connection ended. `jitter` in 0...1 scales the delay
+    /// between 50% and 100%.
+    public mutating func ended(_ ending: Ending, now: ContinuousClock.Instant, jitter: Double) {
+        guard ending != .endedAfterUse else {
+            failures = 0
             state = .empty
             return
         }

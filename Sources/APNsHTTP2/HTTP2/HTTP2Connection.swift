@@ -11,9 +11,11 @@ import PushGWSync
 /// (an `HTTP2EventLoop` of its pool, shared with another of the pool's
 /// connections, or its own): requests are queued from any task, submitted as streams up
 /// to the peer's SETTINGS_MAX_CONCURRENT_STREAMS (re-read as it changes),
-/// and each `send` ends with exactly one result. The TCP connect and TLS
-/// handshake run on a short-lived thread of their own, so a slow handshake
-/// never holds up the loop's other connections.
+/// and each `send` ends with exactly one result. The DNS lookup, TCP connect
+/// and TLS handshake run on a short-lived thread of their own, so a slow
+/// handshake never holds up the loop's other connections; meanwhile the loop
+/// already holds the connection, so requests queued on it time out on time
+/// and the connect timeout holds even when the lookup hangs.
 ///
 /// - GOAWAY: streams above the last stream id end with `refused`, requests
 ///   not yet submitted with `notSent` (both safe to resend elsewhere); the
@@ -24,10 +26,10 @@ import PushGWSync
 ///
 /// `@unchecked Sendable`: the state shared with other threads is the `inbox`
 /// (a `Mutex`) and the atomics; everything else (socket, nghttp2 session,
-/// streams) is touched by the connecting thread until the loop adopts the
-/// connection (a hand-over through the loop's lock), then only by the loop
-/// thread, including from nghttp2's callbacks, which run inside that
-/// thread's calls into the session.
+/// streams) is touched only by the loop thread, including from nghttp2's
+/// callbacks, which run inside that thread's calls into the session. The
+/// connecting thread touches none of it: it hands its socket (or its
+/// failure) to the loop through the inbox.
 public final class HTTP2Connection: @unchecked Sendable {
     public let host: String
     public let port: Int
@@ -40,6 +42,8 @@ public final class HTTP2Connection: @unchecked Sendable {
         var closed = false
         var closeReason = TransportError(.shutdown, "connection closed")
         var shutdownRequested = false
+        /// What the connecting thread achieved, until the loop takes it.
+        var connectResult: Result<TLSSocket, TransportError>?
     }
 
     private let inbox = Locked(Inbox())
@@ -50,6 +54,9 @@ public final class HTTP2Connection: @unchecked Sendable {
     private let load = Atomic<Int>(0)
     private let accepting = Atomic<Bool>(true)
     private let connectedFlag = Atomic<Bool>(false)
+    private let endedWithoutAnswer = Atomic<Bool>(false)
+    /// DNS, TCP and TLS must be done by then.
+    private let connectDeadline: ContinuousClock.Instant
     private let onClose: @Sendable (HTTP2Connection) -> Void
 
     // Loop-thread state.
@@ -67,13 +74,17 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// Records read ahead with the end of the handshake are inside OpenSSL,
     /// out of `poll`'s sight: the first turn reads before any poll.
     private var needsFirstRead = true
-    /// Shutdown was asked: the lifecycle closes the session its own way.
-    private var closing = false
     /// Torn down: the loop lets go of it.
     private var ended = false
     private var lifecycle = ConnectionLifecycle()
     private var fatal: TransportError?
     private var lastFrameReceived = ContinuousClock.now
+    private var connectedAt = ContinuousClock.now
+    /// A response (any status) arrived on this connection.
+    private var answeredAny = false
+    /// A connection that ends sooner than this after its handshake, without
+    /// a single answer, counts as failed: its pool backs off.
+    private static let healthyLifetime: Duration = .seconds(10)
     private var pingSentAt: ContinuousClock.Instant?
     /// Deadlines are scanned at most this often, not on every loop turn.
     private var nextTimerCheck = ContinuousClock.now
@@ -101,6 +112,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         keptHeaderBytes = options.keptHeaderBytes
         tls = context
         self.onClose = onClose
+        connectDeadline = ContinuousClock.now + options.connectTimeout
         if let loop {
             self.loop = loop
             ownsLoop = false
@@ -108,6 +120,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             self.loop = try HTTP2EventLoop(name: "pushgw-h2-\(host)")
             ownsLoop = true
         }
+        guard self.loop.adopt(self) else { throw TransportError(.shutdown, "the event loop for \(host) has stopped") }
         let thread = Thread { [self] in
             _ = pgw_name_current_thread("pushgw-connect")
             connect()
@@ -125,6 +138,11 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     /// True once the TLS handshake with the server completed.
     public var didConnect: Bool { connectedFlag.load(ordering: .relaxed) }
+
+    /// Once it has ended: it connected, then ended within seconds without a
+    /// single response (a server that accepts and at once sends GOAWAY or
+    /// closes). The pool backs off from such a server.
+    public var endedSoonWithoutAnswer: Bool { endedWithoutAnswer.load(ordering: .relaxed) }
 
     /// False once the connection is draining (GOAWAY), dead or shut down.
     public var isAcceptingRequests: Bool { accepting.load(ordering: .relaxed) }
@@ -203,18 +221,22 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     // MARK: event loop
 
-    /// On the connecting thread: TCP, TLS and the HTTP/2 session, then the
-    /// hand-over to the loop (or the end, with the connect error).
+    /// On the connecting thread: DNS, TCP and TLS, then the socket (or the
+    /// failure) handed to the loop, which starts the HTTP/2 session. When the
+    /// loop has already given up on the connection, the socket is closed here.
     private func connect() {
+        let result: Result<TLSSocket, TransportError>
         do throws(TransportError) {
-            socket = try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout)
-            connectedFlag.store(true, ordering: .relaxed)
-            lifecycle.connected()
-            try startSession()
+            result = .success(try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout))
         } catch {
-            return end(error)
+            result = .failure(error)
         }
-        if !loop.adopt(self) { end(TransportError(.shutdown, "connection closed")) }
+        let handed = inbox.withLock { state in
+            guard !state.closed else { return false }
+            state.connectResult = result
+            return true
+        }
+        if handed { wake() }
     }
 
     private func startSession() throws(TransportError) {
@@ -267,16 +289,14 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// writes what can go, checks the timers. nil once the connection has
     /// ended (it is torn down by then).
     func turn(buffer: inout [UInt8]) -> PollTurn? {
-        guard !ended, let socket else { return nil }
+        guard !ended else { return nil }
+        guard let socket = socket ?? connectedSocket() else { return waitingForConnect() }
         do throws(TransportError) {
             if needsFirstRead {
                 needsFirstRead = false
                 try readInput(socket, &buffer)
             }
-            if drainInbox() {
-                closing = true
-                apply(lifecycle.shutdownRequested())
-            }
+            if drainInbox() { apply(lifecycle.shutdownRequested()) }
             submitWaiting()
             try flushOutput()
             checkTimers()
@@ -293,6 +313,49 @@ public final class HTTP2Connection: @unchecked Sendable {
         }
         let events = Int16(POLLIN) | (wantsWriteReadiness || outputOffset < output.count ? Int16(POLLOUT) : 0)
         return PollTurn(descriptor: socket.descriptor, events: events, buffered: socket.hasBufferedInput)
+    }
+
+    /// Takes the connecting thread's socket, if it has one, and starts the
+    /// HTTP/2 session on it. A connect failure ends the connection.
+    private func connectedSocket() -> TLSSocket? {
+        guard let result = inbox.withLock({ state in
+            defer { state.connectResult = nil }
+            return state.connectResult
+        }) else { return nil }
+        do throws(TransportError) {
+            let socket = try result.get()
+            self.socket = socket
+            connectedFlag.store(true, ordering: .relaxed)
+            connectedAt = ContinuousClock.now
+            lastFrameReceived = connectedAt
+            lifecycle.connected()
+            try startSession()
+            return socket
+        } catch {
+            end(error)
+            return nil
+        }
+    }
+
+    /// A turn while the connecting thread works: requests queued meanwhile
+    /// wait here and time out on time, a shutdown ends the connection, and
+    /// so does the connect timeout, even while the connecting thread is
+    /// stuck (a DNS lookup has no timeout of ours). nil once ended.
+    private func waitingForConnect() -> PollTurn? {
+        guard !ended else { return nil }
+        if drainInbox() {
+            end(TransportError(.notSent, "connection to \(host) shut down before it connected"))
+            return nil
+        }
+        let now = ContinuousClock.now
+        if now >= connectDeadline {
+            end(TransportError(.connectFailed, "cannot connect to \(host):\(port) within \(options.connectTimeout)"))
+            return nil
+        }
+        expireWaiting(now: now, "not connected to \(host) within the request's timeout")
+        // Nothing to poll yet: poll ignores a negative descriptor, and the loop
+        // turns at least every 50 ms.
+        return PollTurn(descriptor: -1, events: 0, buffered: false)
     }
 
     /// On the loop thread, after it polled: reads what arrived (until "would
@@ -315,7 +378,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// each request at once, the pool would resend there at once, and the
     /// requests already in flight would wait for their timeouts.
     private func checkSessionAlive() throws(TransportError) {
-        guard let session, !closing else { return }
+        guard let session, !lifecycle.shutdownAsked else { return }
         if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
             throw TransportError(.connectionLost, "HTTP/2 session with \(host) ended (GOAWAY sent or received, no stream left)")
         }
@@ -356,7 +419,6 @@ public final class HTTP2Connection: @unchecked Sendable {
         while waitingHead < waiting.count, inFlight.count < limit {
             let stream = waiting[waitingHead]
             waitingHead += 1
-            if stream.finished { continue }
             let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders), unindexed: options.unindexedHeaderBytes)
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                                                  read_callback: readBodyCallback)
@@ -468,10 +530,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.request.timeout)")))
         }
-        while waitingHead < waiting.count, waiting[waitingHead].deadline <= now {
-            complete(waiting[waitingHead], .failure(TransportError(.timeout, "no stream slot on \(host) within the timeout")))
-            waitingHead += 1
-        }
+        expireWaiting(now: now, "no stream slot on \(host) within the timeout")
         if let pingSentAt {
             if now - pingSentAt > options.pingTimeout {
                 fatal = TransportError(.connectionLost, "PING to \(host) unanswered for \(options.pingTimeout)")
@@ -482,6 +541,21 @@ public final class HTTP2Connection: @unchecked Sendable {
         }
     }
 
+    /// Ends every waiting request whose deadline has passed, wherever it is in
+    /// the list: the pool's resends keep their first attempt's start, so an
+    /// earlier deadline may wait behind a later one.
+    private func expireWaiting(now: ContinuousClock.Instant, _ reason: @autoclosure () -> String) {
+        var expired = 0
+        for index in waitingHead..<waiting.count where !waiting[index].finished && waiting[index].deadline <= now {
+            complete(waiting[index], .failure(TransportError(.timeout, reason())))
+            expired += 1
+        }
+        guard expired > 0 else { return }
+        waiting.removeSubrange(0..<waitingHead)
+        waitingHead = 0
+        waiting.removeAll { $0.finished }
+    }
+
     /// Finishes a stream and releases its load slot.
     private func complete(_ stream: PendingStream, _ result: Result<HTTP2Response, TransportError>) {
         if !stream.finished { stream.finish(result) }
@@ -490,13 +564,16 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     private func tearDown(reason: TransportError) {
         accepting.store(false, ordering: .relaxed)
-        let queued = inbox.withLock { state in
+        let (queued, unusedSocket) = inbox.withLock { state in
             state.closed = true
             state.closeReason = reason
             let queued = state.queued
             state.queued.removeAll()
-            return queued
+            defer { state.connectResult = nil }
+            return (queued, state.connectResult)
         }
+        // A socket connected after the loop gave up on it: closed here.
+        _ = consume unusedSocket
         // Never connected: the queue ends with the connect error itself (the pool
         // backs off and retries a connect failure, and stops on a certificate or ALPN refusal).
         let notSent = didConnect ? TransportError(.notSent, "connection to \(host) ended before sending: \(reason.detail)") : reason
@@ -506,6 +583,9 @@ public final class HTTP2Connection: @unchecked Sendable {
             for stream in inFlight.values { complete(stream, .failure(lost)) }
         }
         inFlight.removeAll()
+        if didConnect, !answeredAny, ContinuousClock.now - connectedAt < Self.healthyLifetime {
+            endedWithoutAnswer.store(true, ordering: .relaxed)
+        }
         if let session { nghttp2_session_del(session) }
         session = nil
         socket = nil
@@ -553,6 +633,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         guard let stream = inFlight.removeValue(forKey: streamID) else { return }
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
+            answeredAny = true
             complete(stream, .success(HTTP2Response(status: status, headers: stream.responseHeaders, body: stream.responseBody)))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):
             complete(stream, .failure(TransportError(.refused, "stream \(streamID) refused by \(host) (not processed)")))

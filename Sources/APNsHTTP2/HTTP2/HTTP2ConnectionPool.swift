@@ -231,6 +231,10 @@ public final class HTTP2ConnectionPool: Sendable {
     private func acquire(wanting: Int) -> Result<[HTTP2Connection], WaitUntilInstant> {
         let now = ContinuousClock.now
         return slots.withLock { slots -> Result<[HTTP2Connection], WaitUntilInstant> in
+            // Checked under the lock `shutdown` collects the connections
+            // under: a connection opened here is either among those it shuts
+            // down, or not opened at all.
+            if isShutDown.load(ordering: .relaxed) { return .failure(WaitUntilInstant(instant: now)) }
             var live: [HTTP2Connection] = []
             var earliest: ContinuousClock.Instant?
             for index in slots.indices {
@@ -246,7 +250,7 @@ public final class HTTP2ConnectionPool: Sendable {
                         slots[index].connecting(connection)
                         live.append(connection)
                     } catch {
-                        slots[index].ended(neverConnected: true, now: now, jitter: Double.random(in: 0...1))
+                        slots[index].ended(.failedToConnect, now: now, jitter: Double.random(in: 0...1))
                     }
                 case let .waitUntil(instant):
                     earliest = min(earliest ?? instant, instant)
@@ -279,8 +283,9 @@ public final class HTTP2ConnectionPool: Sendable {
         slots.withLock { slots in
             for index in slots.indices {
                 if case let .active(current) = slots[index].state, current === connection {
-                    if connection.didConnect { slots[index].connected() }
-                    slots[index].ended(neverConnected: !connection.didConnect, now: now, jitter: Double.random(in: 0...1))
+                    let ending: ConnectionSlot<HTTP2Connection>.Ending = !connection.didConnect ? .failedToConnect
+                        : connection.endedSoonWithoutAnswer ? .endedWithoutAnswer : .endedAfterUse
+                    slots[index].ended(ending, now: now, jitter: Double.random(in: 0...1))
                 }
             }
         }

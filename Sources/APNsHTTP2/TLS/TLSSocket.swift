@@ -7,7 +7,11 @@ internal import COpenSSLShims
 /// A non-blocking TCP socket with a client TLS session on it, ALPN `h2`
 /// verified. Used by one thread at a time: the connecting thread, then the
 /// event-loop thread that drives its connection.
-final class TLSSocket {
+///
+/// `@unchecked Sendable`: it crosses threads once, from the connecting
+/// thread to the loop thread through the connection's inbox lock, and the
+/// connecting thread keeps no reference to it after handing it over.
+final class TLSSocket: @unchecked Sendable {
     let descriptor: Int32
     private let ssl: OpaquePointer
 

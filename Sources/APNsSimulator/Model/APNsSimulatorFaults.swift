@@ -8,7 +8,9 @@ public struct APNsSimulatorFaults: Sendable, Equatable {
     /// After this many requests on a connection, send GOAWAY (NO_ERROR, debug
     /// data `{"reason":"Shutdown"}`) whose last-stream-id is the highest
     /// processed stream; later streams are neither processed nor answered, and
-    /// the connection closes once the processed ones are answered.
+    /// the connection closes once the processed ones are answered. `0`
+    /// sends GOAWAY (last-stream-id 0) right after the handshake and closes:
+    /// a server that accepts connections and serves none.
     public var goAwayAfterStreams: Int?
     /// After this many requests on a connection, the next request is not
     /// answered: when it completes, the TCP connection is closed at once,
@@ -21,18 +23,26 @@ public struct APNsSimulatorFaults: Sendable, Equatable {
     /// Accept requests but never answer them (for client timeouts). They are
     /// counted in `APNsSimulatorStatistics.unansweredStreams`.
     public var silent: Bool
+    /// Right after its SETTINGS, send a PING frame whose payload is 7 bytes
+    /// instead of 8: a connection error (FRAME_SIZE_ERROR) for any HTTP/2
+    /// client, after which its session refuses every stream. The simulator
+    /// then ignores all input and keeps the connection open until the client
+    /// closes it, as a broken server would. Read when a connection is accepted.
+    public var malformedFrameOnConnect: Bool
 
     /// No faults unless given.
     public init(
         goAwayAfterStreams: Int? = nil,
         dropConnectionAfterStreams: Int? = nil,
         responseDelay: Duration = .zero,
-        silent: Bool = false
+        silent: Bool = false,
+        malformedFrameOnConnect: Bool = false
     ) {
         self.goAwayAfterStreams = goAwayAfterStreams
         self.dropConnectionAfterStreams = dropConnectionAfterStreams
         self.responseDelay = responseDelay
         self.silent = silent
+        self.malformedFrameOnConnect = malformedFrameOnConnect
     }
 
     /// No faults at all.

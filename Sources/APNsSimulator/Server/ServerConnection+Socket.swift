@@ -131,6 +131,26 @@ extension ServerConnection {
         }
     }
 
+    /// The broken server of `malformedFrameOnConnect`: sends what is queued,
+    /// then reads and drops everything until the client closes (or the
+    /// simulator stops).
+    func holdOpenIgnoringInput() {
+        flushCompletely()
+        while true {
+            switch waitForSocket(read: true, write: false, timeoutMilliseconds: -1) {
+            case .stop:
+                return
+            case .timeout:
+                continue
+            case .ready(let readable, _):
+                guard readable else { continue }
+                let count = recv(socket, readBuffer.baseAddress, readBuffer.count, 0)
+                if count == 0 { return }
+                if count < 0, errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR { return }
+            }
+        }
+    }
+
     /// The injected fault: earlier answers are flushed, the request that
     /// triggered it is not answered, and TCP closes with no GOAWAY and no
     /// close_notify.

@@ -120,7 +120,30 @@ final class ServerConnection {
             return
         }
         applyStreamLimit()
+        if applyConnectFaults() {
+            holdOpenIgnoringInput()
+            return
+        }
         serve()
+    }
+
+    /// The faults that act as soon as the connection is up. True when the
+    /// connection must then be held open without serving.
+    private func applyConnectFaults() -> Bool {
+        let faults = service.faults
+        if faults.goAwayAfterStreams == 0 {
+            goAwayLastStreamID = 0
+            session?.submitGoAway(lastStreamID: 0, debugData: service.goAwayDebugData)
+            service.recordGoAway()
+        }
+        if faults.malformedFrameOnConnect {
+            produceOutput()  // the server's SETTINGS go first
+            // PING: length 7, type 6, no flags, stream 0, then 7 payload bytes.
+            let ping: [UInt8] = [0, 0, 7, 6, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 7)
+            if ping.withUnsafeBytes({ tls.write($0) }) { tls.drainOutput(into: &outbound) }
+            return true
+        }
+        return false
     }
 
     // MARK: Event loop
