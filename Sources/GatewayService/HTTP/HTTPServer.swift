@@ -192,13 +192,13 @@ public final class HTTPServer: @unchecked Sendable {
         // From here on only this thread runs the daemons.
         for (daemon, loop) in zip(daemons, loops) { loop.detach(daemon) }
         // libmicrohttpd aborts when stopped with a connection suspended:
-        // answer every waiting request, and let the daemons take the
-        // connections back (and write what they can at once).
-        for reply in suspended.close() { reply.send(Self.shuttingDown) }
+        // resume every waiting request here, with its answer if it has one
+        // by now, else 503, and let the daemons take the connections back
+        // (and write what they can at once).
+        for reply in suspended.close() { reply.resumeForStop(Self.shuttingDown) }
         for daemon in daemons {
             for _ in 0..<2 { _ = MHD_run(daemon.pointer) }
         }
-        suspended.finish()
         for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
         if givenLoops == nil { for loop in loops { loop.retire() } }
     }
@@ -393,7 +393,6 @@ public final class HTTPReply: Sendable {
     private let connection: SuspendedConnection
     private let state: RequestState
     private let server: HTTPServer
-    private let sent = Atomic<Bool>(false)
 
     fileprivate init(connection: SuspendedConnection, state: RequestState, server: HTTPServer) {
         self.connection = connection
@@ -401,11 +400,29 @@ public final class HTTPReply: Sendable {
         self.server = server
     }
 
-    /// Answers the request; only the first call counts.
+    /// Answers the request; only the first answer counts.
     public func send(_ response: HTTPResponse) {
-        guard !sent.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        state.response.withLock { $0 = response }
+        guard answer(response) else { return }
         server.suspended.answered(self) { MHD_resume_connection(connection.pointer) }
+    }
+
+    /// The server is stopping and has taken this request from the waiting
+    /// ones: its connection is resumed here, with the handler's answer if
+    /// it came first, else with `response`. Whatever `send` does meanwhile
+    /// resumes nothing, so the connection is resumed exactly once, before
+    /// the daemon stops.
+    fileprivate func resumeForStop(_ response: HTTPResponse) {
+        _ = answer(response)
+        MHD_resume_connection(connection.pointer)
+    }
+
+    /// Stores the answer unless one is stored already; true when stored.
+    private func answer(_ response: HTTPResponse) -> Bool {
+        state.response.withLock { stored in
+            guard stored == nil else { return false }
+            stored = response
+            return true
+        }
     }
 }
 

@@ -2,17 +2,15 @@ import Synchronization
 import PushGWSync
 
 /// The requests whose connection is suspended while their answer is being
-/// prepared. Stopping the server answers each of them (libmicrohttpd aborts
-/// the process if it is stopped with a connection suspended), and an answer
-/// that comes after the stop is dropped instead of resuming a connection
-/// that is gone.
+/// prepared. Stopping the server takes them all (libmicrohttpd aborts the
+/// process if it is stopped with a connection suspended) and resumes each
+/// connection itself; an answer that comes after that finds its request
+/// gone and resumes nothing.
 final class SuspendedReplies: Sendable {
     private struct State {
         var waiting: [ObjectIdentifier: HTTPReply] = [:]
         /// No request is suspended any more.
         var closing = false
-        /// The connections are gone: answers are dropped.
-        var closed = false
     }
 
     private let state = Locked(State())
@@ -33,26 +31,26 @@ final class SuspendedReplies: Sendable {
     }
 
     /// `reply` has its answer: forgets it and runs `resume` (which resumes
-    /// its connection), unless the server has stopped and the connection is gone.
+    /// its connection), unless the server, stopping, has taken it already.
     func answered(_ reply: HTTPReply, resume: () -> Void) {
         state.withLock { state in
             guard state.waiting.removeValue(forKey: ObjectIdentifier(reply)) != nil else { return }
             waitingCount.subtract(1, ordering: .relaxed)
-            if !state.closed { resume() }
+            resume()
         }
     }
 
     /// The server begins to stop: no request is suspended from now on.
-    /// Returns those still waiting, for the server to answer.
+    /// Returns those still waiting, forgotten here: the server resumes each
+    /// of them itself, and their own answers, if they come, resume nothing.
     func close() -> [HTTPReply] {
         state.withLock { state in
             state.closing = true
+            defer {
+                state.waiting.removeAll()
+                waitingCount.store(0, ordering: .relaxed)
+            }
             return Array(state.waiting.values)
         }
-    }
-
-    /// The connections are about to be freed: later answers are dropped.
-    func finish() {
-        state.withLock { $0.closed = true }
     }
 }
