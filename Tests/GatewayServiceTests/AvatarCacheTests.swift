@@ -69,6 +69,17 @@ final class AvatarCacheTests: XCTestCase {
         XCTAssertEqual(state.admit("u", waiter: 3, now: start + .seconds(60)), .fetch)
     }
 
+    /// A download that was never tried (queue full, waited too long) says
+    /// nothing about the URL: the next event tries it again.
+    func testAnUntriedDownloadIsNotRemembered() {
+        var state = AvatarResolverState<Int>(capacity: 8, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
+        XCTAssertEqual(state.admit("u", waiter: 1, now: start), .fetch)
+        XCTAssertEqual(state.admit("u", waiter: 2, now: start), .joined)
+        let untried = AvatarState.dropped(url: "u", reason: "queue_full")
+        XCTAssertEqual(state.finish("u", result: untried, now: start, remember: false), [1, 2])
+        XCTAssertEqual(state.admit("u", waiter: 3, now: start), .fetch)
+    }
+
     func testPolicyDecisionsAreRememberedForTheirTTL() {
         var state = AvatarResolverState<Int>(capacity: 8, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
         XCTAssertNil(state.decision(for: "u", now: start))

@@ -43,6 +43,9 @@ public struct AvatarDropReason: RawRepresentable, Sendable, Hashable, CustomStri
     public static let tlsFailed = AvatarDropReason(rawValue: "tls_failed")
     /// The connection broke or the server answered something that is not HTTP.
     public static let transferFailed = AvatarDropReason(rawValue: "transfer_failed")
+    /// Too many downloads were already waiting for a thread (many distinct
+    /// URLs at once, e.g. behind a dead host): not tried, not remembered.
+    public static let queueFull = AvatarDropReason(rawValue: "queue_full")
     /// Anything else (libcurl could not be set up, no thread could be started).
     public static let fetchFailed = AvatarDropReason(rawValue: "fetch_failed")
 

@@ -18,40 +18,69 @@ private let avatarWorkerEntry: @convention(c) (UnsafeMutableRawPointer?) -> Unsa
 ///
 /// Threads are started on demand, up to `limit`, and exit as soon as the
 /// queue is empty, so an idle resolver holds no thread and needs no
-/// shutdown. Jobs wait in FIFO order when all threads are busy. Thread-safe:
-/// the queue and the thread count live in a `Mutex`.
+/// shutdown. Jobs wait in FIFO order when all threads are busy, and the
+/// wait is bounded both ways: a job that waited longer than `staleAfter`
+/// (everyone who wanted it has stopped waiting) is abandoned instead of
+/// run, and a job that finds `queueLimit` jobs waiting is abandoned at
+/// once. A dead avatar host that many senders point at fills neither memory
+/// nor the threads' time. Thread-safe: the queue and the thread count live
+/// in a `Mutex`.
 final class AvatarFetchPool: Sendable {
-    /// A unit of blocking work, and what to do instead if no thread can ever run it.
+    /// A unit of blocking work, and what to do instead when it is not run
+    /// (with why: `fetchFailed` when no thread could be started,
+    /// `timeout` when it waited too long, `queueFull`).
     struct Job: Sendable {
         let run: @Sendable () -> Void
-        let abandon: @Sendable () -> Void
+        let abandon: @Sendable (AvatarDropReason) -> Void
+    }
+
+    private struct Queued {
+        let job: Job
+        let staleAt: ContinuousClock.Instant
     }
 
     private struct State {
-        var queue: [Job] = []
+        var queue: [Queued] = []
         var head = 0
         var running = 0
+        var waiting: Int { queue.count - head }
     }
 
     private let limit: Int
+    /// The most jobs waiting for a thread.
+    let queueLimit: Int
+    private let staleAfter: Duration
     private let state = Locked(State())
 
-    init(limit: Int) {
+    /// - Parameters:
+    ///   - limit: threads at most.
+    ///   - queueLimit: jobs waiting at most; nil: 64 per thread.
+    ///   - staleAfter: how long a job may wait before it is abandoned.
+    init(limit: Int, queueLimit: Int? = nil, staleAfter: Duration) {
         self.limit = max(limit, 1)
+        self.queueLimit = max(queueLimit ?? 64 * self.limit, 1)
+        self.staleAfter = staleAfter
     }
 
-    /// Queues `job`, starting a thread for it if fewer than `limit` run.
+    /// Jobs waiting for a thread (for tests).
+    var waitingJobs: Int { state.withLock { $0.waiting } }
+
+    /// Queues `job`, starting a thread for it if fewer than `limit` run; or
+    /// abandons it with `queueFull` when `queueLimit` jobs already wait.
     func submit(_ job: Job) {
-        let startThread = state.withLock { state in
-            state.queue.append(job)
-            guard state.running < limit else { return false }
+        let staleAt = ContinuousClock.now + staleAfter
+        let admitted: (queued: Bool, startThread: Bool) = state.withLock { state in
+            guard state.waiting < queueLimit else { return (false, false) }
+            state.queue.append(Queued(job: job, staleAt: staleAt))
+            guard state.running < limit else { return (true, false) }
             state.running += 1
-            return true
+            return (true, true)
         }
-        guard startThread else { return }
+        guard admitted.queued else { return job.abandon(.queueFull) }
+        guard admitted.startThread else { return }
         guard spawn() else {
             // No thread: if none is left to drain the queue, nothing ever will.
-            let orphans = state.withLock { state -> [Job] in
+            let orphans = state.withLock { state -> [Queued] in
                 state.running -= 1
                 guard state.running == 0 else { return [] }
                 let orphans = Array(state.queue[state.head...])
@@ -59,19 +88,24 @@ final class AvatarFetchPool: Sendable {
                 state.head = 0
                 return orphans
             }
-            orphans.forEach { $0.abandon() }
+            orphans.forEach { $0.job.abandon(.fetchFailed) }
             return
         }
     }
 
-    /// Runs queued jobs until none is left, then lets the thread end.
+    /// Runs queued jobs until none is left, then lets the thread end. A job
+    /// that went stale while it waited is abandoned instead.
     fileprivate func drain() {
-        while let job = next() {
-            job.run()
+        while let queued = next() {
+            if ContinuousClock.now >= queued.staleAt {
+                queued.job.abandon(.timeout)
+            } else {
+                queued.job.run()
+            }
         }
     }
 
-    private func next() -> Job? {
+    private func next() -> Queued? {
         state.withLock { state in
             guard state.head < state.queue.count else {
                 state.queue = []

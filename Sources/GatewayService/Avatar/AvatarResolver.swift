@@ -59,7 +59,7 @@ public final class AvatarResolver: Sendable {
         self.now = now
         self.onFetch = onFetch
         self.fetcher = AvatarFetcher(policy: policy)
-        self.pool = AvatarFetchPool(limit: policy.maxConcurrentFetches)
+        self.pool = AvatarFetchPool(limit: policy.maxConcurrentFetches, staleAfter: policy.totalTimeout)
         self.state = Locked(AvatarResolverState(
             capacity: policy.cacheCapacity,
             positiveTTL: policy.cacheTTL,
@@ -103,7 +103,8 @@ public final class AvatarResolver: Sendable {
             case .fetch:
                 pool.submit(AvatarFetchPool.Job(
                     run: { self.finish(url, with: self.fetcher.fetch(url)) },
-                    abandon: { self.finish(url, with: .dropped(url: url, reason: AvatarDropReason.fetchFailed.rawValue)) }
+                    // Not tried: nothing is learnt about the URL, so nothing is cached.
+                    abandon: { self.finish(url, with: .dropped(url: url, reason: $0.rawValue), remember: false) }
                 ))
             }
             stopWaiting(for: url, waiter: waiter.id, after: policy.totalTimeout)
@@ -147,10 +148,11 @@ public final class AvatarResolver: Sendable {
         return nil
     }
 
-    /// Caches the result, reports it, and wakes everyone waiting for `url`.
-    private func finish(_ url: String, with result: AvatarState) {
+    /// Caches the result (unless `remember` is false: the URL was not
+    /// tried), reports it, and wakes everyone waiting for `url`.
+    private func finish(_ url: String, with result: AvatarState, remember: Bool = true) {
         let instant = now()
-        let waiters = state.withLock { $0.finish(url, result: result, now: instant) }
+        let waiters = state.withLock { $0.finish(url, result: result, now: instant, remember: remember) }
         onFetch(Self.label(result))
         for waiter in waiters {
             waiter.continuation.resume(returning: result)

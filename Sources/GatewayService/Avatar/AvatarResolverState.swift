@@ -76,10 +76,12 @@ struct AvatarResolverState<Waiter> {
     }
 
     /// Records the fetch's result (accepted ones for the positive TTL, dropped
-    /// ones for the negative TTL) and hands back everyone waiting for it.
-    mutating func finish(_ url: String, result: AvatarState, now: Instant) -> [Waiter] {
+    /// ones for the negative TTL; nothing when `remember` is false) and hands
+    /// back everyone waiting for it.
+    mutating func finish(_ url: String, result: AvatarState, now: Instant, remember: Bool = true) -> [Waiter] {
         let ttl: Duration
         switch result {
+        case _ where !remember: ttl = .zero
         case .ok: ttl = positiveTTL
         case .dropped: ttl = negativeTTL
         case .none, .unchecked: ttl = .zero
