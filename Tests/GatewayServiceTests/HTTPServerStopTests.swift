@@ -6,7 +6,8 @@ import XCTest
 /// Stopping the server while handlers are answering: every suspended
 /// connection is resumed exactly once before libmicrohttpd stops (it aborts
 /// the process when stopped with a connection still suspended), and each
-/// client gets its handler's answer or 503 `shutting_down`.
+/// client gets its handler's answer or 503 `shutting_down`, and each 503
+/// is reported to the handler so the request counter sees it.
 ///
 /// The race this guards (an answer stored, its resume not yet run, when
 /// the stop took the waiting requests) is a window of a few instructions:
@@ -16,6 +17,13 @@ final class HTTPServerStopTests: XCTestCase {
     /// Keeps every reply, to be answered by the test.
     final class HeldReplies: HTTPHandler {
         let replies = Locked<[HTTPReply]>([])
+        /// Statuses the server reported answering itself.
+        let answeredByServer = Locked<[Int]>([])
+
+        func answeredByServer(path: String, _ response: HTTPResponse) {
+            XCTAssertEqual(path, "/held")
+            answeredByServer.withLock { $0.append(response.status) }
+        }
 
         func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool {
             replies.withLock { $0.append(reply) }
@@ -45,10 +53,35 @@ final class HTTPServerStopTests: XCTestCase {
             }
             answering.start()
             server.stop()
+            var refused = 0
             for connection in connections {
                 let reply = connection.readReply(timeout: .seconds(3))
                 XCTAssertTrue(reply.status == 200 || reply.status == 503, "round \(round): \(reply)")
+                if reply.status == 503 { refused += 1 }
             }
+            XCTAssertEqual(handler.answeredByServer.withLock { $0 }, Array(repeating: 503, count: refused),
+                           "each 503 of the stop is reported for the request counter")
         }
+    }
+
+    func testRequestsStillWaitingAtTheStopGet503AndAreReported() async throws {
+        let handler = HeldReplies()
+        let server = HTTPServer(address: "127.0.0.1", port: 0, handler: handler)
+        try server.start()
+        let connections = try (0..<3).map { _ in try RawConnection(port: server.port) }
+        for connection in connections {
+            XCTAssertTrue(connection.send("GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        }
+        try await waitUntil("every request held") { handler.replies.withLock { $0.count } == connections.count }
+        server.stop()
+        for connection in connections {
+            let reply = connection.readReply(timeout: .seconds(3))
+            XCTAssertEqual(reply.status, 503, "\(reply)")
+            guard case let .response(_, _, body) = reply else { continue }
+            XCTAssertTrue(String(decoding: body, as: UTF8.self).contains("shutting_down"))
+        }
+        XCTAssertEqual(handler.answeredByServer.withLock { $0 }, [503, 503, 503])
+        // A late answer from the handler resumes nothing and changes nothing.
+        for reply in handler.replies.withLock({ $0 }) { reply.send(HTTPResponse(status: 200, body: [])) }
     }
 }

@@ -42,8 +42,9 @@ public protocol HTTPHandler: Sendable {
     /// without a task (true), or leaves it to `handle` (false).
     func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool
     func handle(_ request: HTTPRequest) async -> HTTPResponse
-    /// The server answered a request to `path` itself, before any handler
-    /// call (its framing was refused): for counting.
+    /// The server answered a request to `path` itself: before any handler
+    /// call (its framing was refused), or with 503 `shutting_down` because it
+    /// stopped before the handler answered. For counting.
     func answeredByServer(path: String, _ response: HTTPResponse)
 }
 

@@ -378,8 +378,11 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     if let response = handler.respondImmediately(request) {
         return queue(response, on: connection)
     }
-    let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server)
-    guard server.suspended.add(reply) else { return queue(HTTPServer.shuttingDown, on: connection) }
+    let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server, path: request.path)
+    guard server.suspended.add(reply) else {
+        handler.answeredByServer(path: request.path, HTTPServer.shuttingDown)
+        return queue(HTTPServer.shuttingDown, on: connection)
+    }
     MHD_suspend_connection(connection)
     if !handler.respondLater(request, reply: reply) {
         Task { reply.send(await handler.handle(request)) }
@@ -394,10 +397,14 @@ public final class HTTPReply: Sendable {
     private let state: RequestState
     private let server: HTTPServer
 
-    fileprivate init(connection: SuspendedConnection, state: RequestState, server: HTTPServer) {
+    /// The request's path, to count a 503 the server gives it when stopping.
+    private let path: String
+
+    fileprivate init(connection: SuspendedConnection, state: RequestState, server: HTTPServer, path: String) {
         self.connection = connection
         self.state = state
         self.server = server
+        self.path = path
     }
 
     /// Answers the request; only the first answer counts.
@@ -412,7 +419,7 @@ public final class HTTPReply: Sendable {
     /// resumes nothing, so the connection is resumed exactly once, before
     /// the daemon stops.
     fileprivate func resumeForStop(_ response: HTTPResponse) {
-        _ = answer(response)
+        if answer(response) { server.handler.answeredByServer(path: path, response) }
         MHD_resume_connection(connection.pointer)
     }
 
