@@ -105,13 +105,19 @@ final class DedupPerDeviceTests: XCTestCase {
 
         var answered = [RecipientResult?](repeating: nil, count: 3)
         let recipients = [Recipient(platform: .fcm, token: c), Recipient(platform: .apns, token: c), Recipient(platform: .apns, token: a)]
-        XCTAssertTrue(merged.answer(recipients, into: &answered))
+        XCTAssertTrue(merged.answer(recipients, devices: recipients.map(RecordedDevice.init), into: &answered))
         XCTAssertEqual(answered[0]?.status, .invalidToken)
         XCTAssertNil(answered[1], "the same token on another platform is another device")
         XCTAssertEqual(answered[2]?.providerID, "id-a")
 
         var none = [RecipientResult?](repeating: nil, count: 1)
-        XCTAssertFalse(first.answer([Recipient(platform: .apns, token: b)], into: &none), "a failed result is sent again")
+        let retried = [Recipient(platform: .apns, token: b)]
+        XCTAssertFalse(first.answer(retried, devices: retried.map(RecordedDevice.init), into: &none), "a failed result is sent again")
         XCTAssertNil(none[0])
+
+        // Devices fingerprinted by the caller give the same record.
+        let results = [RecipientResult(platform: .apns, token: a, status: .sent, providerID: "id-a")]
+        XCTAssertEqual(RecordedEvent.merging(first, results, devices: [RecordedDevice(Recipient(platform: .apns, token: a))]),
+                       RecordedEvent.merging(first, results))
     }
 }

@@ -45,13 +45,15 @@ public struct RecordedEvent: Sendable, Equatable {
     /// Answers from the record every recipient whose device has a settled
     /// result here, wherever it stands in the event; returns whether any was.
     /// Failed results are not answered: a retry sends those again.
-    func answer(_ recipients: [Recipient], into results: inout [RecipientResult?]) -> Bool {
+    /// `devices[i]` is recipient `i`'s device (fingerprinted once, by the
+    /// caller, for this and for `merging`).
+    func answer(_ recipients: [Recipient], devices: [RecordedDevice], into results: inout [RecipientResult?]) -> Bool {
         var settled: [RecordedDevice: RecordedResult] = [:]
         for result in self.results where result.isSettled { settled[RecordedDevice(result)] = result }
         guard !settled.isEmpty else { return false }
         var answered = false
         for (index, recipient) in recipients.enumerated() where results[index] == nil {
-            guard let result = settled[RecordedDevice(recipient)] else { continue }
+            guard let result = settled[devices[index]] else { continue }
             results[index] = result.result(token: recipient.token)
             answered = true
         }
@@ -61,12 +63,13 @@ public struct RecordedEvent: Sendable, Equatable {
     /// `recorded` with `results` added: a device's new result replaces its
     /// old one, devices of earlier dispatches that this one did not name are
     /// kept (a retry of another batch of the same event still finds them).
-    static func merging(_ recorded: RecordedEvent?, _ results: [RecipientResult]) -> RecordedEvent {
+    /// `devices`, when given, holds each result's device, already fingerprinted.
+    static func merging(_ recorded: RecordedEvent?, _ results: [RecipientResult], devices: [RecordedDevice]? = nil) -> RecordedEvent {
         var merged = recorded?.results ?? []
         var positions: [RecordedDevice: Int] = [:]
         for (index, result) in merged.enumerated() { positions[RecordedDevice(result)] = index }
-        for result in results {
-            let kept = RecordedResult(result)
+        for (index, result) in results.enumerated() {
+            let kept = devices.map { RecordedResult(result, device: $0[index].device) } ?? RecordedResult(result)
             if let position = positions[RecordedDevice(kept)] {
                 merged[position] = kept
             } else {
@@ -115,7 +118,12 @@ public struct RecordedResult: Sendable, Equatable {
 
     /// What is kept of `result`.
     public init(_ result: RecipientResult) {
-        self.init(platform: result.platform, device: DeviceFingerprint(token: result.token), status: result.status,
+        self.init(result, device: DeviceFingerprint(token: result.token))
+    }
+
+    /// `result`, whose token's fingerprint is `device`.
+    init(_ result: RecipientResult, device: DeviceFingerprint) {
+        self.init(platform: result.platform, device: device, status: result.status,
                   providerID: result.providerID, reason: result.reason, retryable: result.retryable)
     }
 

@@ -166,7 +166,9 @@ public final class Dispatcher: Sendable {
     private func dispatch(_ event: Event, app: AppProfile, key: String, deadline: ContinuousClock.Instant) async -> HTTPResponse {
         let recorded = await dedup.lookup(key, now: ContinuousClock.now)
         var results = [RecipientResult?](repeating: nil, count: event.recipients.count)
-        let duplicate = recorded?.answer(event.recipients, into: &results) ?? false
+        // A retry: each token is fingerprinted once, to read the record and to add to it.
+        let devices = recorded.map { _ in event.recipients.map(RecordedDevice.init) }
+        let duplicate = recorded?.answer(event.recipients, devices: devices ?? [], into: &results) ?? false
         if results.allSatisfy({ $0 != nil }) {
             series.events(.duplicate).add(1)
             return EventAnswer(results: results.map { $0! }, duplicate: true).response(eventID: event.eventID)
@@ -183,7 +185,8 @@ public final class Dispatcher: Sendable {
         let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
         let delivered = await deliver(pending, app: app, deadline: deadline)
         let answer = conclude(event, results: Self.merged(results, delivered), duplicate: duplicate)
-        await dedup.record(key, RecordedEvent.merging(recorded, answer.results), expires: ContinuousClock.now + settings.dedupWindow)
+        await dedup.record(key, RecordedEvent.merging(recorded, answer.results, devices: devices),
+                           expires: ContinuousClock.now + settings.dedupWindow)
         return answer.response(eventID: event.eventID)
     }
 
