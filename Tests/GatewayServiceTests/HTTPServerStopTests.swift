@@ -35,16 +35,22 @@ final class HTTPServerStopTests: XCTestCase {
         }
     }
 
+    /// A started server whose handler holds `count` requests, one per connection.
+    private func serverHolding(_ count: Int) async throws -> (HTTPServer, HeldReplies, [RawConnection]) {
+        let handler = HeldReplies()
+        let server = HTTPServer(address: "127.0.0.1", port: 0, handler: handler)
+        try server.start()
+        let connections = try (0..<count).map { _ in try RawConnection(port: server.port) }
+        for connection in connections {
+            XCTAssertTrue(connection.send("GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        }
+        try await waitUntil("every request held") { handler.replies.withLock { $0.count } == count }
+        return (server, handler, connections)
+    }
+
     func testStoppingWhileHandlersAnswerResumesEveryConnection() async throws {
         for round in 0..<5 {
-            let handler = HeldReplies()
-            let server = HTTPServer(address: "127.0.0.1", port: 0, handler: handler)
-            try server.start()
-            let connections = try (0..<48).map { _ in try RawConnection(port: server.port) }
-            for connection in connections {
-                XCTAssertTrue(connection.send("GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-            }
-            try await waitUntil("every request held") { handler.replies.withLock { $0.count } == connections.count }
+            let (server, handler, connections) = try await serverHolding(48)
             let replies = handler.replies.withLock { $0 }
             // The handlers answer while the server stops: some answers land
             // before the stop takes the waiting requests, some after.
@@ -65,14 +71,7 @@ final class HTTPServerStopTests: XCTestCase {
     }
 
     func testRequestsStillWaitingAtTheStopGet503AndAreReported() async throws {
-        let handler = HeldReplies()
-        let server = HTTPServer(address: "127.0.0.1", port: 0, handler: handler)
-        try server.start()
-        let connections = try (0..<3).map { _ in try RawConnection(port: server.port) }
-        for connection in connections {
-            XCTAssertTrue(connection.send("GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-        }
-        try await waitUntil("every request held") { handler.replies.withLock { $0.count } == connections.count }
+        let (server, handler, connections) = try await serverHolding(3)
         server.stop()
         for connection in connections {
             let reply = connection.readReply(timeout: .seconds(3))
