@@ -85,44 +85,67 @@ public final class FCMClient: Sendable {
     /// As `send(_:)`, calling `completion` instead of suspending a task: with
     /// a cached access token the results come from a connection's thread; a
     /// task is only started to fetch a token or to re-send after FCM refused it.
-    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([Result<FCMOutcome, TransportError>]) -> Void) {
+    ///
+    /// - Parameter timeout: the time every request has, waiting for an access
+    ///   token and re-sends included (a caller's deadline); the client's
+    ///   request timeout when shorter or nil.
+    public func send(_ requests: [ProviderRequest], timeout: Duration? = nil,
+                     completion: @escaping @Sendable ([Result<FCMOutcome, TransportError>]) -> Void) {
         guard !requests.isEmpty else { return completion([]) }
+        let deadline = ContinuousClock.now + min(timeout ?? requestTimeout, requestTimeout)
         if let token = tokens.accessTokenWithoutWaiting() {
-            return send(requests, token: token, completion: completion)
+            return send(requests, token: token, deadline: deadline, completion: completion)
         }
         Task {
-            do throws(AccessTokenError) {
-                send(requests, token: try await tokens.accessToken(), completion: completion)
-            } catch {
-                completion(Array(repeating: .failure(TransportError(accessToken: error)), count: requests.count))
+            switch await accessToken(before: deadline) {
+            case let .success(token):
+                send(requests, token: token, deadline: deadline, completion: completion)
+            case let .failure(error):
+                completion(Array(repeating: .failure(error), count: requests.count))
             }
         }
     }
 
-    private func send(_ requests: [ProviderRequest], token: String,
+    /// An access token, or `accessTokenUnavailable` once `deadline` passes
+    /// (the grant goes on, for later sends).
+    private func accessToken(before deadline: ContinuousClock.Instant) async -> Result<String, TransportError> {
+        let tokens = tokens
+        return await firstBeforeDeadline(deadline, {
+            do throws(AccessTokenError) {
+                return .success(try await tokens.accessToken())
+            } catch {
+                return .failure(TransportError(accessToken: error))
+            }
+        }, orElse: { .failure(TransportError(.accessTokenUnavailable, "no FCM access token before the request's deadline")) })
+    }
+
+    private func send(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant,
                       completion: @escaping @Sendable ([Result<FCMOutcome, TransportError>]) -> Void) {
-        pool.send(httpRequests(requests, token: token)) { responses in
+        pool.send(httpRequests(requests, token: token, deadline: deadline)) { responses in
             let outcomes = Self.classify(responses)
             guard outcomes.contains(where: Self.isAccessTokenRejection) else { return completion(outcomes) }
-            Task { completion(await self.retryingAccessTokenRejections(requests, outcomes: outcomes, token: token)) }
+            Task {
+                completion(await self.retryingAccessTokenRejections(requests, outcomes: outcomes, token: token, deadline: deadline))
+            }
         }
     }
 
     /// Sends the requests whose access token FCM refused once more, with a fresh token.
     private func retryingAccessTokenRejections(_ requests: [ProviderRequest], outcomes: [Result<FCMOutcome, TransportError>],
-                                               token: String) async -> [Result<FCMOutcome, TransportError>] {
+                                               token: String, deadline: ContinuousClock.Instant) async -> [Result<FCMOutcome, TransportError>] {
         var outcomes = outcomes
         let refused = outcomes.indices.filter { Self.isAccessTokenRejection(outcomes[$0]) }
         guard !refused.isEmpty else { return outcomes }
         tokens.invalidate(token)
         let freshToken: String
-        do throws(AccessTokenError) {
-            freshToken = try await tokens.accessToken()
-        } catch {
-            for index in refused { outcomes[index] = .failure(TransportError(accessToken: error)) }
+        switch await accessToken(before: deadline) {
+        case let .success(token):
+            freshToken = token
+        case let .failure(error):
+            for index in refused { outcomes[index] = .failure(error) }
             return outcomes
         }
-        let retried = Self.classify(await pool.send(httpRequests(refused.map { requests[$0] }, token: freshToken)))
+        let retried = Self.classify(await pool.send(httpRequests(refused.map { requests[$0] }, token: freshToken, deadline: deadline)))
         for (position, index) in refused.enumerated() { outcomes[index] = retried[position] }
         return outcomes
     }
@@ -140,13 +163,14 @@ public final class FCMClient: Sendable {
     /// The access token goes in the connection's `authorization` field: an
     /// HPACK literal never indexed (a credential), and no per-request copy
     /// of the rendered header list.
-    private func httpRequests(_ requests: [ProviderRequest], token: String) -> [HTTP2Request] {
+    private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> [HTTP2Request] {
         let authorization = "Bearer \(token)"
+        let timeout = max(.zero, deadline - ContinuousClock.now)
         return requests.map { request in
             let headers = request.headers.contains { $0.name == "authorization" }
                 ? request.headers.filter { $0.name != "authorization" } : request.headers
             return HTTP2Request(method: "POST", path: request.path, authorization: authorization, headers: headers,
-                                body: request.body, timeout: requestTimeout)
+                                body: request.body, timeout: timeout)
         }
     }
 

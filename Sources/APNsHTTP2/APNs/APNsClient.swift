@@ -57,24 +57,31 @@ public final class APNsClient: Sendable {
     /// As `send(_:)`, calling `completion` instead of suspending a task: from
     /// a connection's thread when every answer is in (a task is only started
     /// to re-send after a provider-token rejection or a lost connection).
-    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([Result<APNsOutcome, TransportError>]) -> Void) {
+    ///
+    /// - Parameter timeout: the time every request has, re-sends included
+    ///   (a caller's deadline); the client's request timeout when shorter or nil.
+    public func send(_ requests: [ProviderRequest], timeout: Duration? = nil,
+                     completion: @escaping @Sendable ([Result<APNsOutcome, TransportError>]) -> Void) {
         let token: String
         do {
             token = try providerToken()
         } catch {
             return completion(Array(repeating: .failure(error), count: requests.count))
         }
-        pool.send(httpRequests(requests, token: token)) { responses in
+        let deadline = ContinuousClock.now + min(timeout ?? requestTimeout, requestTimeout)
+        pool.send(httpRequests(requests, token: token, deadline: deadline)) { responses in
             let outcomes = self.classify(requests, responses)
             guard outcomes.contains(where: Self.isTokenRejection) else { return completion(outcomes) }
-            Task { completion(await self.retryingTokenRejections(requests, outcomes: outcomes, token: token)) }
+            Task {
+                completion(await self.retryingTokenRejections(requests, outcomes: outcomes, token: token, deadline: deadline))
+            }
         }
     }
 
     /// Asks the token source about each provider-token rejection in
     /// `outcomes`; sends those requests once more when it mints a new token.
     private func retryingTokenRejections(_ requests: [ProviderRequest], outcomes: [Result<APNsOutcome, TransportError>],
-                                         token: String) async -> [Result<APNsOutcome, TransportError>] {
+                                         token: String, deadline: ContinuousClock.Instant) async -> [Result<APNsOutcome, TransportError>] {
         var outcomes = outcomes
         var retryIndices: [Int] = []
         var retryToken: String?
@@ -94,7 +101,7 @@ public final class APNsClient: Sendable {
         }
         if let retryToken, !retryIndices.isEmpty {
             let retried = retryIndices.map { requests[$0] }
-            let answers = classify(retried, await pool.send(httpRequests(retried, token: retryToken)))
+            let answers = classify(retried, await pool.send(httpRequests(retried, token: retryToken, deadline: deadline)))
             for (position, index) in retryIndices.enumerated() { outcomes[index] = answers[position] }
         }
         return outcomes
@@ -118,11 +125,13 @@ public final class APNsClient: Sendable {
         }
     }
 
-    private func httpRequests(_ requests: [ProviderRequest], token: String) -> [HTTP2Request] {
+    /// The HTTP/2 requests, each with the time left until `deadline`.
+    private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> [HTTP2Request] {
         let authorization = "bearer \(token)"
+        let timeout = max(.zero, deadline - ContinuousClock.now)
         return requests.map { request in
             HTTP2Request(method: "POST", path: request.path, authorization: authorization, headers: request.headers,
-                         body: request.body, timeout: requestTimeout)
+                         body: request.body, timeout: timeout)
         }
     }
 

@@ -31,18 +31,11 @@ public enum DeliveryResult: Sendable, Equatable {
 public protocol NotificationSender: Sendable {
     /// `pushgw_*{provider=...}` label: `apns` or `fcm`.
     var provider: String { get }
-    /// One result per request, in order.
-    func send(_ requests: [ProviderRequest]) async -> [DeliveryResult]
-    /// As `send(_:)`, calling `completion` once with the results, from any
-    /// thread, instead of suspending a task.
-    func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([DeliveryResult]) -> Void)
-}
-
-extension NotificationSender {
-    /// For senders with only the async form: runs it in a task.
-    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
-        Task { completion(await send(requests)) }
-    }
+    /// Sends the requests and calls `completion` once, from any thread, with
+    /// one result per request, in order, within `timeout` (the caller's
+    /// deadline; the client's own request timeout when that is shorter):
+    /// waiting for credentials and the client's own re-sends included.
+    func send(_ requests: [ProviderRequest], timeout: Duration, completion: @escaping @Sendable ([DeliveryResult]) -> Void)
 }
 
 /// `NotificationSender` over the APNs client.
@@ -54,12 +47,8 @@ public struct APNsSender: NotificationSender {
         self.client = client
     }
 
-    public func send(_ requests: [ProviderRequest]) async -> [DeliveryResult] {
-        await client.send(requests).map(Self.delivery)
-    }
-
-    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
-        client.send(requests) { outcomes in completion(outcomes.map(Self.delivery)) }
+    public func send(_ requests: [ProviderRequest], timeout: Duration, completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        client.send(requests, timeout: timeout) { outcomes in completion(outcomes.map(Self.delivery)) }
     }
 
     private static func delivery(_ outcome: Result<APNsOutcome, TransportError>) -> DeliveryResult {
@@ -91,12 +80,8 @@ public struct FCMSender: NotificationSender {
         self.client = client
     }
 
-    public func send(_ requests: [ProviderRequest]) async -> [DeliveryResult] {
-        await client.send(requests).map(Self.delivery)
-    }
-
-    public func send(_ requests: [ProviderRequest], completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
-        client.send(requests) { outcomes in completion(outcomes.map(Self.delivery)) }
+    public func send(_ requests: [ProviderRequest], timeout: Duration, completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        client.send(requests, timeout: timeout) { outcomes in completion(outcomes.map(Self.delivery)) }
     }
 
     private static func delivery(_ outcome: Result<FCMOutcome, TransportError>) -> DeliveryResult {

@@ -13,7 +13,7 @@ extension Dispatcher {
         var final: [Int: RecipientResult] = [:]
         guard !requests.isEmpty else { return final }
         budget.recordAttempts(requests.count)
-        let retry = classify(requests, await sendOnce(requests, app: app), app: app, into: &final)
+        let retry = classify(requests, await sendOnce(requests, app: app, deadline: deadline), app: app, into: &final)
         await retrying(retry, app: app, deadline: deadline, final: &final)
         countNotifications(final)
         return final
@@ -68,24 +68,36 @@ extension Dispatcher {
 
     /// Retries with back-off and jitter, within the deadline, the attempt
     /// limit and the shared budget; what is not retried keeps its last result.
+    /// Each request keeps its own schedule: a long Retry-After for one
+    /// device delays (or, past the deadline, ends) that device alone.
     func retrying(_ retry: [Retry], app: AppProfile, deadline: ContinuousClock.Instant,
                   final: inout [Int: RecipientResult]) async {
-        var retry = retry
-        var attempt = 1
-        while !retry.isEmpty {
-            attempt += 1
-            let delay = retry.map { settings.retry.delay(beforeAttempt: attempt, retryAfter: $0.after, jitter: Double.random(in: 0...1)) }
-                .max() ?? .zero
-            let granted = attempt <= settings.retry.maximumAttempts && ContinuousClock.now + delay < deadline
-                ? budget.withdraw(retry.count) : 0
-            for (request, result, _) in retry.dropFirst(granted) {
-                final[request.recipientIndex] = result
+        var schedule = RetrySchedule(policy: settings.retry, deadline: deadline)
+        for result in schedule.add(retry, attempt: 2, now: ContinuousClock.now, jitter: Double.random(in: 0...1)) {
+            final[result.request.recipientIndex] = result.result
+        }
+        while let due = schedule.nextDue {
+            // A cancelled sleep goes on at once: the earliest requests are taken
+            // whatever the clock says, so the loop always moves on.
+            if due > ContinuousClock.now { try? await Task.sleep(until: due, clock: .continuous) }
+            let batch = schedule.takeDue(now: max(ContinuousClock.now, due))
+            let granted = budget.withdraw(batch.count)
+            for waiting in batch.dropFirst(granted) { final[waiting.retry.request.recipientIndex] = waiting.retry.result }
+            let sending = Array(batch.prefix(granted))
+            guard !sending.isEmpty else { continue }
+            let requests = sending.map(\.retry.request)
+            for request in requests { metrics.registry.increment(GatewayMetrics.retries, [request.platform.rawValue]) }
+            let again = classify(requests, await sendOnce(requests, app: app, deadline: deadline), app: app, into: &final)
+            var attempts: [Int: Int] = [:]
+            for waiting in sending { attempts[waiting.retry.request.recipientIndex] = waiting.attempt }
+            let jitter = Double.random(in: 0...1)
+            let now = ContinuousClock.now
+            for retry in again {
+                let attempt = (attempts[retry.request.recipientIndex] ?? settings.retry.maximumAttempts) + 1
+                for dropped in schedule.add([retry], attempt: attempt, now: now, jitter: jitter) {
+                    final[dropped.request.recipientIndex] = dropped.result
+                }
             }
-            let pending = retry.prefix(granted).map(\.request)
-            if pending.isEmpty { break }
-            for request in pending { metrics.registry.increment(GatewayMetrics.retries, [request.platform.rawValue]) }
-            try? await Task.sleep(for: delay)
-            retry = classify(pending, await sendOnce(pending, app: app), app: app, into: &final)
         }
     }
 
@@ -95,21 +107,23 @@ extension Dispatcher {
         }
     }
 
-    /// One attempt for every request, each provider's batch in parallel.
-    func sendOnce(_ requests: [ProviderRequest], app: AppProfile) async -> [DeliveryResult] {
+    /// One attempt for every request, each provider's batch in parallel,
+    /// all of it within the time left until `deadline`.
+    func sendOnce(_ requests: [ProviderRequest], app: AppProfile, deadline: ContinuousClock.Instant) async -> [DeliveryResult] {
         await withCheckedContinuation { continuation in
-            sendOnce(requests, app: app) { continuation.resume(returning: $0) }
+            sendOnce(requests, app: app, deadline: deadline) { continuation.resume(returning: $0) }
         }
     }
 
     /// `sendOnce` with a completion: every provider's batch is handed to its
     /// sender at once; `completion` runs when the last one has answered.
-    func sendOnce(_ requests: [ProviderRequest], app: AppProfile,
+    func sendOnce(_ requests: [ProviderRequest], app: AppProfile, deadline: ContinuousClock.Instant,
                   completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
         var byPlatform: [Platform: [Int]] = [:]
         for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
         let gathered = Locked(Gathering<DeliveryResult>(count: requests.count, parts: byPlatform.count,
                                                         missing: .failed(TransportError(.shutdown, "no result"))))
+        let timeout = max(.zero, deadline - ContinuousClock.now)
         for (platform, positions) in byPlatform {
             guard let sender = senders[app.name]?[platform] else {
                 let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
@@ -122,7 +136,7 @@ extension Dispatcher {
             let started = ContinuousClock.now
             let (inFlight, duration) = series.provider(sender.provider)
             inFlight.add(Double(batch.count))
-            sender.send(batch) { results in
+            sender.send(batch, timeout: timeout) { results in
                 inFlight.add(-Double(batch.count))
                 let elapsed = ContinuousClock.now - started
                 duration.observe(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)

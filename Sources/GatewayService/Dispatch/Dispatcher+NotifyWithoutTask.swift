@@ -48,7 +48,8 @@ extension Dispatcher {
         guard !pending.isEmpty else { return finishOwned(event, key: key, results: results.map { $0! }, completion: completion) }
         budget.recordAttempts(pending.count)
         let answered = results
-        sendOnce(pending, app: app) { outcomes in
+        let deadline = arrival + settings.requestDeadline
+        sendOnce(pending, app: app, deadline: deadline) { outcomes in
             var final: [Int: RecipientResult] = [:]
             let retry = self.classify(pending, outcomes, app: app, into: &final)
             guard !retry.isEmpty else {
@@ -56,7 +57,7 @@ extension Dispatcher {
                 return self.finishOwned(event, key: key, results: Self.merged(answered, final), completion: completion)
             }
             Task {
-                await self.retrying(retry, app: app, deadline: arrival + self.settings.requestDeadline, final: &final)
+                await self.retrying(retry, app: app, deadline: deadline, final: &final)
                 self.countNotifications(final)
                 self.finishOwned(event, key: key, results: Self.merged(answered, final), completion: completion)
             }

@@ -1,0 +1,55 @@
+/// When each retryable request of one event is tried again, as a value
+/// type: every request has its own attempt number and due time (back-off
+/// with jitter, at least its Retry-After), and a request whose next attempt
+/// would pass the attempt limit or the deadline is not scheduled: it keeps
+/// its last result. Tested without a clock or a network.
+struct RetrySchedule {
+    /// A request waiting for its next attempt.
+    struct Waiting {
+        let retry: Dispatcher.Retry
+        /// The number of the attempt it waits for (2 for the first retry).
+        let attempt: Int
+        let due: ContinuousClock.Instant
+    }
+
+    /// Requests due within this much of the earliest go together: one
+    /// provider batch instead of one per millisecond of jitter.
+    static let grouping: Duration = .milliseconds(20)
+
+    let policy: RetryPolicy
+    let deadline: ContinuousClock.Instant
+    private(set) var waiting: [Waiting] = []
+
+    init(policy: RetryPolicy, deadline: ContinuousClock.Instant) {
+        self.policy = policy
+        self.deadline = deadline
+    }
+
+    /// Schedules `retries` for attempt number `attempt`; returns those that
+    /// are not (past the attempt limit, or due at or after the deadline).
+    mutating func add(_ retries: [Dispatcher.Retry], attempt: Int, now: ContinuousClock.Instant,
+                      jitter: Double) -> [Dispatcher.Retry] {
+        var refused: [Dispatcher.Retry] = []
+        for retry in retries {
+            let due = now + policy.delay(beforeAttempt: attempt, retryAfter: retry.after, jitter: jitter)
+            if attempt <= policy.maximumAttempts, due < deadline {
+                waiting.append(Waiting(retry: retry, attempt: attempt, due: due))
+            } else {
+                refused.append(retry)
+            }
+        }
+        return refused
+    }
+
+    /// The earliest due time, nil when nothing waits.
+    var nextDue: ContinuousClock.Instant? { waiting.map(\.due).min() }
+
+    /// Takes every request due by `now` (and those due within `grouping`
+    /// of it), in the order they were scheduled.
+    mutating func takeDue(now: ContinuousClock.Instant) -> [Waiting] {
+        let cutoff = now + Self.grouping
+        let due = waiting.filter { $0.due <= cutoff }
+        waiting.removeAll { $0.due <= cutoff }
+        return due
+    }
+}

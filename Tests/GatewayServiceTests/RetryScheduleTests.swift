@@ -1,0 +1,61 @@
+import APNsHTTP2
+@testable import GatewayService
+@testable import PayloadBuilder
+import XCTest
+
+/// Each retryable request of an event keeps its own schedule: its own
+/// attempt number and due time, refused alone when its next attempt would
+/// pass the attempt limit or the deadline.
+final class RetryScheduleTests: XCTestCase {
+    private let start = ContinuousClock.now
+
+    private func retry(_ index: Int, after: Duration? = nil) -> Dispatcher.Retry {
+        let token = String(repeating: "0", count: 63) + String(index)
+        let request = ProviderRequest(platform: .apns, recipientIndex: index, token: token, origin: "https://127.0.0.1",
+                                      path: "/3/device/\(token)", headers: [], body: [])
+        return (request, RecipientResult(platform: .apns, token: token, status: .failed, reason: "ServiceUnavailable",
+                                         retryable: true), after)
+    }
+
+    private func policy() -> RetryPolicy {
+        var policy = RetryPolicy()
+        policy.initialDelay = .seconds(1)
+        policy.maximumAttempts = 3
+        return policy
+    }
+
+    func testALongRetryAfterPastTheDeadlineRefusesThatRequestAlone() {
+        var schedule = RetrySchedule(policy: policy(), deadline: start + .seconds(30))
+        let refused = schedule.add([retry(0), retry(1, after: .seconds(60)), retry(2)], attempt: 2, now: start, jitter: 1)
+        XCTAssertEqual(refused.map(\.request.recipientIndex), [1])
+        XCTAssertEqual(schedule.waiting.map(\.retry.request.recipientIndex), [0, 2])
+        XCTAssertEqual(schedule.nextDue, start + .seconds(1))
+    }
+
+    func testEachRequestIsDueOnItsOwnAndTakenWhenDue() {
+        var schedule = RetrySchedule(policy: policy(), deadline: start + .seconds(30))
+        XCTAssertTrue(schedule.add([retry(0), retry(1, after: .seconds(5))], attempt: 2, now: start, jitter: 1).isEmpty)
+        XCTAssertEqual(schedule.takeDue(now: start + .milliseconds(500)).count, 0, "nothing due yet")
+        XCTAssertEqual(schedule.takeDue(now: start + .seconds(1)).map(\.retry.request.recipientIndex), [0])
+        XCTAssertEqual(schedule.nextDue, start + .seconds(5))
+        let later = schedule.takeDue(now: start + .seconds(5))
+        XCTAssertEqual(later.map(\.retry.request.recipientIndex), [1])
+        XCTAssertEqual(later.map(\.attempt), [2])
+        XCTAssertNil(schedule.nextDue)
+    }
+
+    func testRequestsDueWithinTheGroupingWindowGoTogether() {
+        var schedule = RetrySchedule(policy: policy(), deadline: start + .seconds(30))
+        _ = schedule.add([retry(0)], attempt: 2, now: start, jitter: 1)
+        _ = schedule.add([retry(1)], attempt: 2, now: start + .milliseconds(10), jitter: 1)
+        XCTAssertEqual(schedule.takeDue(now: start + .seconds(1)).map(\.retry.request.recipientIndex), [0, 1])
+    }
+
+    func testTheAttemptLimitAndTheDeadlineEndRetries() {
+        var schedule = RetrySchedule(policy: policy(), deadline: start + .seconds(3))
+        XCTAssertEqual(schedule.add([retry(0)], attempt: 4, now: start, jitter: 1).count, 1, "past the attempt limit")
+        // Attempt 3 waits 2 s (1 s doubled): due at 2.5 s, inside; at 1.5 s in, due at 3.5 s, past the deadline.
+        XCTAssertTrue(schedule.add([retry(1)], attempt: 3, now: start + .milliseconds(500), jitter: 1).isEmpty)
+        XCTAssertEqual(schedule.add([retry(2)], attempt: 3, now: start + .milliseconds(1500), jitter: 1).count, 1)
+    }
+}
