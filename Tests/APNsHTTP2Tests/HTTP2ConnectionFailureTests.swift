@@ -27,8 +27,11 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
         }
     }
 
-    /// The connect timeout is kept by the loop, whatever the connecting
-    /// thread is stuck in.
+    /// The connect timeout ends a connection whose handshake hangs: its
+    /// request fails `connect_failed` and the connection ends. (The TLS
+    /// handshake keeps this deadline itself, and so does the loop; the
+    /// loop's alone, for a connect thread stuck in a DNS lookup, is not
+    /// tested here: that would need a lookup that hangs.)
     func testTheConnectTimeoutEndsAConnectionWhoseHandshakeHangs() async throws {
         let listener = try SilentListener()
         var options = HTTP2ConnectionOptions()
@@ -127,6 +130,29 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
         let ended = await Self.first(closed, within: .seconds(20))
         XCTAssertTrue(ended, "the connection ends")
         XCTAssertFalse(connection.isAcceptingRequests)
+    }
+
+    /// A request handed to a connection that drains after a GOAWAY goes
+    /// elsewhere at once (`not_sent`, which the pool re-sends), instead of
+    /// waiting for the drain to end and then timing out unsent.
+    func testARequestForADrainingConnectionIsRefusedAsNotSent() async throws {
+        let testbed = try APNsTestbed()
+        testbed.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 1, responseDelay: .seconds(3)))
+        let connection = try HTTP2Connection(host: "127.0.0.1", port: testbed.simulator.port,
+                                             tls: TLSConfiguration(caFile: testbed.caFile))
+        defer { connection.shutdown() }
+        let first = Task { () -> Int? in try? await connection.send(HTTP2Request(path: "/3/device/00")).status }
+        let limit = ContinuousClock.now + .seconds(10)
+        while connection.isAcceptingRequests, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertFalse(connection.isAcceptingRequests, "the GOAWAY arrived")
+        do throws(TransportError) {
+            _ = try await connection.send(HTTP2Request(path: "/3/device/00", timeout: .seconds(1)))
+            XCTFail("a draining connection took a request")
+        } catch {
+            XCTAssertEqual(error.kind, .notSent, "\(error)")
+        }
+        let answered = await first.value
+        XCTAssertEqual(answered, 400, "the request before the GOAWAY is still answered")
     }
 
     /// Whether `stream` yields within `limit` (a bound for a hang, not a speed check).

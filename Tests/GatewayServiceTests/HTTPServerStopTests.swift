@@ -17,10 +17,10 @@ final class HTTPServerStopTests: XCTestCase {
     /// Keeps every reply, to be answered by the test.
     final class HeldReplies: HTTPHandler {
         let replies = Locked<[HTTPReply]>([])
-        /// Statuses the server reported answering itself.
+        /// Statuses the server reported delivering for the handler.
         let answeredByServer = Locked<[Int]>([])
 
-        func answeredByServer(path: String, _ response: HTTPResponse) {
+        func answered(path: String, _ response: HTTPResponse) {
             XCTAssertEqual(path, "/held")
             answeredByServer.withLock { $0.append(response.status) }
         }
@@ -54,19 +54,25 @@ final class HTTPServerStopTests: XCTestCase {
             let replies = handler.replies.withLock { $0 }
             // The handlers answer while the server stops: some answers land
             // before the stop takes the waiting requests, some after.
+            // Counted as GatewayHandler counts: only an answer that was used.
+            let delivered = Locked(0)
             let answering = Thread {
-                for reply in replies { reply.send(HTTPResponse(status: 200, body: Array("{}".utf8))) }
+                for reply in replies where reply.send(HTTPResponse(status: 200, body: Array("{}".utf8))) {
+                    delivered.withLock { $0 += 1 }
+                }
             }
             answering.start()
             server.stop()
-            var refused = 0
+            var statuses: [Int: Int] = [:]
             for connection in connections {
                 let reply = connection.readReply(timeout: .seconds(3))
                 XCTAssertTrue(reply.status == 200 || reply.status == 503, "round \(round): \(reply)")
-                if reply.status == 503 { refused += 1 }
+                statuses[reply.status ?? 0, default: 0] += 1
             }
-            XCTAssertEqual(handler.answeredByServer.withLock { $0 }, Array(repeating: 503, count: refused),
+            while !answering.isFinished { usleep(1000) }
+            XCTAssertEqual(handler.answeredByServer.withLock { $0 }, Array(repeating: 503, count: statuses[503] ?? 0),
                            "each 503 of the stop is reported for the request counter")
+            XCTAssertEqual(delivered.withLock { $0 }, statuses[200] ?? 0, "an answer counts as used only when the client got it")
         }
     }
 
@@ -80,7 +86,10 @@ final class HTTPServerStopTests: XCTestCase {
             XCTAssertTrue(String(decoding: body, as: UTF8.self).contains("shutting_down"))
         }
         XCTAssertEqual(handler.answeredByServer.withLock { $0 }, [503, 503, 503])
-        // A late answer from the handler resumes nothing and changes nothing.
-        for reply in handler.replies.withLock({ $0 }) { reply.send(HTTPResponse(status: 200, body: [])) }
+        // A late answer from the handler is not used: it resumes nothing and is not to be counted.
+        for reply in handler.replies.withLock({ $0 }) {
+            XCTAssertFalse(reply.send(HTTPResponse(status: 200, body: [])))
+        }
+        XCTAssertEqual(handler.answeredByServer.withLock { $0 }, [503, 503, 503])
     }
 }

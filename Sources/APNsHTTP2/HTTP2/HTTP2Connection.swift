@@ -80,6 +80,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     private var fatal: TransportError?
     private var lastFrameReceived = ContinuousClock.now
     private var connectedAt = ContinuousClock.now
+    /// A request was queued on this connection (taken from the inbox).
+    private var givenAny = false
     /// A response (any status) arrived on this connection.
     private var answeredAny = false
     /// A connection that ends sooner than this after its handshake, without
@@ -139,9 +141,10 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// True once the TLS handshake with the server completed.
     public var didConnect: Bool { connectedFlag.load(ordering: .relaxed) }
 
-    /// Once it has ended: it connected, then ended within seconds without a
-    /// single response (a server that accepts and at once sends GOAWAY or
-    /// closes). The pool backs off from such a server.
+    /// Once it has ended: it connected and was given requests, then ended
+    /// within seconds without a single response (a server that accepts and
+    /// at once sends GOAWAY or closes). The pool backs off from such a
+    /// server; a connection that was never used does not count.
     public var endedSoonWithoutAnswer: Bool { endedWithoutAnswer.load(ordering: .relaxed) }
 
     /// False once the connection is draining (GOAWAY), dead or shut down.
@@ -181,6 +184,10 @@ public final class HTTP2Connection: @unchecked Sendable {
         guard !requests.isEmpty else { return }
         let streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, startedAt: startedAt) }
         let outcome: (refusal: TransportError?, wake: Bool) = inbox.withLock { state in
+            if !state.closed, !accepting.load(ordering: .relaxed) {
+                // Draining (GOAWAY or shutdown): it would never open a stream for them.
+                return (TransportError(.notSent, "connection to \(host) is closing"), false)
+            }
             if state.closed {
                 // As tearDown ends the queue: a connection that never connected
                 // refuses with its connect error (the pool backs off, or stops on
@@ -297,6 +304,11 @@ public final class HTTP2Connection: @unchecked Sendable {
                 try readInput(socket, &buffer)
             }
             if drainInbox() { apply(lifecycle.shutdownRequested()) }
+            // Requests queued in the instant the connection began to drain:
+            // no stream will open for them, so they go elsewhere now.
+            if !lifecycle.acceptsRequests, waitingHead < waiting.count {
+                failWaiting(TransportError(.notSent, "connection to \(host) is closing"))
+            }
             submitWaiting()
             try flushOutput()
             checkTimers()
@@ -402,6 +414,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             swap(&state.queued, &drained)
             return state.shutdownRequested
         }
+        if !drained.isEmpty { givenAny = true }
         waiting.append(contentsOf: drained)
         drained.removeAll(keepingCapacity: true)
         return shutdownRequested
@@ -583,7 +596,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             for stream in inFlight.values { complete(stream, .failure(lost)) }
         }
         inFlight.removeAll()
-        if didConnect, !answeredAny, ContinuousClock.now - connectedAt < Self.healthyLifetime {
+        if didConnect, givenAny, !answeredAny, ContinuousClock.now - connectedAt < Self.healthyLifetime {
             endedWithoutAnswer.store(true, ordering: .relaxed)
         }
         if let session { nghttp2_session_del(session) }

@@ -42,8 +42,9 @@ public struct EventLoopSourceTurn: Sendable {
 /// core for everything, so an event crosses no thread). A request sent from
 /// the loop's own thread needs no wake-up: the loop turns right after.
 ///
-/// A connection joins once its TLS handshake is done (`adopt`) and leaves
-/// when it has ended. The thread stops when its owner retires it and no
+/// A connection joins when it is created (`adopt`), while its connect
+/// thread still resolves, connects and shakes hands, and leaves when it
+/// has ended. The thread stops when its owner retires it and no
 /// connection or source is left.
 ///
 /// `@unchecked Sendable`: `connections`, `sources` and `buffer` are touched
@@ -103,8 +104,8 @@ public final class HTTP2EventLoop: @unchecked Sendable {
         threadID.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
-    /// Makes a connected connection one of the loop's. False when the loop
-    /// has already stopped (the caller then ends the connection itself).
+    /// Makes a new connection one of the loop's. False when the loop has
+    /// already stopped.
     func adopt(_ connection: HTTP2Connection) -> Bool {
         hand { $0.arriving.append(connection) }
     }

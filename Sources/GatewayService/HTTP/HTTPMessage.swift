@@ -42,14 +42,16 @@ public protocol HTTPHandler: Sendable {
     /// without a task (true), or leaves it to `handle` (false).
     func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool
     func handle(_ request: HTTPRequest) async -> HTTPResponse
-    /// The server answered a request to `path` itself: before any handler
-    /// call (its framing was refused), or with 503 `shutting_down` because it
-    /// stopped before the handler answered. For counting.
-    func answeredByServer(path: String, _ response: HTTPResponse)
+    /// The server delivered `response` to a request to `path` that the
+    /// handler did not count itself: the server's own answers (framing
+    /// refused before any handler call; 503 `shutting_down` because it
+    /// stopped first) and the answers of `handle`. For counting: every
+    /// answer a client gets is reported once, by this or by the handler.
+    func answered(path: String, _ response: HTTPResponse)
 }
 
 extension HTTPHandler {
-    public func answeredByServer(path: String, _ response: HTTPResponse) {}
+    public func answered(path: String, _ response: HTTPResponse) {}
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? { nil }
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool { false }
 }

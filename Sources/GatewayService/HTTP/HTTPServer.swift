@@ -329,7 +329,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         if let refusal = screen(connection, url: url, version: version) {
             state.started = true
             entry(of: connection)?.answering()
-            server.handler.answeredByServer(path: path(of: url), refusal)
+            server.handler.answered(path: path(of: url), refusal)
             return queue(refusal, on: connection)
         }
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
@@ -380,12 +380,15 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     }
     let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server, path: request.path)
     guard server.suspended.add(reply) else {
-        handler.answeredByServer(path: request.path, HTTPServer.shuttingDown)
+        handler.answered(path: request.path, HTTPServer.shuttingDown)
         return queue(HTTPServer.shuttingDown, on: connection)
     }
     MHD_suspend_connection(connection)
     if !handler.respondLater(request, reply: reply) {
-        Task { reply.send(await handler.handle(request)) }
+        Task {
+            let response = await handler.handle(request)
+            if reply.send(response) { handler.answered(path: request.path, response) }
+        }
     }
     return .YES
 }
@@ -407,10 +410,14 @@ public final class HTTPReply: Sendable {
         self.path = path
     }
 
-    /// Answers the request; only the first answer counts.
-    public func send(_ response: HTTPResponse) {
-        guard answer(response) else { return }
+    /// Answers the request; only the first answer counts. Returns whether
+    /// this answer is the one the client gets (false when the server,
+    /// stopping, answered first): count it only then.
+    @discardableResult
+    public func send(_ response: HTTPResponse) -> Bool {
+        guard answer(response) else { return false }
         server.suspended.answered(self) { MHD_resume_connection(connection.pointer) }
+        return true
     }
 
     /// The server is stopping and has taken this request from the waiting
@@ -419,7 +426,7 @@ public final class HTTPReply: Sendable {
     /// resumes nothing, so the connection is resumed exactly once, before
     /// the daemon stops.
     fileprivate func resumeForStop(_ response: HTTPResponse) {
-        if answer(response) { server.handler.answeredByServer(path: path, response) }
+        if answer(response) { server.handler.answered(path: path, response) }
         MHD_resume_connection(connection.pointer)
     }
 

@@ -42,21 +42,20 @@ public struct GatewayHandler: HTTPHandler {
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool {
         guard request.path == "/v1/notify" else { return false }
         dispatcher.notify(body: request.body) { response in
-            self.requestSeries.count(route: "/v1/notify", status: response.status)
-            reply.send(response)
+            // Counted only when it is what the client gets (not after a stop's 503).
+            if reply.send(response) { self.requestSeries.count(route: "/v1/notify", status: response.status) }
         }
         return true
     }
 
-    public func answeredByServer(path: String, _ response: HTTPResponse) {
+    public func answered(path: String, _ response: HTTPResponse) {
         let known = ["/v1/notify", "/v1/render", "/metrics", "/healthz", "/readyz"].contains(path)
         requestSeries.count(route: known ? path : "other", status: response.status)
     }
 
+    /// Counted by the server, through `answered`, once delivered.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let (route, response) = await answer(request)
-        requestSeries.count(route: route, status: response.status)
-        return response
+        await answer(request).response
     }
 
     /// Everything but a notify that passed the checks, and a render whose
