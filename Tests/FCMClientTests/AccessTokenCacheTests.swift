@@ -7,6 +7,8 @@ final class AccessTokenCacheTests: XCTestCase {
     /// Counts grants; each takes `delay` and issues `token-<n>` for `lifetime` seconds.
     final class CountingFetcher: AccessTokenFetcher {
         let grants = Atomic(0)
+        /// Every fetch, failed ones included.
+        let calls = Atomic(0)
         let failing = Atomic(false)
         let delay: Duration
         let lifetime: Int64
@@ -17,6 +19,7 @@ final class AccessTokenCacheTests: XCTestCase {
         }
 
         func fetch(now: Int64) async throws(AccessTokenError) -> AccessTokenGrant {
+            calls.add(1, ordering: .relaxed)
             if delay > .zero { try? await Task.sleep(for: delay) }
             if failing.load(ordering: .relaxed) { throw AccessTokenError(.unavailable, "down", httpStatus: 503) }
             let number = grants.add(1, ordering: .relaxed).newValue
@@ -71,7 +74,31 @@ final class AccessTokenCacheTests: XCTestCase {
             XCTAssertEqual(error.kind, .unavailable)
         }
         fetcher.failing.store(false, ordering: .relaxed)
+        clock.advance(2)  // past the hold-off after two failures in a row (1 s, then 2 s)
         let fresh = try await cache.accessToken()
         XCTAssertEqual(fresh, "token-2")
+    }
+
+    /// An endpoint that is down is not asked again by every caller: after a
+    /// failed grant, callers get its error at once for 1 s, 2 s, 4 s … (up
+    /// to 60 s), or the endpoint's Retry-After; a success ends it.
+    func testAfterAFailedGrantNoNewGrantStartsUntilTheHoldOffEnds() async throws {
+        let fetcher = CountingFetcher()
+        let clock = TestClock(1_000_000)
+        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        fetcher.failing.store(true, ordering: .relaxed)
+        var attempts: [Int] = []
+        for step: Int64 in [0, 0, 1, 1, 1, 2, 4] {
+            clock.advance(step)
+            _ = try? await cache.accessToken()
+            attempts.append(fetcher.calls.load(ordering: .relaxed))
+        }
+        // Grants at 0 s, then 1 s after it, then 2 s after that, then 4 s after that.
+        XCTAssertEqual(attempts, [1, 1, 2, 2, 3, 3, 4])
+        XCTAssertTrue(cache.isHoldingOffGrants)
+        fetcher.failing.store(false, ordering: .relaxed)
+        clock.advance(8)
+        _ = try await cache.accessToken()
+        XCTAssertFalse(cache.isHoldingOffGrants, "a success ends the hold-off")
     }
 }

@@ -109,6 +109,15 @@ extension AccessTokenTests {
         XCTAssertEqual(tokens.failedGrantCount, 1, "one grant attempt for the batch")
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0)
         testbed.simulator.setTokenEndpointDown(false)
+        // The endpoint asked for 7 s: until then no grant is tried, the sends fail at once.
+        let heldOff = await client.send(requests)
+        for outcome in heldOff {
+            guard case .failure(let error) = outcome else { return XCTFail("\(outcome)") }
+            XCTAssertEqual(error.kind, .accessTokenUnavailable)
+            XCTAssertTrue(error.detail.contains("no new grant for 7 s"), error.detail)
+        }
+        XCTAssertEqual(tokens.failedGrantCount, 1, "no grant tried during the hold-off")
+        testbed.clock.advance(7)
         let recovered = await client.send(requests)
         for outcome in recovered {
             guard case .success(.accepted) = outcome else { return XCTFail("\(outcome)") }

@@ -86,6 +86,11 @@ final class FaultMatrixTests: XCTestCase {
         XCTAssertTrue(down.allSatisfy { $0.results[1]["retryable"] == .bool(true) })
         XCTAssertTrue(down.allSatisfy { $0.results[0]["status"] == .string("sent") }, "APNs is unaffected")
         testbed.fcmSimulator.setTokenEndpointDown(false)
+        // After the failed grants no new one is tried for a while (1 s, 2 s, …).
+        let holdOffEnds = ContinuousClock.now + .seconds(70)
+        while testbed.accessTokens.isHoldingOffGrants, ContinuousClock.now < holdOffEnds {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let back = await Self.send(testbed.dispatcher, range: 50..<Self.events)
         try await verify(down + back, testbed: testbed, label: "oauth")
         XCTAssertTrue(back.allSatisfy { $0.results[1]["status"] == .string("sent") }, "once the endpoint is back, FCM delivers")

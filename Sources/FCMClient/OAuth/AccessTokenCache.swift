@@ -60,6 +60,13 @@ public final class AccessTokenCache: AccessTokenSource {
     /// Failed grants so far.
     public var failedGrantCount: Int { state.withLock { $0.rules.failedGrantCount } }
 
+    /// True while a recent failed grant holds off new ones (callers without
+    /// a usable token get its error at once).
+    public var isHoldingOffGrants: Bool {
+        let now = self.now()
+        return state.withLock { $0.rules.holdOff.map { now < $0.until } ?? false }
+    }
+
     public func accessToken() async throws(AccessTokenError) -> String {
         let now = self.now()
         let step: Step = state.withLock { locked in
@@ -81,6 +88,8 @@ public final class AccessTokenCache: AccessTokenSource {
                 }
                 locked.grant = task
                 return .wait(task)
+            case .fail(let error):
+                return .fail(error)
             }
         }
         switch step {
@@ -88,6 +97,8 @@ public final class AccessTokenCache: AccessTokenSource {
             return token
         case .wait(let grant):
             return try await grant.value.get()
+        case .fail(let error):
+            throw error
         }
     }
 
@@ -95,6 +106,7 @@ public final class AccessTokenCache: AccessTokenSource {
     private enum Step {
         case use(String)
         case wait(Task<Result<String, AccessTokenError>, Never>)
+        case fail(AccessTokenError)
     }
 
     public func accessTokenWithoutWaiting() -> String? {

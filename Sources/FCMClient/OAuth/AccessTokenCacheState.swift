@@ -11,7 +11,11 @@
 /// - a grant's token expires `expires_in` seconds after the grant *started*
 ///   (a conservative bound: Google counts from when it issued the token);
 /// - a failed grant leaves a still-valid (not yet expired) token in use,
-///   else its error goes to every waiting caller; the next call tries again;
+///   else its error goes to every waiting caller;
+/// - after a failed grant no new grant starts for a while (1 s, doubling
+///   with each failure in a row up to 60 s, or the endpoint's Retry-After,
+///   up to 300 s): callers get the last error at once instead of each
+///   starting a grant against an endpoint that is down;
 /// - `invalidate(t)` forgets the current token only if it is `t`.
 struct AccessTokenCacheState: Sendable {
     /// A cached token and when it stops being valid.
@@ -29,7 +33,14 @@ struct AccessTokenCacheState: Sendable {
         case join(UInt64)
         /// Start grant number `id` (then report it to ``finished(_:_:)``).
         case start(UInt64)
+        /// A grant failed moments ago: fail with its error, start none.
+        case fail(AccessTokenError)
     }
+
+    /// The longest wait between failed grants, and the most of a
+    /// Retry-After that is honoured, in seconds.
+    static let maximumBackoff: Int64 = 60
+    static let maximumRetryAfter: Int64 = 300
 
     let refreshMargin: Int64
     private(set) var current: CachedToken?
@@ -37,6 +48,9 @@ struct AccessTokenCacheState: Sendable {
     private(set) var grantCount = 0
     private(set) var failedGrantCount = 0
     private var lastID: UInt64 = 0
+    /// After a failed grant: no new one before `until`; callers get `error`.
+    private(set) var holdOff: (until: Int64, error: AccessTokenError)?
+    private var failuresInARow = 0
 
     init(refreshMargin: Int64) {
         self.refreshMargin = max(0, refreshMargin)
@@ -51,6 +65,7 @@ struct AccessTokenCacheState: Sendable {
     mutating func decide(now: Int64) -> Decision {
         if let token = usableToken(now: now) { return .use(token) }
         if let inFlight { return .join(inFlight.id) }
+        if let holdOff, now < holdOff.until { return .fail(holdOff.error) }
         lastID += 1
         inFlight = (lastID, now)
         return .start(lastID)
@@ -64,12 +79,21 @@ struct AccessTokenCacheState: Sendable {
         switch result {
         case .success(let grant):
             grantCount += 1
+            failuresInARow = 0
+            holdOff = nil
             let lifetime = max(0, grant.expiresIn)
             current = CachedToken(token: grant.accessToken, expiresAt: startedAt + lifetime,
                                   margin: min(refreshMargin, lifetime / 2))
             return .success(grant.accessToken)
         case .failure(let error):
             failedGrantCount += 1
+            failuresInARow += 1
+            let backoff = min(Self.maximumBackoff, Int64(1) << min(failuresInARow - 1, 6))
+            let asked = error.retryAfter.map { min(Self.maximumRetryAfter, Int64(max(0, ($0 / .seconds(1)).rounded(.up)))) } ?? 0
+            let wait = max(backoff, asked)
+            var held = error
+            held.detail = "\(error.detail); no new grant for \(wait) s after a failure"
+            holdOff = (now + wait, held)
             if let current, now < current.expiresAt { return .success(current.token) }
             return .failure(error)
         }

@@ -25,7 +25,7 @@ public struct AccessTokenError: Error, Sendable, Equatable, CustomStringConverti
 
     public let kind: Kind
     /// What happened, for logs: never key material or tokens.
-    public let detail: String
+    public var detail: String
     /// The token endpoint's HTTP status, when it answered.
     public var httpStatus: Int?
     /// The OAuth `error` code of a refusal (`invalid_grant`, `invalid_scope`, …).
