@@ -14,7 +14,7 @@ final class RetryScheduleTests: XCTestCase {
         let request = ProviderRequest(platform: .apns, recipientIndex: index, token: token, origin: "https://127.0.0.1",
                                       path: "/3/device/\(token)", headers: [], body: [])
         return (request, RecipientResult(platform: .apns, token: token, status: .failed, reason: "ServiceUnavailable",
-                                         retryable: true), after)
+                                         retryable: true), after, true)
     }
 
     private func policy() -> RetryPolicy {
@@ -57,5 +57,16 @@ final class RetryScheduleTests: XCTestCase {
         // Attempt 3 waits 2 s (1 s doubled): due at 2.5 s, inside; at 1.5 s in, due at 3.5 s, past the deadline.
         XCTAssertTrue(schedule.add([retry(1)], attempt: 3, now: start + .milliseconds(500), jitter: 1).isEmpty)
         XCTAssertEqual(schedule.add([retry(2)], attempt: 3, now: start + .milliseconds(1500), jitter: 1).count, 1)
+    }
+
+    /// PROTOCOLS.md: FCM UNAVAILABLE backs off 1 s, 2 s, 4 s … with jitter;
+    /// a failed connection is retried sooner, on a fresh one.
+    func testAProviderRefusalBacksOffFromOneSecondAndAConnectionFailureFromATenth() {
+        let policy = RetryPolicy()
+        XCTAssertEqual((2...4).map { policy.delay(beforeAttempt: $0, retryAfter: nil, providerRefused: true, jitter: 1) },
+                       [.seconds(1), .seconds(2), .seconds(4)])
+        XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: nil, providerRefused: true, jitter: 0), .milliseconds(500))
+        XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: nil, providerRefused: false, jitter: 1), .milliseconds(100))
+        XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: .seconds(3), providerRefused: true, jitter: 1), .seconds(3))
     }
 }

@@ -19,9 +19,10 @@ extension Dispatcher {
         return final
     }
 
-    /// A request to try again, the result it has if it is not, and the
-    /// provider's Retry-After.
-    typealias Retry = (request: ProviderRequest, result: RecipientResult, after: Duration?)
+    /// A request to try again, the result it has if it is not, the
+    /// provider's Retry-After, and whether the provider refused it (else
+    /// the connection failed under it).
+    typealias Retry = (request: ProviderRequest, result: RecipientResult, after: Duration?, refused: Bool)
 
     /// Files each outcome's final result in `final`; returns what may be
     /// retried. What the outcomes say of the app's providers goes to `health`.
@@ -49,12 +50,12 @@ extension Dispatcher {
                                                                  status: .failed, reason: reason, retryable: false)
             case let .rejected(_, reason, .retry(after)):
                 retry.append((request, RecipientResult(platform: request.platform, token: request.token, status: .failed,
-                                                       reason: reason, retryable: true), after))
+                                                       reason: reason, retryable: true), after, true))
             case let .failed(error):
                 let result = RecipientResult(platform: request.platform, token: request.token, status: .failed,
                                              reason: error.kind.name, retryable: error.isRetryable)
                 if error.isRetryable {
-                    retry.append((request, result, nil))
+                    retry.append((request, result, nil, false))
                 } else {
                     if [.noHTTP2, .certificateRejected, .credentials].contains(error.kind) {
                         health.failed(app: app.name, provider: provider, reason: error.kind.name)

@@ -8,16 +8,26 @@ import PushGWSync
 public struct RetryPolicy: Sendable {
     /// Attempts per notification, the first included.
     public var maximumAttempts = 4
-    public var initialDelay: Duration = .milliseconds(100)
-    public var maximumDelay: Duration = .seconds(5)
+    /// The first wait after a provider refused for now (5xx, 429): 1 s, then
+    /// 2 s, 4 s … as PROTOCOLS.md asks for FCM's UNAVAILABLE (Apple asks to
+    /// space 5xx retries out too).
+    public var initialDelay: Duration = .seconds(1)
+    /// The first wait after the connection failed under a request (lost,
+    /// timed out, refused by GOAWAY): short, the request likely goes to a
+    /// fresh connection.
+    public var initialDelayAfterConnectionFailure: Duration = .milliseconds(100)
+    public var maximumDelay: Duration = .seconds(8)
 
     public init() {}
 
     /// The wait before attempt `attempt` (2, 3, …), at least `retryAfter`;
-    /// `jitter` in 0...1 picks between half and all of the exponential delay.
-    public func delay(beforeAttempt attempt: Int, retryAfter: Duration?, jitter: Double) -> Duration {
+    /// `jitter` in 0...1 picks between half and all of the exponential
+    /// delay, which starts at `initialDelay` when the provider refused
+    /// (`providerRefused`), else at `initialDelayAfterConnectionFailure`.
+    public func delay(beforeAttempt attempt: Int, retryAfter: Duration?, providerRefused: Bool = true, jitter: Double) -> Duration {
         let exponent = max(0, min(attempt - 2, 20))
-        let full = min(initialDelay * (1 << exponent), maximumDelay)
+        let first = providerRefused ? initialDelay : initialDelayAfterConnectionFailure
+        let full = min(first * (1 << exponent), maximumDelay)
         let jittered = full * (0.5 + 0.5 * min(max(jitter, 0), 1))
         return max(jittered, retryAfter ?? .zero)
     }

@@ -31,7 +31,8 @@ struct RetrySchedule {
                       jitter: Double) -> [Dispatcher.Retry] {
         var refused: [Dispatcher.Retry] = []
         for retry in retries {
-            let due = now + policy.delay(beforeAttempt: attempt, retryAfter: retry.after, jitter: jitter)
+            let due = now + policy.delay(beforeAttempt: attempt, retryAfter: retry.after, providerRefused: retry.refused,
+                                         jitter: jitter)
             if attempt <= policy.maximumAttempts, due < deadline {
                 waiting.append(Waiting(retry: retry, attempt: attempt, due: due))
             } else {
