@@ -118,6 +118,34 @@ final class ConfigurationLoaderTests: XCTestCase {
         expectError(["PUSHGW_CONFIG_FILE": "/nowhere.json"], setting: "PUSHGW_CONFIG_FILE")
     }
 
+    /// A secret put in a `*_FILE` setting by mistake is not echoed back in
+    /// the error; a path is, to help the operator.
+    func testAnUnreadableFileSettingShowsAPathButNeverASecret() {
+        let secret = String(repeating: "d3adb33f", count: 8)
+        let keyLine = "MIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQg+/abc"
+        for (setting, value) in [("PUSHGW_BEARER_TOKENS_FILE", secret), ("PUSHGW_APNS_KEY_FILE", keyLine)] {
+            var environment = ["PUSHGW_BEARER_TOKENS": "a-long-enough-bearer-token-0123456789"]
+            environment[setting] = value
+            if setting == "PUSHGW_APNS_KEY_FILE" {
+                environment.merge(["PUSHGW_APNS_KEY_ID": "KEYID12345", "PUSHGW_APNS_TEAM_ID": "TEAM123456",
+                                   "PUSHGW_APNS_TOPIC": "com.example.chat"]) { $1 }
+            }
+            do {
+                _ = try loader(environment).load()
+                XCTFail("\(setting): an unreadable file was accepted")
+            } catch {
+                XCTAssertFalse(error.description.contains(value), "\(setting): the value was echoed: \(error)")
+                XCTAssertTrue(error.message.contains("not shown"), "\(error)")
+            }
+        }
+        do {
+            _ = try loader(["PUSHGW_BEARER_TOKENS_FILE": "/etc/pushgw/missing-tokens"]).load()
+            XCTFail("an unreadable file was accepted")
+        } catch {
+            XCTAssertEqual(error.message, "cannot read /etc/pushgw/missing-tokens")
+        }
+    }
+
     func testUnknownFileSettingsAreRefusedByName() {
         let files = ["/c.json": Array(#"{"apps": [{"name": "a", "apns": {"key_fiel": "/run/key.p8"}}]}"#.utf8)]
         do {

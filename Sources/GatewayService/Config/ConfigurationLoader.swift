@@ -13,6 +13,20 @@ public struct ConfigurationLoader {
         self.readFile = readFile
     }
 
+    /// The message for a file setting whose file cannot be read. The value
+    /// is shown only when it looks like a path (absolute, or starting with
+    /// `./`, `../` or `~/`): a secret put in a `*_FILE` setting by mistake
+    /// must not reach the log.
+    static func cannotRead(_ value: String) -> String {
+        let pathLike = ["/", "./", "../", "~/"].contains { value.hasPrefix($0) }
+            && !value.contains(where: \.isNewline) && value.count <= 4096
+        guard pathLike else {
+            return "cannot read the file it names (the value is not shown: it is not an absolute or ./ path, and may be a secret "
+                + "given instead of a file; give the path of a file that holds it)"
+        }
+        return "cannot read \(value)"
+    }
+
     /// Reads a file from disk, or nil.
     public static let readFromDisk: @Sendable (String) -> [UInt8]? = { FileManager.default.contents(atPath: $0).map(Array.init) }
 
@@ -20,7 +34,7 @@ public struct ConfigurationLoader {
         var configuration = GatewayConfiguration()
         if let path = configFile ?? value("PUSHGW_CONFIG_FILE") {
             guard let bytes = readFile(path) else {
-                throw ServiceError(setting: "PUSHGW_CONFIG_FILE", "cannot read \(path)")
+                throw ServiceError(setting: "PUSHGW_CONFIG_FILE", Self.cannotRead(path))
             }
             try applyFile(bytes, path: path, to: &configuration)
         }
@@ -193,7 +207,7 @@ public struct ConfigurationLoader {
                               upper: Bool) throws(ServiceError) -> GatewayConfiguration.APNsSettings {
         func name(_ key: String) -> String { prefix + (upper ? key.uppercased() : key) }
         guard let keyFile else { throw ServiceError(setting: name("key_file"), "required: the APNs auth key (.p8) file") }
-        guard readFile(keyFile) != nil else { throw ServiceError(setting: name("key_file"), "cannot read \(keyFile)") }
+        guard readFile(keyFile) != nil else { throw ServiceError(setting: name("key_file"), Self.cannotRead(keyFile)) }
         for (field, text) in [("key_id", keyID), ("team_id", teamID)] {
             guard let text, text.count == 10, text.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
                 throw ServiceError(setting: name(field), "required: 10 characters A-Z and 0-9, as shown in Apple's developer account")
@@ -209,7 +223,7 @@ public struct ConfigurationLoader {
         if let baseURL, !baseURL.lowercased().hasPrefix("https://") {
             throw ServiceError(setting: name("base_url"), "must be an https:// origin")
         }
-        if let caFile, readFile(caFile) == nil { throw ServiceError(setting: name("ca_file"), "cannot read \(caFile)") }
+        if let caFile, readFile(caFile) == nil { throw ServiceError(setting: name("ca_file"), Self.cannotRead(caFile)) }
         var settings = GatewayConfiguration.APNsSettings(keyFile: keyFile, keyID: keyID!, teamID: teamID!, topic: topic,
                                                          baseURL: baseURL ?? origin, caFile: caFile)
         if let connections { settings.connections = try number(connections, name("connections"), 1...64) }
@@ -220,7 +234,7 @@ public struct ConfigurationLoader {
                              connections: String?, prefix: String, upper: Bool) throws(ServiceError) -> GatewayConfiguration.FCMSettings {
         func name(_ key: String) -> String { prefix + (upper ? key.uppercased() : key) }
         guard let bytes = readFile(serviceAccountFile) else {
-            throw ServiceError(setting: name("service_account_file"), "cannot read \(serviceAccountFile)")
+            throw ServiceError(setting: name("service_account_file"), Self.cannotRead(serviceAccountFile))
         }
         var project = projectID
         if project == nil, let document = try? JSONParser.parse(bytes), case let .string(found)? = document["project_id"] {
@@ -232,7 +246,7 @@ public struct ConfigurationLoader {
         if let baseURL, !baseURL.lowercased().hasPrefix("https://") {
             throw ServiceError(setting: name("base_url"), "must be an https:// origin")
         }
-        if let caFile, readFile(caFile) == nil { throw ServiceError(setting: name("ca_file"), "cannot read \(caFile)") }
+        if let caFile, readFile(caFile) == nil { throw ServiceError(setting: name("ca_file"), Self.cannotRead(caFile)) }
         var settings = GatewayConfiguration.FCMSettings(serviceAccountFile: serviceAccountFile, projectID: project,
                                                         baseURL: baseURL ?? FCMTarget.production, caFile: caFile)
         if let connections { settings.connections = try number(connections, name("connections"), 1...64) }
@@ -252,7 +266,7 @@ public struct ConfigurationLoader {
     }
 
     private func lines(ofSecretFile path: String, setting: String) throws(ServiceError) -> [String] {
-        guard let bytes = readFile(path) else { throw ServiceError(setting: setting, "cannot read \(path)") }
+        guard let bytes = readFile(path) else { throw ServiceError(setting: setting, Self.cannotRead(path)) }
         let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         return try checked(tokens: lines, setting: setting, source: path)
