@@ -1,3 +1,4 @@
+import APNsHTTP2
 import PayloadBuilder
 
 /// A non-200 answer from FCM, read from Google's error body
@@ -97,7 +98,7 @@ extension FCMRejection {
                 }
             }
         }
-        let retryAfter = retryAfterHeader.flatMap(ServiceAccountTokenFetcher.retryAfter)
+        let retryAfter = retryAfterHeader.flatMap { RetryAfter.duration($0) }
         self.init(status: status, errorCode: code ?? Self.impliedCode(status: status, rpcStatus: rpcStatus),
                   hasFCMErrorDetail: code != nil, rpcStatus: rpcStatus, message: message,
                   fieldViolations: violations, retryAfter: retryAfter)

@@ -159,8 +159,8 @@ extension APNsRejection {
             if case let .int(milliseconds)? = document["timestamp"] { timestamp = milliseconds }
         }
         self.init(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID)
-        if case .retry = action, let seconds = response.header("retry-after").flatMap(Int.init), seconds >= 0 {
-            action = .retry(after: .seconds(seconds))
+        if case .retry = action, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0) }) {
+            action = .retry(after: after)
         }
     }
 

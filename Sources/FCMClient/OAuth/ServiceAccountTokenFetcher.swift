@@ -1,4 +1,5 @@
 import PayloadBuilder
+import APNsHTTP2
 import Dispatch
 
 /// Fetches OAuth 2.0 access tokens for a service account (RFC 7523 JWT
@@ -65,7 +66,7 @@ public struct ServiceAccountTokenFetcher: AccessTokenFetcher {
         case 429, 500...599:
             throw AccessTokenError(.unavailable, "the token endpoint \(tokenURI) is unavailable\(oauthText(document))",
                                    httpStatus: response.status, oauthError: oauthCode(document),
-                                   retryAfter: response.headers["retry-after"].flatMap(retryAfter))
+                                   retryAfter: response.headers["retry-after"].flatMap { RetryAfter.duration($0) })
         case 400, 401, 403:
             throw AccessTokenError(.refused, "the token endpoint refused the grant\(oauthText(document))",
                                    httpStatus: response.status, oauthError: oauthCode(document))
@@ -94,12 +95,6 @@ public struct ServiceAccountTokenFetcher: AccessTokenFetcher {
         case .string(let text)?: return Int64(text)
         default: return nil
         }
-    }
-
-    /// `Retry-After` in delta-seconds; an HTTP date is not read.
-    static func retryAfter(_ text: String) -> Duration? {
-        guard let seconds = Int64(text), seconds >= 0 else { return nil }
-        return .seconds(seconds)
     }
 
     /// `application/x-www-form-urlencoded`: unreserved characters as they
