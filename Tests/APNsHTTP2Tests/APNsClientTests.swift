@@ -69,6 +69,30 @@ final class APNsClientTests: XCTestCase {
         XCTAssertTrue(unregistered.dropsToken)
     }
 
+    /// PROTOCOLS.md A5: after `UnrelatedKeyIdInToken`, `IdleTimeout` or
+    /// `Shutdown` the next send goes over a new connection; after other
+    /// rejections the connection stays.
+    func testAnswersThatAskForANewConnectionRetireTheOneThatCarriedThem() async throws {
+        let reasons: [(APNsSimulatorResponse, Bool)] = [
+            (APNsSimulatorResponse(status: 403, reason: "UnrelatedKeyIdInToken"), true),
+            (APNsSimulatorResponse(status: 400, reason: "IdleTimeout"), true),
+            (.shutdown, true),
+            (.serviceUnavailable, false),
+            (.badDeviceToken, false),
+        ]
+        for (answer, asksForANewConnection) in reasons {
+            let testbed = try APNsTestbed()
+            let client = try testbed.client()
+            defer { client.shutdown() }
+            let request = try testbed.requests(count: 1)[0]
+            testbed.simulator.script(token: request.token, responses: [answer], thereafter: .success)
+            guard case .rejected = try await client.send(request) else { return XCTFail("\(answer): not rejected") }
+            let retried = try await client.send(request)
+            XCTAssertEqual(retried, .accepted(apnsID: request.header("apns-id")!), "\(answer)")
+            XCTAssertEqual(testbed.simulator.statistics.connectionsAccepted, asksForANewConnection ? 2 : 1, "\(answer)")
+        }
+    }
+
     func testOneProviderTokenServesFiftySends() async throws {
         let testbed = try APNsTestbed()
         let client = try testbed.client()

@@ -30,6 +30,7 @@ public final class APNsClient: Sendable {
         // PROTOCOLS.md (HPACK): values that change per request are literals
         // kept out of APNs's small dynamic table.
         options.unindexedRequestHeaders += ["apns-id", "apns-expiration", "apns-collapse-id"]
+        options.retiresConnection = Self.asksForANewConnection
         pool = try HTTP2ConnectionPool(host: self.origin.host, port: self.origin.port, tls: tls,
                                        connections: connections, options: options, backoff: backoff, loops: loops)
         self.tokens = tokens
@@ -105,6 +106,13 @@ public final class APNsClient: Sendable {
             for (position, index) in retryIndices.enumerated() { outcomes[index] = answers[position] }
         }
         return outcomes
+    }
+
+    /// PROTOCOLS.md A5: retry `UnrelatedKeyIdInToken` and `IdleTimeout` on
+    /// a new connection, and use a new connection after `Shutdown`.
+    private static let asksForANewConnection: @Sendable (HTTP2Response) -> Bool = { response in
+        let rejection = APNsRejection(response: response, apnsID: nil)
+        return rejection.action == .retryOnNewConnection || rejection.reason == .shutdown
     }
 
     private static func isTokenRejection(_ outcome: Result<APNsOutcome, TransportError>) -> Bool {

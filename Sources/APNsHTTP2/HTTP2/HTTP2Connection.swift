@@ -226,6 +226,14 @@ public final class HTTP2Connection: @unchecked Sendable {
         loop.wake()
     }
 
+    /// On the loop thread: the server asked (in an answer) for a new
+    /// connection. This one drains as after `shutdown()`: the next turn
+    /// stops it taking requests and it closes once its streams are done.
+    private func retire() {
+        inbox.withLock { $0.shutdownRequested = true }
+        accepting.store(false, ordering: .relaxed)
+    }
+
     // MARK: event loop
 
     /// On the connecting thread: DNS, TCP and TLS, then the socket (or the
@@ -647,7 +655,9 @@ public final class HTTP2Connection: @unchecked Sendable {
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
             answeredAny = true
-            complete(stream, .success(HTTP2Response(status: status, headers: stream.responseHeaders, body: stream.responseBody)))
+            let response = HTTP2Response(status: status, headers: stream.responseHeaders, body: stream.responseBody)
+            if status != 200, let retires = options.retiresConnection, retires(response) { retire() }
+            complete(stream, .success(response))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):
             complete(stream, .failure(TransportError(.refused, "stream \(streamID) refused by \(host) (not processed)")))
         default:

@@ -32,5 +32,11 @@ public struct HTTP2ConnectionOptions: Sendable {
     /// `unindexedRequestHeaders` as bytes, compared without allocating.
     private(set) var unindexedHeaderBytes: [[UInt8]] = []
 
+    /// Asked about every response whose status is not 200: true ends the
+    /// connection that carried it gracefully (no new streams; the open ones
+    /// finish; its pool opens a fresh one). APNs asks for a new connection
+    /// after some answers (`UnrelatedKeyIdInToken`, `IdleTimeout`, `Shutdown`).
+    public var retiresConnection: (@Sendable (HTTP2Response) -> Bool)?
+
     public init() {}
 }
