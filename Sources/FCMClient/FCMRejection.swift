@@ -47,12 +47,14 @@ public struct FCMRejection: Sendable, Equatable {
         (status == 401 || status == 403) && !hasFCMErrorDetail
     }
 
-    /// Whether FCM said the registration token itself is malformed
-    /// ("The registration token is not a valid FCM registration token").
+    /// Whether FCM said the registration token itself is malformed ("The
+    /// registration token is not a valid FCM registration token", or a
+    /// field violation on `message.token`, as in "Invalid value at
+    /// 'message.token'").
     static func namesTheRegistrationToken(message: String, fieldViolations: [FCMFieldViolation]) -> Bool {
         let phrase = "not a valid fcm registration token"
         return message.lowercased().contains(phrase)
-            || fieldViolations.contains { $0.description.lowercased().contains(phrase) }
+            || fieldViolations.contains { $0.field == "message.token" || $0.description.lowercased().contains(phrase) }
     }
 }
 

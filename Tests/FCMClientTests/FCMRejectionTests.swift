@@ -10,6 +10,13 @@ final class FCMRejectionTests: XCTestCase {
                                  fieldViolations: [FCMFieldViolation(field: "message.token",
                                                                      description: "The registration token is not a valid FCM registration token")])
         XCTAssertEqual(named.action, .dropToken)
+        let field = FCMRejection(status: 400, errorCode: .invalidArgument,
+                                 message: "Invalid value at 'message.token' (TYPE_STRING), \"\"",
+                                 fieldViolations: [FCMFieldViolation(field: "message.token", description: "Invalid value at 'message.token'")])
+        XCTAssertEqual(field.action, .dropToken, "a violation on message.token names the token")
+        let other = FCMRejection(status: 400, errorCode: .invalidArgument, message: "Invalid value at 'message.data[0].value'",
+                                 fieldViolations: [FCMFieldViolation(field: "message.data[0].value", description: "Invalid value")])
+        XCTAssertEqual(other.action, .doNotRetry)
     }
 
     func testAStatusWithoutFcmErrorStillClassifies() {
