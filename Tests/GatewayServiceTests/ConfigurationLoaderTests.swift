@@ -11,6 +11,7 @@ final class ConfigurationLoaderTests: XCTestCase {
         "/run/short": Array("short\n".utf8),
         "/run/key.p8": Array("-----BEGIN PRIVATE KEY-----\n...\n".utf8),
         "/run/sa.json": Array(#"{"type":"service_account","project_id":"chat-prod","client_email":"x@y"}"#.utf8),
+        "/run/broken-sa.json": Array(#"{"type":"service_account","project_id":"#.utf8),
         "/etc/pushgw.json": Array("""
             {"listen": "0.0.0.0:9090", "bearer_tokens_file": "/run/tokens", "dedup_window_seconds": 60,
              "self_sender_ids": ["owner"],
@@ -143,6 +144,17 @@ final class ConfigurationLoaderTests: XCTestCase {
             XCTFail("an unreadable file was accepted")
         } catch {
             XCTAssertEqual(error.message, "cannot read /etc/pushgw/missing-tokens")
+        }
+    }
+
+    func testABrokenServiceAccountFileIsCalledBrokenNotMissingAField() {
+        do {
+            _ = try loader(["PUSHGW_BEARER_TOKENS": "a-long-enough-bearer-token-0123456789",
+                            "PUSHGW_FCM_SERVICE_ACCOUNT_FILE": "/run/broken-sa.json"]).load()
+            XCTFail("a broken service-account file was accepted")
+        } catch {
+            XCTAssertEqual(error.setting, "PUSHGW_FCM_SERVICE_ACCOUNT_FILE")
+            XCTAssertTrue(error.message.contains("not valid JSON"), error.message)
         }
     }
 

@@ -197,6 +197,35 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertEqual(again.status, 200, "a notification taken clears it")
     }
 
+    /// THIRD_PARTY_AUTH_ERROR is the Firebase project's APNs credential:
+    /// the iOS device fails for good, but FCM still serves Android, so the
+    /// gateway stays ready.
+    func testAThirdPartyAuthErrorFailsTheDeviceWithoutMakingFCMNotReady() async throws {
+        let testbed = try ServiceTestbed()
+        testbed.fcmSimulator.always(token: "ios-through-fcm", .thirdPartyAuthError)
+        let answer = try await testbed.call("POST", "/v1/notify",
+                                            body: ServiceTestbed.event(id: "third-party", tokens: [], fcmTokens: ["ios-through-fcm"]))
+        XCTAssertEqual(answer.status, 502)
+        guard case let .array(results)? = try JSONParser.parse(answer.body)["results"] else { return XCTFail() }
+        XCTAssertEqual(results[0]["status"], .string("failed"))
+        XCTAssertEqual(results[0]["retryable"], .bool(false))
+        XCTAssertEqual(results[0]["reason"], .string("THIRD_PARTY_AUTH_ERROR"))
+        let ready = try await testbed.call("GET", "/readyz", bearer: nil)
+        XCTAssertEqual(ready.status, 200, String(decoding: ready.body, as: UTF8.self))
+    }
+
+    /// A refusal without an FCM error code (the access token or an IAM
+    /// permission) is reported by its RPC status, which says what to fix.
+    func testAnFCMRefusalWithoutAnErrorCodeIsReportedByItsRPCStatus() async throws {
+        let testbed = try ServiceTestbed()
+        testbed.fcmSimulator.always(token: "fcm-permission", FCMSimulatorResponse(
+            status: 403, rpcStatus: "PERMISSION_DENIED", errorCode: nil, message: "The caller does not have permission"))
+        let answer = try await testbed.call("POST", "/v1/notify",
+                                            body: ServiceTestbed.event(id: "rpc-status", tokens: [], fcmTokens: ["fcm-permission"]))
+        guard case let .array(results)? = try JSONParser.parse(answer.body)["results"] else { return XCTFail() }
+        XCTAssertEqual(results[0]["reason"], .string("PERMISSION_DENIED"), String(decoding: answer.body, as: UTF8.self))
+    }
+
     func testSkippedDevicesAreCountedOnBothPaths() async throws {
         let testbed = try ServiceTestbed()
         let tokens = [ServiceTestbed.token(1), ServiceTestbed.token(2)]

@@ -236,10 +236,12 @@ public struct ConfigurationLoader {
         guard let bytes = readFile(serviceAccountFile) else {
             throw ServiceError(setting: name("service_account_file"), Self.cannotRead(serviceAccountFile))
         }
-        var project = projectID
-        if project == nil, let document = try? JSONParser.parse(bytes), case let .string(found)? = document["project_id"] {
-            project = found
+        guard let document = try? JSONParser.parse(bytes) else {
+            throw ServiceError(setting: name("service_account_file"),
+                               "the file is not valid JSON: use the service-account key file downloaded from the Google Cloud console")
         }
+        var project = projectID
+        if project == nil, case let .string(found)? = document["project_id"] { project = found }
         guard let project, !project.isEmpty else {
             throw ServiceError(setting: name("service_account_file"), "the service-account JSON has no project_id")
         }

@@ -84,6 +84,16 @@ public struct FCMSender: NotificationSender {
         client.send(requests, timeout: timeout) { outcomes in completion(outcomes.map(Self.delivery)) }
     }
 
+    /// The FCM error code; without one (an answer with no FcmError detail,
+    /// e.g. the OAuth token or an IAM permission refused), the RPC status
+    /// (`UNAUTHENTICATED`, `PERMISSION_DENIED`, …), which says what to fix.
+    private static func reason(_ rejection: FCMRejection) -> String {
+        guard rejection.errorCode == .unspecified, let status = rejection.rpcStatus, !status.isEmpty else {
+            return rejection.errorCode.rawValue
+        }
+        return status
+    }
+
     private static func delivery(_ outcome: Result<FCMOutcome, TransportError>) -> DeliveryResult {
         switch outcome {
         case let .success(.accepted(name)):
@@ -93,10 +103,14 @@ public struct FCMSender: NotificationSender {
             switch rejection.action {
             case .dropToken: disposition = .dropToken
             case let .retry(after): disposition = .retry(after: after)
+            // Bad APNs credentials in the Firebase project: iOS devices reached
+            // through FCM fail, Android ones do not; FCM is not known bad.
+            case .configurationError where rejection.errorCode == .thirdPartyAuthError || rejection.errorCode == .apnsAuthError:
+                disposition = .final
             case .configurationError: disposition = .configuration
             case .doNotRetry: disposition = .final
             }
-            return .rejected(status: rejection.status, reason: rejection.errorCode.rawValue, disposition: disposition)
+            return .rejected(status: rejection.status, reason: reason(rejection), disposition: disposition)
         case let .failure(error):
             return .failed(error)
         }
