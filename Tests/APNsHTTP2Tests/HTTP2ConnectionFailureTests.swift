@@ -115,7 +115,7 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
     /// nothing more is queued on it.
     func testAMalformedFrameFromTheServerEndsTheConnection() async throws {
         let testbed = try APNsTestbed()
-        testbed.simulator.setFaults(APNsSimulatorFaults(malformedFrameOnConnect: true))
+        testbed.simulator.setFaults(APNsSimulatorFaults(malformedFrameAfter: .zero))
         let (closed, closing) = AsyncStream<Void>.makeStream()
         let connection = try HTTP2Connection(host: "127.0.0.1", port: testbed.simulator.port,
                                              tls: TLSConfiguration(caFile: testbed.caFile), onClose: { _ in closing.yield() })
@@ -130,6 +130,35 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
         let ended = await Self.first(closed, within: .seconds(20))
         XCTAssertTrue(ended, "the connection ends")
         XCTAssertFalse(connection.isAcceptingRequests)
+    }
+
+    /// The same while the connection drains for a graceful shutdown: the
+    /// broken session still ends the connection, and the request in flight
+    /// ends as a retryable loss instead of waiting for its timeout.
+    func testAMalformedFrameDuringAGracefulShutdownStillEndsTheConnection() async throws {
+        let testbed = try APNsTestbed()
+        testbed.simulator.setFaults(APNsSimulatorFaults(responseDelay: .seconds(20), malformedFrameAfter: .milliseconds(500)))
+        let (closed, closing) = AsyncStream<Void>.makeStream()
+        let connection = try HTTP2Connection(host: "127.0.0.1", port: testbed.simulator.port,
+                                             tls: TLSConfiguration(caFile: testbed.caFile), onClose: { _ in closing.yield() })
+        let inFlight = Task { () -> TransportError? in
+            do throws(TransportError) {
+                _ = try await connection.send(HTTP2Request(path: "/3/device/00", timeout: .seconds(30)))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let limit = ContinuousClock.now + .seconds(10)
+        while connection.currentLoad == 0 || !connection.didConnect, ContinuousClock.now < limit {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        connection.shutdown()  // graceful: the request in flight may finish
+        let ended = await Self.first(closed, within: .seconds(20))
+        XCTAssertTrue(ended, "the connection ends")
+        let error = await inFlight.value
+        XCTAssertEqual(error?.kind, .connectionLost, "\(String(describing: error))")
     }
 
     /// A request handed to a connection that drains after a GOAWAY goes

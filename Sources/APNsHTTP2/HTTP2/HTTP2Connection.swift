@@ -396,9 +396,12 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// then on ignores all input and refuses every new stream. The
     /// connection must close (RFC 9113 §5.4.1); kept open, it would refuse
     /// each request at once, the pool would resend there at once, and the
-    /// requests already in flight would wait for their timeouts.
+    /// requests already in flight would wait for their timeouts. During a
+    /// shutdown the lifecycle closes the connection once no stream is open,
+    /// so the check is left to it then, unless streams are still open: a
+    /// session that wants nothing will never finish them.
     private func checkSessionAlive() throws(TransportError) {
-        guard let session, !lifecycle.shutdownAsked else { return }
+        guard let session, !lifecycle.shutdownAsked || !inFlight.isEmpty else { return }
         if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
             throw TransportError(.connectionLost, "HTTP/2 session with \(host) ended (GOAWAY sent or received, no stream left)")
         }

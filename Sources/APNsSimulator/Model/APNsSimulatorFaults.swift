@@ -23,12 +23,14 @@ public struct APNsSimulatorFaults: Sendable, Equatable {
     /// Accept requests but never answer them (for client timeouts). They are
     /// counted in `APNsSimulatorStatistics.unansweredStreams`.
     public var silent: Bool
-    /// Right after its SETTINGS, send a PING frame whose payload is 7 bytes
-    /// instead of 8: a connection error (FRAME_SIZE_ERROR) for any HTTP/2
-    /// client, after which its session refuses every stream. The simulator
-    /// then ignores all input and keeps the connection open until the client
-    /// closes it, as a broken server would. Read when a connection is accepted.
-    public var malformedFrameOnConnect: Bool
+    /// This long after the handshake (`.zero`: right after its SETTINGS),
+    /// send a PING frame whose payload is 7 bytes instead of 8: a connection
+    /// error (FRAME_SIZE_ERROR) for any HTTP/2 client, after which its
+    /// session ignores all input and refuses every stream. The simulator
+    /// then answers nothing more, ignores all input and keeps the connection
+    /// open until the client closes it, as a broken server would. Read when
+    /// a connection is accepted.
+    public var malformedFrameAfter: Duration?
 
     /// No faults unless given.
     public init(
@@ -36,13 +38,13 @@ public struct APNsSimulatorFaults: Sendable, Equatable {
         dropConnectionAfterStreams: Int? = nil,
         responseDelay: Duration = .zero,
         silent: Bool = false,
-        malformedFrameOnConnect: Bool = false
+        malformedFrameAfter: Duration? = nil
     ) {
         self.goAwayAfterStreams = goAwayAfterStreams
         self.dropConnectionAfterStreams = dropConnectionAfterStreams
         self.responseDelay = responseDelay
         self.silent = silent
-        self.malformedFrameOnConnect = malformedFrameOnConnect
+        self.malformedFrameAfter = malformedFrameAfter
     }
 
     /// No faults at all.

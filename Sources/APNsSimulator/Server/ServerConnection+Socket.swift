@@ -131,7 +131,7 @@ extension ServerConnection {
         }
     }
 
-    /// The broken server of `malformedFrameOnConnect`: sends what is queued,
+    /// The broken server of `malformedFrameAfter`: sends what is queued,
     /// then reads and drops everything until the client closes (or the
     /// simulator stops).
     func holdOpenIgnoringInput() {

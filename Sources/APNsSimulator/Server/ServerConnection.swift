@@ -76,6 +76,8 @@ final class ServerConnection {
     var goAwayLastStreamID: Int32?
     var advertisedStreamLimit: Int?
     var dropRequested = false
+    /// When the `malformedFrameAfter` fault strikes, if it is set.
+    var malformedFrameDue: ContinuousClock.Instant?
     var peerClosed = false
 
     /// Bytes waiting for the socket beyond which the connection stops reading.
@@ -136,14 +138,22 @@ final class ServerConnection {
             session?.submitGoAway(lastStreamID: 0, debugData: service.goAwayDebugData)
             service.recordGoAway()
         }
-        if faults.malformedFrameOnConnect {
-            produceOutput()  // the server's SETTINGS go first
-            // PING: length 7, type 6, no flags, stream 0, then 7 payload bytes.
-            let ping: [UInt8] = [0, 0, 7, 6, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 7)
-            if ping.withUnsafeBytes({ tls.write($0) }) { tls.drainOutput(into: &outbound) }
-            return true
+        if let delay = faults.malformedFrameAfter {
+            guard delay > .zero else {
+                sendMalformedFrame()
+                return true
+            }
+            malformedFrameDue = ContinuousClock.now + delay
         }
         return false
+    }
+
+    /// The `malformedFrameAfter` fault: what nghttp2 has queued, then a PING
+    /// with a 7-byte payload (length 7, type 6, no flags, stream 0).
+    func sendMalformedFrame() {
+        produceOutput()
+        let ping: [UInt8] = [0, 0, 7, 6, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 7)
+        if ping.withUnsafeBytes({ tls.write($0) }) { tls.drainOutput(into: &outbound) }
     }
 
     // MARK: Event loop
@@ -153,6 +163,11 @@ final class ServerConnection {
         while true {
             if dropRequested {
                 dropConnection()
+                return
+            }
+            if let due = malformedFrameDue, due <= ContinuousClock.now {
+                sendMalformedFrame()
+                holdOpenIgnoringInput()
                 return
             }
             produceOutput()
@@ -196,9 +211,10 @@ final class ServerConnection {
         return false
     }
 
-    /// Milliseconds until the next delayed answer is due, or -1.
+    /// Milliseconds until the next delayed answer (or the malformed frame)
+    /// is due, or -1.
     private func pollTimeout() -> Int32 {
-        guard let due = pending.first?.due else { return -1 }
+        guard let due = [pending.first?.due, malformedFrameDue].compactMap({ $0 }).min() else { return -1 }
         let remaining = ContinuousClock.now.duration(to: due)
         if remaining <= .zero { return 0 }
         let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
