@@ -147,6 +147,25 @@ final class ConfigurationLoaderTests: XCTestCase {
         }
     }
 
+    /// A key file that reads but holds no usable key is blamed on the
+    /// setting that named it, here the environment variable.
+    func testAnUnusableKeyIsBlamedOnTheSettingThatNamedIt() throws {
+        let keyFile = NSTemporaryDirectory() + "pushgw-bad-key-\(UUID().uuidString).p8"
+        try Data("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+        defer { try? FileManager.default.removeItem(atPath: keyFile) }
+        let configuration = try ConfigurationLoader(environment: [
+            "PUSHGW_BEARER_TOKENS": "a-long-enough-bearer-token-0123456789", "PUSHGW_LISTEN": "127.0.0.1:0",
+            "PUSHGW_APNS_KEY_FILE": keyFile, "PUSHGW_APNS_KEY_ID": "KEYID12345", "PUSHGW_APNS_TEAM_ID": "TEAM123456",
+            "PUSHGW_APNS_TOPIC": "com.example.chat",
+        ]).load()
+        do {
+            _ = try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))
+            XCTFail("a gateway started with an unusable APNs key")
+        } catch {
+            XCTAssertEqual(error.setting, "PUSHGW_APNS_KEY_FILE", "\(error)")
+        }
+    }
+
     func testABrokenServiceAccountFileIsCalledBrokenNotMissingAField() {
         do {
             _ = try loader(["PUSHGW_BEARER_TOKENS": "a-long-enough-bearer-token-0123456789",

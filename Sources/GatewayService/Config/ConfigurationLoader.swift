@@ -226,6 +226,7 @@ public struct ConfigurationLoader {
         if let caFile, readFile(caFile) == nil { throw ServiceError(setting: name("ca_file"), Self.cannotRead(caFile)) }
         var settings = GatewayConfiguration.APNsSettings(keyFile: keyFile, keyID: keyID!, teamID: teamID!, topic: topic,
                                                          baseURL: baseURL ?? origin, caFile: caFile)
+        settings.keyFileSetting = name("key_file")
         if let connections { settings.connections = try number(connections, name("connections"), 1...64) }
         return settings
     }
@@ -251,6 +252,7 @@ public struct ConfigurationLoader {
         if let caFile, readFile(caFile) == nil { throw ServiceError(setting: name("ca_file"), Self.cannotRead(caFile)) }
         var settings = GatewayConfiguration.FCMSettings(serviceAccountFile: serviceAccountFile, projectID: project,
                                                         baseURL: baseURL ?? FCMTarget.production, caFile: caFile)
+        settings.serviceAccountFileSetting = name("service_account_file")
         if let connections { settings.connections = try number(connections, name("connections"), 1...64) }
         return settings
     }

@@ -49,6 +49,9 @@ public struct GatewayConfiguration: Sendable {
         public var baseURL: String
         public var caFile: String?
         public var connections = GatewayConfiguration.defaultConnections
+        /// The setting that named `keyFile` (`PUSHGW_APNS_KEY_FILE` or
+        /// `apps.<name>.apns.key_file`), for errors about the key's contents.
+        public var keyFileSetting: String?
     }
 
     /// FCM HTTP v1 for one app.
@@ -58,6 +61,8 @@ public struct GatewayConfiguration: Sendable {
         public var baseURL: String
         public var caFile: String?
         public var connections = GatewayConfiguration.defaultConnections
+        /// The setting that named `serviceAccountFile`, for errors about its contents.
+        public var serviceAccountFileSetting: String?
     }
 
     /// Avatar fetching rules (the rest are the resolver's safe defaults).

@@ -113,15 +113,16 @@ public final class Gateway: Sendable {
         } catch let error as ServiceError {
             throw error
         } catch {
-            throw ServiceError(setting: "\(setting).key_file", "cannot use the APNs key \(settings.keyFile): \(error)")
+            throw ServiceError(setting: settings.keyFileSetting ?? "\(setting).key_file",
+                               "cannot use the APNs key in that file: \(error)")
         }
     }
 
     private static func fcmClient(_ settings: GatewayConfiguration.FCMSettings,
                                   app: String, loops: [HTTP2EventLoop]) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
-        let setting = "apps.\(app).fcm.service_account_file"
+        let setting = settings.serviceAccountFileSetting ?? "apps.\(app).fcm.service_account_file"
         guard let bytes = FileManager.default.contents(atPath: settings.serviceAccountFile) else {
-            throw ServiceError(setting: setting, "cannot read \(settings.serviceAccountFile)")
+            throw ServiceError(setting: setting, ConfigurationLoader.cannotRead(settings.serviceAccountFile))
         }
         let account: ServiceAccount
         do {
