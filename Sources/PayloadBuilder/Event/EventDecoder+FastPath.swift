@@ -27,7 +27,7 @@ extension EventDecoder {
         where DataKeyNames.problem(with: entry.key) != nil || app.dataKeys.isGatewayKey(entry.key) {
             return nil
         }
-        if event.eventID.isEmpty { event.eventID = "\(event.conversation.id):\(event.message.id)" }
+        if event.eventID.isEmpty { event.eventID = Concatenation.join(event.conversation.id, ":", event.message.id) }
         return (event, app)
     }
 }

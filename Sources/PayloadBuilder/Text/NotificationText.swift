@@ -32,6 +32,6 @@ public struct NotificationText: Sendable, Equatable {
     /// The notification body for a given content.
     public func body(content: String) -> String {
         guard isGroup else { return content }
-        return content.isEmpty ? senderName : "\(senderName): \(content)"
+        return content.isEmpty ? senderName : Concatenation.join(senderName, ": ", content)
     }
 }
