@@ -20,13 +20,14 @@ final class RenderPlan {
     /// Room kept for `,"badge":<Int32.max>`, so one template fits every badge.
     static let badgeReserve = 19
 
-    init(event: Event, app: AppProfile, avatarURL: String?, now: Int64) {
-        self.event = event
-        self.app = app
-        self.avatarURL = avatarURL
+    init(event: borrowing Event, app: AppProfile, avatarURL: String?, now: Int64) {
+        // Borrowed: the plan's own copy is the only one made.
         text = NotificationText(event: event)
         collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
         expiration = event.notification.ttlSeconds == 0 ? "0" : String(now + Int64(event.notification.ttlSeconds))
+        self.event = copy event
+        self.app = app
+        self.avatarURL = avatarURL
         fragments = PlanFragments(plan: self)
     }
 

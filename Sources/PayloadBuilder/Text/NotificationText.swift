@@ -13,7 +13,7 @@ public struct NotificationText: Sendable, Equatable {
     public let isGroup: Bool
     public let kind: MessageKind
 
-    public init(event: Event) {
+    public init(event: borrowing Event) {
         plainText = event.message.richText ? RichText.plainText(fromMarkup: event.message.text) : event.message.text
         senderName = event.sender.displayName
         isGroup = event.conversation.title != nil
