@@ -46,4 +46,44 @@ final class ByteWriterTests: XCTestCase {
             XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), String(number))
         }
     }
+
+    /// Escaping lends the string in place and copies runs of up to 16 bytes
+    /// with word moves: strings of every short length, with an escapable
+    /// byte or UTF-8 at every position, written into buffers that must grow,
+    /// give exactly `JSONWriter`'s bytes.
+    func testEscapesEveryShortLengthAndPositionLikeJSONWriter() {
+        let specials = ["\"", "\\", "\n", "\u{1}", "é", "👋"]
+        for length in 0...40 {
+            for position in 0..<max(length, 1) {
+                for special in specials {
+                    var characters = Array(repeating: "a", count: length)
+                    if length > 0 { characters[position] = special }
+                    let text = characters.joined()
+                    for capacity in [1, 512] {
+                        var writer = ByteWriter(capacity: capacity)
+                        writer.appendLiteral("x")
+                        writer.appendJSONString(text)
+                        writer.appendJSONStringContent(text)
+                        XCTAssertEqual(writer.bytes, [UInt8(ascii: "x")] + JSONWriter.escaped(text)
+                            + JSONWriter.escaped(text).dropFirst().dropLast(), text.debugDescription)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Raw runs of every length up to three words land whole, at any offset.
+    func testCopiesRunsOfEveryShortLength() {
+        for offset in 0..<9 {
+            for length in 0...48 {
+                let prefix = [UInt8](repeating: 0xEE, count: offset)
+                let run = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 1) }
+                var writer = ByteWriter(capacity: 1)
+                writer.append(prefix)
+                writer.append(run)
+                writer.append(run[...])
+                XCTAssertEqual(writer.bytes, prefix + run + run, "offset \(offset), length \(length)")
+            }
+        }
+    }
 }

@@ -218,6 +218,47 @@ final class EventDecoderFastPathTests: XCTestCase {
 
     /// Keys are read as two words when 16 bytes follow, else byte by byte:
     /// both give the name of the table, and only equal keys are equal names.
+    /// `nextKey` finds a key's end a word at a time: keys of every length up
+    /// to three words, with a byte that stops the scan at every position,
+    /// and whatever follows, give the key the byte-by-byte rule gives (no
+    /// escape, control or non-ASCII byte before the closing quote) or nil.
+    func testKeysAreFoundWhereTheByteByByteRuleFindsThem() {
+        /// The rule as a byte loop: the key's bytes, or nil.
+        func reference(_ input: [UInt8]) -> [UInt8]? {
+            var index = 2
+            while index < input.count {
+                let byte = input[index]
+                if byte == UInt8(ascii: "\"") { break }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return nil }
+                index += 1
+            }
+            guard index < input.count, index + 1 < input.count, input[index + 1] == UInt8(ascii: ":") else { return nil }
+            return Array(input[2..<index])
+        }
+        let specials: [UInt8] = [0x22, 0x5C, 0x00, 0x1F, 0x20, 0x7F, 0x80, 0xC3, 0xFF, 0x3A]
+        let tails: [[UInt8]] = [Array(#"":1}"#.utf8), Array(#"":"#.utf8), Array(#"""#.utf8), [], Array(#"":1,"b":2}"#.utf8)]
+        for length in 0...24 {
+            for position in 0..<max(length, 1) {
+                for special in specials {
+                    var key = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+                    if length > 0 { key[position] = special }
+                    for tail in tails {
+                        let input = Array("{\"".utf8) + key + tail
+                        let found: [UInt8]? = input.withUnsafeBufferPointer { buffer in
+                            var scanner = JSONScanner(buffer)
+                            var object = JSONScanner.Container()
+                            var ended = false
+                            guard scanner.enter(UInt8(ascii: "{"), &object),
+                                  let key = scanner.nextKey(&object, ended: &ended) else { return nil }
+                            return Array(key)
+                        }
+                        XCTAssertEqual(found, reference(input), "\(input)")
+                    }
+                }
+            }
+        }
+    }
+
     func testKeyNamesReadAsWordsOrBytesAreTheSame() {
         let table = KeyName.table(["", "a", "id", "app", "data", "title", "recipients", "ttl_seconds", "conversation",
                                    "0123456789abcde", "0123456789abcdef"])

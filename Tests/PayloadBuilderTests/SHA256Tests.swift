@@ -91,4 +91,32 @@ final class SHA256Tests: XCTestCase {
         // The separator keeps the event id and the token apart.
         XCTAssertNotEqual(APNsID.derive(eventID: "ab", token: "cd"), APNsID.derive(eventID: "abc", token: "d"))
     }
+
+    /// The id as the rule states it (first 8 digest bytes, FNV-1a of the
+    /// token, version and variant bits, 8-4-4-4-12 lowercase hex), written
+    /// nibble by nibble: `APNsID` writes the groups its own way.
+    private func referenceID(eventID: String, token: String) -> String {
+        let digest = SHA256.digest(Array(eventID.utf8))
+        var eventHalf: UInt64 = 0
+        for byte in digest.prefix(8) { eventHalf = eventHalf << 8 | UInt64(byte) }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let words = [eventHalf & 0xFFFF_FFFF_FFFF_0FFF | 0x4000, hash & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000]
+        var text = ""
+        for nibbleIndex in 0..<32 {
+            if [8, 12, 16, 20].contains(nibbleIndex) { text += "-" }
+            let nibble = words[nibbleIndex / 16] >> UInt64(60 - (nibbleIndex % 16) * 4) & 0xF
+            text += String(nibble, radix: 16)
+        }
+        return text
+    }
+
+    func testDerivedAPNsIDsMatchTheRuleDigitByDigit() {
+        var tokens = [EventFixture.apnsToken, "", "ab", String(repeating: "f", count: 200)]
+        tokens += (0..<300).map { SHA256.hexDigest(Array("device \($0)".utf8)) }
+        for (index, token) in tokens.enumerated() {
+            let eventID = index % 3 == 0 ? "37791233165968:\(index)" : index % 3 == 1 ? "🎧 \(index)" : String(repeating: "e", count: index)
+            XCTAssertEqual(APNsID.derive(eventID: eventID, token: token), referenceID(eventID: eventID, token: token))
+        }
+    }
 }

@@ -11,20 +11,47 @@ public struct BearerTokens: Sendable {
 
     /// True when `authorization` is `Bearer <one of the tokens>`. Every
     /// configured token is compared, each over its whole length, so timing
-    /// reveals neither which token nor how much of it matched.
+    /// reveals neither which token nor how much of it matched. The header is
+    /// read in place: nothing is allocated per request.
     public func authorizes(_ authorization: String?) -> Bool {
         guard let authorization else { return false }
-        let bytes = Array(authorization.utf8)
-        guard bytes.count > 7, String(decoding: bytes.prefix(7), as: UTF8.self).lowercased() == "bearer " else { return false }
-        let presented = Array(bytes.dropFirst(7))
+        if let answer = authorization.utf8.withContiguousStorageIfAvailable({ authorizes(header: $0) }) {
+            return answer
+        }
+        return Array(authorization.utf8).withUnsafeBufferPointer { authorizes(header: $0) }
+    }
+
+    private func authorizes(header bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count > 7, Self.startsWithBearerScheme(bytes) else { return false }
+        let presented = UnsafeBufferPointer(rebasing: bytes[7...])
         var matched = false
         for token in tokens {
-            matched = Self.constantTimeEqual(presented, token) || matched
+            matched = token.withUnsafeBufferPointer { Self.constantTimeEqual(presented, $0) } || matched
         }
         return matched
     }
 
-    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    /// Whether the first seven bytes, lowercased, are `bearer `: ASCII
+    /// letters compared without case. The same answer as lowercasing them as
+    /// a string: no other character lowercases to one of `bearer ` (only the
+    /// Kelvin sign lowercases to an ASCII letter, `k`; an invalid byte
+    /// decodes to U+FFFD), as `BearerTokensTests` checks over all of Unicode.
+    static func startsWithBearerScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let scheme: StaticString = "bearer "
+        guard bytes.count >= 7 else { return false }
+        return scheme.withUTF8Buffer { expected in
+            for offset in 0..<7 {
+                var byte = bytes[offset]
+                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { byte |= 0x20 }
+                if byte != expected[offset] { return false }
+            }
+            return true
+        }
+    }
+
+    /// Compares over the whole of `rhs` (the configured token) whatever
+    /// `lhs` holds, so that the time depends on the token's length only.
+    static func constantTimeEqual(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
         var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)
         for index in 0..<rhs.count {
             let left = index < lhs.count ? lhs[index] : 0

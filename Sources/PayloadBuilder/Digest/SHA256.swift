@@ -77,10 +77,11 @@ public struct SHA256: Sendable {
         schedule: UnsafeMutableBufferPointer<UInt32>,
         constants: UnsafeBufferPointer<UInt32>
     ) {
+        // The block's sixteen big-endian words (`init(bigEndian:)` swaps the
+        // bytes on little-endian machines, and nothing on big-endian ones).
+        let words = UnsafeRawPointer(block.baseAddress!)
         for index in 0..<16 {
-            let offset = index * 4
-            schedule[index] = UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16
-                | UInt32(block[offset + 2]) << 8 | UInt32(block[offset + 3])
+            schedule[index] = UInt32(bigEndian: words.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
         }
         for index in 16..<64 {
             let w15 = schedule[index - 15]
@@ -90,17 +91,37 @@ public struct SHA256: Sendable {
             schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
         }
         var (a, b, c, d, e, f, g, h) = state
-        for index in 0..<64 {
-            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
-            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = sum0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+        // Eight rounds per pass, the variables' roles rotating instead of
+        // their values moving (`round` writes the new `d` and `h` in place).
+        for index in stride(from: 0, to: 64, by: 8) {
+            func input(_ offset: Int) -> UInt32 { constants[index + offset] &+ schedule[index + offset] }
+            round(a, b, c, &d, e, f, g, &h, input(0))
+            round(h, a, b, &c, d, e, f, &g, input(1))
+            round(g, h, a, &b, c, d, e, &f, input(2))
+            round(f, g, h, &a, b, c, d, &e, input(3))
+            round(e, f, g, &h, a, b, c, &d, input(4))
+            round(d, e, f, &g, h, a, b, &c, input(5))
+            round(c, d, e, &f, g, h, a, &b, input(6))
+            round(b, c, d, &e, f, g, h, &a, input(7))
         }
         state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
                  state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+    }
+
+    /// One round: `d += temp1` and `h = temp1 + temp2`. The choice and the
+    /// majority are FIPS 180-4's Ch and Maj in fewer operations, the same
+    /// values bit for bit: `(e & f) ^ (~e & g)` is `g ^ (e & (f ^ g))`, and
+    /// `(a & b) ^ (a & c) ^ (b & c)` is `(a & b) | (c & (a | b))`.
+    @inline(__always)
+    private static func round(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
+                              _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ input: UInt32) {
+        let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+        let choice = g ^ (e & (f ^ g))
+        let temp1 = h &+ sum1 &+ choice &+ input
+        let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+        let majority = (a & b) | (c & (a | b))
+        d = d &+ temp1
+        h = temp1 &+ sum0 &+ majority
     }
 
     /// The digest as 64 lowercase hex digits.
@@ -108,6 +129,7 @@ public struct SHA256: Sendable {
         Hex.lowercase(digest(bytes))
     }
 
+    @inline(__always)
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
         value >> count | value << (32 - count)
     }

@@ -19,7 +19,10 @@ public enum DeviceToken {
             guard count >= 1, count <= 4096 else {
                 return "an FCM token has 1 to 4096 characters; this one has \(count)"
             }
-            guard allBytes(of: token, satisfy: { $0 >= 0x21 && $0 <= 0x7E }) else {
+            // Each byte in 0x21...0x7E: no byte of 0x80 and above, none of 0x20 and below, no 0x7F.
+            var bytes = token
+            let kinds = bytes.withUTF8 { PrintableASCII.classify($0) }
+            guard !kinds.nonASCII, !kinds.spaceOrControl else {
                 return "an FCM token holds printable ASCII only, without spaces"
             }
             return nil
@@ -70,13 +73,9 @@ public enum HTTPURL {
     /// characters are bytes, the rule reads the same); nil when the URL has
     /// other characters.
     private static func isAbsoluteASCII(_ url: UnsafeBufferPointer<UInt8>) -> Bool? {
-        var ascii = true
-        var printable = true
-        for byte in url {
-            if byte >= 0x80 { ascii = false }
-            if byte <= 0x20 || byte == 0x7F { printable = false }
-        }
-        guard ascii else { return nil }
+        let kinds = PrintableASCII.classify(url)
+        guard !kinds.nonASCII else { return nil }
+        let printable = !kinds.spaceOrControl
         let restStart: Int
         if startsCaseInsensitively(url, with: "https://") {
             restStart = 8

@@ -10,13 +10,24 @@
 extension EventDecoder {
     /// The event in `body` and its app, or nil to leave `body` to the tree decoder.
     func decodeFast(_ body: [UInt8]) -> (event: Event, app: AppProfile)? {
-        let limits = config.limits
-        var event = EventFastReader.emptyEvent()
-        let read = body.withUnsafeBufferPointer { buffer in
-            var reader = EventFastReader(buffer, limits: limits)
-            return reader.read(into: &event)
-        }
-        guard read, let app = try? config.app(named: event.app) else { return nil }
+        body.withUnsafeBufferPointer { decodeFast(buffer: $0) }
+    }
+
+    private func decodeFast(buffer: UnsafeBufferPointer<UInt8>) -> (event: Event, app: AppProfile)? {
+        // Held in an optional so that `take()` moves it into the result: the
+        // compiler copies a plain local out (and cannot `consume` this one).
+        var read: Event? = EventFastReader.emptyEvent()
+        var reader = EventFastReader(buffer, limits: config.limits)
+        guard reader.read(into: &read!), let app = appAccepting(read!) else { return nil }
+        if read!.eventID.isEmpty { read!.eventID = Concatenation.join(read!.conversation.id, ":", read!.message.id) }
+        guard let event = read.take() else { return nil }
+        return (event, app)
+    }
+
+    /// The app `event` names, when it has credentials for every recipient's
+    /// platform and none of the event's data keys is refused.
+    private func appAccepting(_ event: borrowing Event) -> AppProfile? {
+        guard let app = try? config.app(named: event.app) else { return nil }
         for recipient in event.recipients {
             switch recipient.platform {
             case .apns where app.apns == nil, .fcm where app.fcm == nil: return nil
@@ -27,7 +38,6 @@ extension EventDecoder {
         where DataKeyNames.problem(with: entry.key) != nil || app.dataKeys.isGatewayKey(entry.key) {
             return nil
         }
-        if event.eventID.isEmpty { event.eventID = "\(event.conversation.id):\(event.message.id)" }
-        return (event, app)
+        return app
     }
 }

@@ -42,9 +42,36 @@ struct ByteWriter: ~Copyable {
     @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        if count + bytes.count > capacity { grow(toAtLeast: count + bytes.count) }
-        (base + count).update(from: source, count: bytes.count)
-        count += bytes.count
+        reserve(bytes.count)
+        appendReserved(source, count: bytes.count)
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toAtLeast: count + extra) }
+    }
+
+    /// Copies `length` bytes in, room already made: up to 16 bytes with two
+    /// (possibly overlapping) word moves or a short loop instead of a call
+    /// to `memmove`, since most pieces are short.
+    @inline(__always)
+    private mutating func appendReserved(_ source: UnsafePointer<UInt8>, count length: Int) {
+        let destination = base + count
+        if length <= 16 {
+            if length >= 8 {
+                let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+                let head = from.loadUnaligned(as: UInt64.self)
+                let last = from.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+                to.storeBytes(of: head, as: UInt64.self)
+                to.storeBytes(of: last, toByteOffset: length - 8, as: UInt64.self)
+            } else {
+                for offset in 0..<length { destination[offset] = source[offset] }
+            }
+        } else {
+            destination.update(from: source, count: length)
+        }
+        count += length
     }
 
     mutating func append(_ bytes: [UInt8]) {
@@ -55,6 +82,7 @@ struct ByteWriter: ~Copyable {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
+    @inline(__always)
     mutating func appendLiteral(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -79,18 +107,30 @@ struct ByteWriter: ~Copyable {
 
     /// Appends `text` escaped, without quotes (a piece of a longer string).
     mutating func appendJSONStringContent(_ text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            var index = JSONEscaping.firstToEscape(in: utf8, from: 0)
-            while index < utf8.count {
-                append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                JSONEscaping.withEscape(of: utf8[index]) { append($0) }
-                runStart = index + 1
-                index = JSONEscaping.firstToEscape(in: utf8, from: runStart)
-            }
-            append(UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        // Lent in place (a small string from a stack copy): no copy of the
+        // string, so no retain and release around the scan.
+        let lent: Void? = text.utf8.withContiguousStorageIfAvailable { appendJSONStringContent(utf8: $0) }
+        if lent == nil {
+            var text = text
+            text.withUTF8 { appendJSONStringContent(utf8: $0) }
         }
+    }
+
+    /// Appends UTF-8 bytes escaped, without quotes: room for the whole text
+    /// is made once, and text with nothing to escape is one copy.
+    private mutating func appendJSONStringContent(utf8: UnsafeBufferPointer<UInt8>) {
+        guard let source = utf8.baseAddress else { return }
+        var index = JSONEscaping.firstToEscape(in: utf8, from: 0)
+        reserve(utf8.count)
+        if index == utf8.count { return appendReserved(source, count: index) }
+        var runStart = 0
+        while index < utf8.count {
+            append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            JSONEscaping.withEscape(of: utf8[index]) { append($0) }
+            runStart = index + 1
+            index = JSONEscaping.firstToEscape(in: utf8, from: runStart)
+        }
+        append(UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
 
     /// Appends `"key":"value"` (the key is written as given, already safe).

@@ -57,8 +57,18 @@ enum JSONEscaping {
         let count = bytes.count
         var index = start
         guard count - index >= 8 else {
-            while index < count, !stops(base[index], alsoNonASCII: alsoNonASCII) { index += 1 }
-            return index
+            // Four to seven bytes: two overlapping half-words tested as one
+            // word (the overlap is clean in the low half, so the lowest flag
+            // is still the first stop); fewer, byte by byte.
+            guard count - index >= 4 else {
+                while index < count, !stops(base[index], alsoNonASCII: alsoNonASCII) { index += 1 }
+                return index
+            }
+            let low = UInt64(load32(base + index)), high = UInt64(load32(base + count - 4))
+            let flags = stopFlags(low | high << 32, alsoNonASCII: alsoNonASCII)
+            guard flags != 0 else { return count }
+            let lane = flags.trailingZeroBitCount >> 3
+            return lane < 4 ? index + lane : count - 8 + lane
         }
         while true {
             let flags = stopFlags(load(base + index), alsoNonASCII: alsoNonASCII)
@@ -77,6 +87,12 @@ enum JSONEscaping {
     @inline(__always)
     private static func stops(_ byte: UInt8, alsoNonASCII: Bool) -> Bool {
         needsEscape(byte) || (alsoNonASCII && byte >= 0x80)
+    }
+
+    /// Four bytes with the first in the lowest bits, whatever the platform's order.
+    @inline(__always)
+    private static func load32(_ pointer: UnsafePointer<UInt8>) -> UInt32 {
+        UInt32(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt32.self))
     }
 
     /// Eight bytes with the first in the lowest bits, whatever the platform's order.

@@ -39,14 +39,10 @@ struct JSONScanner {
         guard nextItem(&object, closing: UInt8(ascii: "}"), ended: &ended) else { return nil }
         guard position < input.count, input[position] == UInt8(ascii: "\"") else { return nil }
         let start = position + 1
-        var index = start
-        while index < input.count {
-            let byte = input[index]
-            if byte == UInt8(ascii: "\"") { break }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return nil }
-            index += 1
-        }
-        guard index < input.count else { return nil }
+        // The first quote, backslash, control or non-ASCII byte, a word at a
+        // time: the key ends there when it is the closing quote.
+        let index = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: start)
+        guard index < input.count, input[index] == UInt8(ascii: "\"") else { return nil }
         position = index + 1
         guard consume(UInt8(ascii: ":")) else { return nil }
         skipWhitespace()

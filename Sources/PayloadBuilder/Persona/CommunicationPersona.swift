@@ -31,7 +31,7 @@ public struct CommunicationPersona: Sendable, Equatable {
 
     /// With the event's title and body rules already worked out (the renderer
     /// has them), so rich text is not stripped a second time.
-    init(event: Event, text: NotificationText, avatar: AvatarState, defaultLocale: String) {
+    init(event: borrowing Event, text: borrowing NotificationText, avatar: AvatarState, defaultLocale: String) {
         sender = Person(id: event.sender.id, displayName: event.sender.displayName, handleType: "unknown",
                         isMe: false, avatarURL: avatar.forwardedURL)
         me = Person(id: nil, displayName: nil, handleType: "unknown", isMe: true, avatarURL: nil)

@@ -30,21 +30,37 @@ public struct APNsID: Sendable {
         let high = eventHalf & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
         let low = hash & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
         return String(unsafeUninitializedCapacity: 36) { buffer in
-            // 32 nibbles, most significant first, with dashes after the 8th, 12th, 16th and 20th.
-            var position = 0
-            for nibbleIndex in 0..<32 {
-                if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
+            Self.hexDigits.withUTF8Buffer { hex in
+                var position = 0
+                // `count` hex digits of `word` from nibble `first` (most significant first).
+                func put(_ word: UInt64, from first: Int, _ count: Int) {
+                    var shift = UInt64(60 - first * 4)
+                    for _ in 0..<count {
+                        buffer[position] = hex[Int(truncatingIfNeeded: word >> shift & 0xF)]
+                        position += 1
+                        shift &-= 4
+                    }
+                }
+                func dash() {
                     buffer[position] = UInt8(ascii: "-")
                     position += 1
                 }
-                let word = nibbleIndex < 16 ? high : low
-                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - (nibbleIndex % 16) * 4)) & 0xF
-                buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-                position += 1
+                // 8-4-4 digits of the event half, then 4-12 of the device half.
+                put(high, from: 0, 8)
+                dash()
+                put(high, from: 8, 4)
+                dash()
+                put(high, from: 12, 4)
+                dash()
+                put(low, from: 0, 4)
+                dash()
+                put(low, from: 4, 12)
+                return position
             }
-            return position
         }
     }
+
+    private static let hexDigits: StaticString = "0123456789abcdef"
 
     /// The id for one notification (event and device) in one call.
     public static func derive(eventID: String, token: String) -> String {

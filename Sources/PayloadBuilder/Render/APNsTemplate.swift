@@ -12,16 +12,16 @@ struct APNsTemplate {
         let fragments = plan.fragments
         var out = ByteWriter(capacity: fragments.bytes.count + (content.utf8.count + dataText.utf8.count) * 2 + 64)
         out.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
-        out.append(fragments[fragments.title])
+        fragments.append(fragments.title, to: &out)
         out.appendLiteral(",\"body\":")
         fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
         out.append(UInt8(ascii: "}"))
         // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
-        out.append(fragments[fragments.apnsAfterAlert])
+        fragments.append(fragments.apnsAfterAlert, to: &out)
         let headCount = out.count
 
         out.appendLiteral("},")
-        out.append(fragments[fragments.notifee])
+        fragments.append(fragments.notifee, to: &out)
         if fragments.hasData {
             out.append(UInt8(ascii: ","))
             fragments.appendData(dataText: dataText, to: &out)

@@ -44,7 +44,7 @@ public struct EventRenderer: Sendable {
                 let template = try plan.template(language: language, cache: &fcmTemplates,
                                                  build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
                                                  size: { $0.countedBytes })
-                let path = fcmPath ?? "/v1/projects/\(fcm.projectID)/messages:send"
+                let path = fcmPath ?? Concatenation.join("/v1/projects/", fcm.projectID, "/messages:send")
                 fcmPath = path
                 requests.append(ProviderRequest(
                     platform: .fcm, recipientIndex: index, token: recipient.token, origin: fcm.baseURL,
@@ -64,7 +64,7 @@ public struct EventRenderer: Sendable {
                 apnsIDs = ids
                 requests.append(ProviderRequest(
                     platform: .apns, recipientIndex: index, token: recipient.token, origin: apns.baseURL,
-                    path: "/3/device/\(recipient.token)",
+                    path: Concatenation.join("/3/device/", recipient.token),
                     headers: [
                         ProviderRequest.Header("apns-topic", apns.topic),
                         ProviderRequest.Header("apns-push-type", "alert"),

@@ -22,7 +22,7 @@ struct FCMTemplate {
         out.appendLiteral(",\"notification\":")
         let notificationStart = out.count
         out.appendLiteral("{\"title\":")
-        out.append(fragments[fragments.title])
+        fragments.append(fragments.title, to: &out)
         out.appendLiteral(",\"body\":")
         fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
         out.append(UInt8(ascii: "}"))
@@ -34,14 +34,14 @@ struct FCMTemplate {
         out.append(UInt8(ascii: "}"))
         let dataBytes = out.count - dataStart
         // `,"android":{…},"apns":{"headers":{…},"payload":{"aps":{…`
-        out.append(fragments[fragments.fcmAfterData])
+        fragments.append(fragments.fcmAfterData, to: &out)
         let apsBytes = fragments.fcmApsBytes
         afterToken = out.bytes
 
         tail.reserveCapacity(fragments.notifee.count + 8)
         tail.append(UInt8(ascii: "}"))
         tail.append(UInt8(ascii: ","))
-        tail.append(contentsOf: fragments[fragments.notifee])
+        fragments.append(fragments.notifee, to: &tail)
         tail.appendLiteral("}}}}")
         // `{` + aps… + badge + `},notifee` + `}`
         let payloadBytes = 1 + apsBytes + RenderPlan.badgeReserve + (tail.count - 3)

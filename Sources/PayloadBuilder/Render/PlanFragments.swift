@@ -62,7 +62,19 @@ struct PlanFragments {
         bytes = out.bytes
     }
 
-    subscript(range: Range<Int>) -> ArraySlice<UInt8> { bytes[range] }
+    /// Appends the fragment at `range` (of `bytes`), read in place: no
+    /// `ArraySlice`. Inlined, like the other appenders, so that the caller's
+    /// fragments are not copied into a temporary for the call.
+    @inline(__always)
+    func append(_ range: Range<Int>, to out: inout ByteWriter) {
+        bytes.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// `append(_:to:)` onto a byte array.
+    @inline(__always)
+    func append(_ range: Range<Int>, to out: inout [UInt8]) {
+        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+    }
 
     // MARK: building
 
@@ -164,32 +176,34 @@ struct PlanFragments {
     var hasData: Bool { !dataBefore.isEmpty || dataTextKey != nil || !dataAfter.isEmpty }
 
     /// Appends the data members (no braces) with `dataText` as the `text` value.
+    @inline(__always)
     func appendData(dataText: String, to out: inout ByteWriter) {
         var wrote = false
         if !dataBefore.isEmpty {
-            out.append(bytes[dataBefore])
+            append(dataBefore, to: &out)
             wrote = true
         }
         if let dataTextKey {
             if wrote { out.append(UInt8(ascii: ",")) }
-            out.append(bytes[dataTextKey])
+            append(dataTextKey, to: &out)
             out.append(UInt8(ascii: ":"))
             out.appendJSONString(dataText)
             wrote = true
         }
         if !dataAfter.isEmpty {
             if wrote { out.append(UInt8(ascii: ",")) }
-            out.append(bytes[dataAfter])
+            append(dataAfter, to: &out)
         }
     }
 
     /// Appends the quoted notification body for `content` (the rule of
     /// `NotificationText.body(content:)`, written without building the string).
+    @inline(__always)
     func appendBody(content: String, isGroup: Bool, to out: inout ByteWriter) {
         guard isGroup else { return out.appendJSONString(content) }
-        guard !content.isEmpty else { return out.append(bytes[senderName]) }
+        guard !content.isEmpty else { return append(senderName, to: &out) }
         out.append(UInt8(ascii: "\""))
-        out.append(bytes[senderNameUnquoted])
+        append(senderNameUnquoted, to: &out)
         out.appendLiteral(": ")
         out.appendJSONStringContent(content)
         out.append(UInt8(ascii: "\""))

@@ -20,13 +20,14 @@ final class RenderPlan {
     /// Room kept for `,"badge":<Int32.max>`, so one template fits every badge.
     static let badgeReserve = 19
 
-    init(event: Event, app: AppProfile, avatarURL: String?, now: Int64) {
-        self.event = event
-        self.app = app
-        self.avatarURL = avatarURL
+    init(event: borrowing Event, app: AppProfile, avatarURL: String?, now: Int64) {
+        // Borrowed: the plan's own copy is the only one made.
         text = NotificationText(event: event)
         collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
         expiration = event.notification.ttlSeconds == 0 ? "0" : String(now + Int64(event.notification.ttlSeconds))
+        self.event = copy event
+        self.app = app
+        self.avatarURL = avatarURL
         fragments = PlanFragments(plan: self)
     }
 
@@ -95,15 +96,23 @@ final class RenderPlan {
 }
 
 /// The templates of one event by recipient language: a few at most (one
-/// per language present), so a scan of a short array, with no hashing.
+/// per language present), so a scan, with no hashing. The first is held
+/// inline, so that the usual event (one language) allocates no array and
+/// destroys no array of tuples.
 struct TemplateCache<Template> {
-    private var entries: [(language: String, template: Template)] = []
+    private var first: (language: String, template: Template)?
+    private var others: [(language: String, template: Template)] = []
 
     subscript(language: String) -> Template? {
-        entries.first(where: { $0.language == language })?.template
+        if let first, first.language == language { return first.template }
+        return others.first(where: { $0.language == language })?.template
     }
 
     mutating func insert(_ template: Template, for language: String) {
-        entries.append((language, template))
+        if first == nil {
+            first = (language, template)
+        } else {
+            others.append((language, template))
+        }
     }
 }

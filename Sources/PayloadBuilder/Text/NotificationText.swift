@@ -13,7 +13,7 @@ public struct NotificationText: Sendable, Equatable {
     public let isGroup: Bool
     public let kind: MessageKind
 
-    public init(event: Event) {
+    public init(event: borrowing Event) {
         plainText = event.message.richText ? RichText.plainText(fromMarkup: event.message.text) : event.message.text
         senderName = event.sender.displayName
         isGroup = event.conversation.title != nil
@@ -32,6 +32,6 @@ public struct NotificationText: Sendable, Equatable {
     /// The notification body for a given content.
     public func body(content: String) -> String {
         guard isGroup else { return content }
-        return content.isEmpty ? senderName : "\(senderName): \(content)"
+        return content.isEmpty ? senderName : Concatenation.join(senderName, ": ", content)
     }
 }

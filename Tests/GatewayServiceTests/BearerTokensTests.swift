@@ -1,0 +1,75 @@
+@testable import GatewayService
+import XCTest
+
+/// `BearerTokens.authorizes` reads the header in place and compares the
+/// scheme as ASCII without case; these check it against the rule it
+/// replaced (the first seven bytes decoded, lowercased as a string, equal
+/// to `bearer `) and that no other character could lowercase into it.
+final class BearerTokensTests: XCTestCase {
+    /// The rule as it was written before: a string lowercased.
+    private func lowercasedRule(_ bytes: [UInt8]) -> Bool {
+        bytes.count > 7 && String(decoding: bytes.prefix(7), as: UTF8.self).lowercased() == "bearer "
+    }
+
+    private func fastRule(_ bytes: [UInt8]) -> Bool {
+        bytes.count > 7 && bytes.withUnsafeBufferPointer { BearerTokens.startsWithBearerScheme($0) }
+    }
+
+    func testNoOtherCharacterLowercasesIntoTheScheme() {
+        // A character that lowercases to ASCII made only of `b`, `e`, `a`,
+        // `r` and space would match a lowercased prefix but not the ASCII rule.
+        let schemeScalars = Set("bear ".unicodeScalars)
+        for value in 0x80...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value), scalar.properties.changesWhenLowercased else { continue }
+            let lowered = String(scalar).lowercased().unicodeScalars
+            XCTAssertFalse(lowered.allSatisfy { schemeScalars.contains($0) }, "U+\(String(value, radix: 16))")
+        }
+    }
+
+    func testAgreesWithTheLowercasedRule() {
+        let scheme = Array("bearer ".utf8)
+        var cases: [[UInt8]] = []
+        // Every mix of cases, every byte at every position of the scheme.
+        for mask in 0..<128 {
+            cases.append(scheme.enumerated().map { mask >> $0.offset & 1 == 1 ? $0.element & ~0x20 : $0.element } + [0x41])
+        }
+        for position in 0..<7 {
+            for byte in 0...255 {
+                var bytes = scheme + Array("tok".utf8)
+                bytes[position] = UInt8(byte)
+                cases.append(bytes)
+            }
+        }
+        // Non-ASCII look-alikes and short headers.
+        for text in ["\u{212A}earer x", "BEARER\u{A0}x", "bearer", "bearer ", "Bearer x", "İearer x", "ʙearer x", ""] {
+            cases.append(Array(text.utf8))
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            let length = Int.random(in: 0...12, using: &generator)
+            cases.append((0..<length).map { _ in
+                [UInt8(ascii: "b"), UInt8(ascii: "E"), 0x20, 0xC4, 0xB0, 0xE2, 0x84, 0xAA, 0x41]
+                    .randomElement(using: &generator)! })
+        }
+        for bytes in cases {
+            XCTAssertEqual(fastRule(bytes), lowercasedRule(bytes), "\(bytes)")
+        }
+    }
+
+    func testAuthorizesOnlyAConfiguredToken() {
+        let tokens = BearerTokens(["s3cr3t", "", "other-token"])
+        XCTAssertTrue(tokens.authorizes("Bearer s3cr3t"))
+        XCTAssertTrue(tokens.authorizes("bEARER other-token"))
+        XCTAssertFalse(tokens.authorizes(nil))
+        XCTAssertFalse(tokens.authorizes("Bearer "))
+        XCTAssertFalse(tokens.authorizes("Bearer s3cr3"))
+        XCTAssertFalse(tokens.authorizes("Bearer s3cr3tt"))
+        XCTAssertFalse(tokens.authorizes("Bearer  s3cr3t"))
+        XCTAssertFalse(tokens.authorizes("Basic s3cr3t"))
+        XCTAssertFalse(tokens.authorizes("s3cr3t"))
+        XCTAssertFalse(BearerTokens([]).authorizes("Bearer "))
+        // A header decoded from bytes (not a literal) is read the same way.
+        let decoded = String(decoding: Array("Bearer other-token".utf8), as: UTF8.self)
+        XCTAssertTrue(tokens.authorizes(decoded))
+    }
+}
