@@ -9,7 +9,8 @@ final class RetryAfterTests: XCTestCase {
         XCTAssertNil(RetryAfter.duration("-5", now: 0))
         XCTAssertNil(RetryAfter.duration("1.5", now: 0))
         XCTAssertNil(RetryAfter.duration("", now: 0))
-        XCTAssertNil(RetryAfter.duration("99999999999999999999999", now: 0))
+        XCTAssertEqual(RetryAfter.duration("99999999999999999999999", now: 0), .seconds(86_400), "capped at a day")
+        XCTAssertEqual(RetryAfter.duration("9223372036854775807", now: 0), .seconds(86_400))
     }
 
     func testAnIMFFixdateIsTheTimeLeftUntilIt() {
@@ -22,7 +23,8 @@ final class RetryAfterTests: XCTestCase {
 
     func testAnythingElseIsNoAdvice() {
         for text in ["Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 UTC",
-                     "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "soon"] {
+                     "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, +6 Nov 1994 08:49:37 GMT",
+                     "Sun, 06 Nov 1994 -1:49:37 GMT", "soon"] {
             XCTAssertNil(RetryAfter.duration(text, now: 0), text)
         }
     }

@@ -1,4 +1,4 @@
-import FCMClient
+@testable import FCMClient
 import Synchronization
 import XCTest
 
@@ -66,6 +66,9 @@ final class AccessTokenCacheTests: XCTestCase {
         let kept = try await cache.accessToken()
         XCTAssertEqual(kept, first)
         XCTAssertEqual(cache.failedGrantCount, 1)
+        let keptDuringTheHoldOff = try await cache.accessToken()
+        XCTAssertEqual(keptDuringTheHoldOff, first, "the hold-off does not hide a token that has not expired")
+        XCTAssertEqual(cache.failedGrantCount, 1)
         clock.advance(100)  // expired
         do {
             _ = try await cache.accessToken()
@@ -100,5 +103,15 @@ final class AccessTokenCacheTests: XCTestCase {
         clock.advance(8)
         _ = try await cache.accessToken()
         XCTAssertFalse(cache.isHoldingOffGrants, "a success ends the hold-off")
+    }
+
+    /// A Retry-After far too long (a broken or hostile endpoint) holds off
+    /// for the cap, and does not overflow on the way.
+    func testAHugeRetryAfterHoldsOffForTheCap() async throws {
+        var rules = AccessTokenCacheState(refreshMargin: 225)
+        guard case let .start(id) = rules.decide(now: 1000) else { return XCTFail() }
+        let error = AccessTokenError(.unavailable, "down", httpStatus: 503, retryAfter: .seconds(Int64.max))
+        _ = rules.finished(id, .failure(error), now: 1000)
+        XCTAssertEqual(rules.holdOff?.until, 1000 + AccessTokenCacheState.maximumRetryAfter)
     }
 }

@@ -65,7 +65,11 @@ struct AccessTokenCacheState: Sendable {
     mutating func decide(now: Int64) -> Decision {
         if let token = usableToken(now: now) { return .use(token) }
         if let inFlight { return .join(inFlight.id) }
-        if let holdOff, now < holdOff.until { return .fail(holdOff.error) }
+        if let holdOff, now < holdOff.until {
+            // A token inside its refresh margin is still good until it expires.
+            if let current, now < current.expiresAt { return .use(current.token) }
+            return .fail(holdOff.error)
+        }
         lastID += 1
         inFlight = (lastID, now)
         return .start(lastID)
@@ -89,7 +93,8 @@ struct AccessTokenCacheState: Sendable {
             failedGrantCount += 1
             failuresInARow += 1
             let backoff = min(Self.maximumBackoff, Int64(1) << min(failuresInARow - 1, 6))
-            let asked = error.retryAfter.map { min(Self.maximumRetryAfter, Int64(max(0, ($0 / .seconds(1)).rounded(.up)))) } ?? 0
+            // Capped as a Duration first: a huge Retry-After must not overflow the conversion.
+            let asked = error.retryAfter.map { Int64(max(0, (min($0, .seconds(Self.maximumRetryAfter)) / .seconds(1)).rounded(.up))) } ?? 0
             let wait = max(backoff, asked)
             var held = error
             held.detail = "\(error.detail); no new grant for \(wait) s after a failure"
