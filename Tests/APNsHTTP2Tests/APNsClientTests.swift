@@ -93,6 +93,23 @@ final class APNsClientTests: XCTestCase {
         }
     }
 
+    /// A send with no time left (a caller's deadline already passed)
+    /// reaches no provider: every request ends as a timeout at once.
+    func testASendWithNoTimeLeftIsNotSent() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        _ = try await client.send(try testbed.requests(count: 1, eventID: "warm-up")[0])
+        let outcomes = await withCheckedContinuation { continuation in
+            client.send(try! testbed.requests(count: 3), timeout: .zero) { continuation.resume(returning: $0) }
+        }
+        for outcome in outcomes {
+            guard case let .failure(error) = outcome else { return XCTFail("\(outcome)") }
+            XCTAssertEqual(error.kind, .timeout)
+        }
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1, "only the warm-up reached the provider")
+    }
+
     func testOneProviderTokenServesFiftySends() async throws {
         let testbed = try APNsTestbed()
         let client = try testbed.client()

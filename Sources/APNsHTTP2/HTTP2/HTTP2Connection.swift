@@ -182,7 +182,17 @@ public final class HTTP2Connection: @unchecked Sendable {
               completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
         let batch = BatchCompletion(count: requests.count, deliver: completion)
         guard !requests.isEmpty else { return }
-        let streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, startedAt: startedAt) }
+        var streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, startedAt: startedAt) }
+        // A request whose time is already up is not sent at all: it ends now,
+        // on this thread, before the others are handed to the loop.
+        let now = ContinuousClock.now
+        if streams.contains(where: { $0.deadline <= now }) {
+            for stream in streams where stream.deadline <= now {
+                stream.finish(.failure(TransportError(.timeout, "no time left to send to \(host)")))
+            }
+            streams.removeAll { $0.finished }
+            if streams.isEmpty { return }
+        }
         let outcome: (refusal: TransportError?, wake: Bool) = inbox.withLock { state in
             if !state.closed, !accepting.load(ordering: .relaxed) {
                 // Draining (GOAWAY or shutdown): it would never open a stream for them.
