@@ -137,10 +137,14 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
     /// ends as a retryable loss instead of waiting for its timeout.
     func testAMalformedFrameDuringAGracefulShutdownStillEndsTheConnection() async throws {
         let testbed = try APNsTestbed()
-        testbed.simulator.setFaults(APNsSimulatorFaults(responseDelay: .seconds(20), malformedFrameAfter: .milliseconds(500)))
+        testbed.simulator.setFaults(APNsSimulatorFaults(responseDelay: .seconds(20), malformedFrameAfter: .milliseconds(1500)))
         let (closed, closing) = AsyncStream<Void>.makeStream()
+        let closedEarly = Atomic<Bool>(false)
         let connection = try HTTP2Connection(host: "127.0.0.1", port: testbed.simulator.port,
-                                             tls: TLSConfiguration(caFile: testbed.caFile), onClose: { _ in closing.yield() })
+                                             tls: TLSConfiguration(caFile: testbed.caFile), onClose: { _ in
+                                                 closedEarly.store(true, ordering: .relaxed)
+                                                 closing.yield()
+                                             })
         let inFlight = Task { () -> TransportError? in
             do throws(TransportError) {
                 _ = try await connection.send(HTTP2Request(path: "/3/device/00", timeout: .seconds(30)))
@@ -154,6 +158,7 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
             try await Task.sleep(for: .milliseconds(10))
         }
         try await Task.sleep(for: .milliseconds(100))
+        XCTAssertFalse(closedEarly.load(ordering: .relaxed), "the shutdown comes before the malformed frame, or the test proves nothing")
         connection.shutdown()  // graceful: the request in flight may finish
         let ended = await Self.first(closed, within: .seconds(20))
         XCTAssertTrue(ended, "the connection ends")

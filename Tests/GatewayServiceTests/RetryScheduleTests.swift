@@ -51,6 +51,15 @@ final class RetryScheduleTests: XCTestCase {
         XCTAssertEqual(schedule.takeDue(now: start + .seconds(1)).map(\.retry.request.recipientIndex), [0, 1])
     }
 
+    /// Grouping never sends a request before the Retry-After its provider gave.
+    func testARetryAfterIsNeverCutShortByGrouping() {
+        var schedule = RetrySchedule(policy: policy(), deadline: start + .seconds(30))
+        _ = schedule.add([retry(0, after: .milliseconds(1010))], attempt: 2, now: start, jitter: 1)
+        _ = schedule.add([retry(1)], attempt: 2, now: start, jitter: 1)
+        XCTAssertEqual(schedule.takeDue(now: start + .seconds(1)).map(\.retry.request.recipientIndex), [1])
+        XCTAssertEqual(schedule.takeDue(now: start + .milliseconds(1010)).map(\.retry.request.recipientIndex), [0])
+    }
+
     func testTheAttemptLimitAndTheDeadlineEndRetries() {
         var schedule = RetrySchedule(policy: policy(), deadline: start + .seconds(3))
         XCTAssertEqual(schedule.add([retry(0)], attempt: 4, now: start, jitter: 1).count, 1, "past the attempt limit")

@@ -70,36 +70,71 @@ extension Dispatcher {
     /// Retries with back-off and jitter, within the deadline, the attempt
     /// limit and the shared budget; what is not retried keeps its last result.
     /// Each request keeps its own schedule: a long Retry-After for one
-    /// device delays (or, past the deadline, ends) that device alone.
+    /// device delays (or, past the deadline, ends) that device alone, and a
+    /// retry that is slow to be answered holds up no other: each batch that
+    /// falls due is sent while the earlier ones are still out.
     func retrying(_ retry: [Retry], app: AppProfile, deadline: ContinuousClock.Instant,
                   final: inout [Int: RecipientResult]) async {
         var schedule = RetrySchedule(policy: settings.retry, deadline: deadline)
         for result in schedule.add(retry, attempt: 2, now: ContinuousClock.now, jitter: Double.random(in: 0...1)) {
             final[result.request.recipientIndex] = result.result
         }
-        while let due = schedule.nextDue {
-            // A cancelled sleep goes on at once: the earliest requests are taken
-            // whatever the clock says, so the loop always moves on.
-            if due > ContinuousClock.now { try? await Task.sleep(until: due, clock: .continuous) }
-            let batch = schedule.takeDue(now: max(ContinuousClock.now, due))
-            let granted = budget.withdraw(batch.count)
-            for waiting in batch.dropFirst(granted) { final[waiting.retry.request.recipientIndex] = waiting.retry.result }
-            let sending = Array(batch.prefix(granted))
-            guard !sending.isEmpty else { continue }
-            let requests = sending.map(\.retry.request)
-            for request in requests { metrics.registry.increment(GatewayMetrics.retries, [request.platform.rawValue]) }
-            let again = classify(requests, await sendOnce(requests, app: app, deadline: deadline), app: app, into: &final)
-            var attempts: [Int: Int] = [:]
-            for waiting in sending { attempts[waiting.retry.request.recipientIndex] = waiting.attempt }
-            let jitter = Double.random(in: 0...1)
-            let now = ContinuousClock.now
-            for retry in again {
-                let attempt = (attempts[retry.request.recipientIndex] ?? settings.retry.maximumAttempts) + 1
-                for dropped in schedule.add([retry], attempt: attempt, now: now, jitter: jitter) {
-                    final[dropped.request.recipientIndex] = dropped.result
+        await withTaskGroup(of: RetryEvent.self) { group in
+            var out = 0
+            var timerFor: ContinuousClock.Instant?
+            while true {
+                let now = ContinuousClock.now
+                let batch = schedule.takeDue(now: now)
+                // Taken at or after the deadline (a timer or a batch came late): not sent.
+                let sendable = now < deadline ? batch : []
+                for waiting in batch where now >= deadline { final[waiting.retry.request.recipientIndex] = waiting.retry.result }
+                let granted = budget.withdraw(sendable.count)
+                for waiting in sendable.dropFirst(granted) { final[waiting.retry.request.recipientIndex] = waiting.retry.result }
+                let sending = Array(sendable.prefix(granted))
+                if !sending.isEmpty {
+                    let requests = sending.map(\.retry.request)
+                    for request in requests { metrics.registry.increment(GatewayMetrics.retries, [request.platform.rawValue]) }
+                    out += 1
+                    group.addTask { .answered(sending, await self.sendOnce(requests, app: app, deadline: deadline)) }
+                }
+                if let due = schedule.nextDue, due != timerFor {
+                    // One timer for the earliest due time; a later one that is
+                    // no longer the earliest just wakes the loop for nothing.
+                    timerFor = due
+                    out += 1
+                    group.addTask {
+                        try? await Task.sleep(until: due, clock: .continuous)
+                        return .timer(due)
+                    }
+                }
+                // Nothing out means nothing scheduled either (a due time always has its timer).
+                guard out > 0, let event = await group.next() else { break }
+                out -= 1
+                guard case let .answered(sent, outcomes) = event else {
+                    if case let .timer(due) = event, due == timerFor { timerFor = nil }
+                    continue
+                }
+                let requests = sent.map(\.retry.request)
+                let again = classify(requests, outcomes, app: app, into: &final)
+                var attempts: [Int: Int] = [:]
+                for waiting in sent { attempts[waiting.retry.request.recipientIndex] = waiting.attempt }
+                let jitter = Double.random(in: 0...1)
+                let after = ContinuousClock.now
+                for retry in again {
+                    let attempt = (attempts[retry.request.recipientIndex] ?? settings.retry.maximumAttempts) + 1
+                    for dropped in schedule.add([retry], attempt: attempt, now: after, jitter: jitter) {
+                        final[dropped.request.recipientIndex] = dropped.result
+                    }
                 }
             }
+            group.cancelAll()
         }
+    }
+
+    /// What `retrying` waits for: a batch's answers, or a timer for a due time.
+    enum RetryEvent: Sendable {
+        case answered([RetrySchedule.Waiting], [DeliveryResult])
+        case timer(ContinuousClock.Instant)
     }
 
     func countNotifications(_ final: [Int: RecipientResult]) {

@@ -45,12 +45,14 @@ struct RetrySchedule {
     /// The earliest due time, nil when nothing waits.
     var nextDue: ContinuousClock.Instant? { waiting.map(\.due).min() }
 
-    /// Takes every request due by `now` (and those due within `grouping`
-    /// of it), in the order they were scheduled.
+    /// Takes every request due by `now`, and those due within `grouping`
+    /// of it unless the provider gave them a Retry-After (never sent before
+    /// it ends), in the order they were scheduled.
     mutating func takeDue(now: ContinuousClock.Instant) -> [Waiting] {
         let cutoff = now + Self.grouping
-        let due = waiting.filter { $0.due <= cutoff }
-        waiting.removeAll { $0.due <= cutoff }
+        let isDue = { (item: Waiting) in item.due <= now || (item.due <= cutoff && item.retry.after == nil) }
+        let due = waiting.filter(isDue)
+        waiting.removeAll(where: isDue)
         return due
     }
 }
