@@ -63,9 +63,13 @@ final class RetryScheduleTests: XCTestCase {
     func testTheAttemptLimitAndTheDeadlineEndRetries() {
         var schedule = RetrySchedule(policy: policy(), deadline: start + .seconds(3))
         XCTAssertEqual(schedule.add([retry(0)], attempt: 4, now: start, jitter: 1).count, 1, "past the attempt limit")
-        // Attempt 3 waits 2 s (1 s doubled): due at 2.5 s, inside; at 1.5 s in, due at 3.5 s, past the deadline.
+        // Attempt 3 waits 2 s (1 s doubled): due at 2.5 s, inside; at 1.5 s in, due at 3.5 s, past the deadline;
+        // at 0.95 s in, due at 2.95 s, too close to it to be worth an attempt.
         XCTAssertTrue(schedule.add([retry(1)], attempt: 3, now: start + .milliseconds(500), jitter: 1).isEmpty)
         XCTAssertEqual(schedule.add([retry(2)], attempt: 3, now: start + .milliseconds(1500), jitter: 1).count, 1)
+        XCTAssertEqual(schedule.add([retry(3)], attempt: 3, now: start + .milliseconds(950), jitter: 1).count, 1)
+        XCTAssertFalse(schedule.leavesTimeForAnAttempt(at: start + .milliseconds(2950)))
+        XCTAssertTrue(schedule.leavesTimeForAnAttempt(at: start + .milliseconds(2850)))
     }
 
     /// PROTOCOLS.md: FCM UNAVAILABLE backs off 1 s, 2 s, 4 s … with jitter;

@@ -85,9 +85,10 @@ extension Dispatcher {
             while true {
                 let now = ContinuousClock.now
                 let batch = schedule.takeDue(now: now)
-                // Taken at or after the deadline (a timer or a batch came late): not sent.
-                let sendable = now < deadline ? batch : []
-                for waiting in batch where now >= deadline { final[waiting.retry.request.recipientIndex] = waiting.retry.result }
+                // Taken too close to the deadline (a timer or a batch came late): not sent.
+                let inTime = schedule.leavesTimeForAnAttempt(at: now)
+                let sendable = inTime ? batch : []
+                for waiting in batch where !inTime { final[waiting.retry.request.recipientIndex] = waiting.retry.result }
                 let granted = budget.withdraw(sendable.count)
                 for waiting in sendable.dropFirst(granted) { final[waiting.retry.request.recipientIndex] = waiting.retry.result }
                 let sending = Array(sendable.prefix(granted))

@@ -15,6 +15,10 @@ struct RetrySchedule {
     /// Requests due within this much of the earliest go together: one
     /// provider batch instead of one per millisecond of jitter.
     static let grouping: Duration = .milliseconds(20)
+    /// A retry needs at least this much time before the deadline: one that
+    /// would start later could only time out, replacing the provider's
+    /// reason with `timeout` and spending the retry budget for nothing.
+    static let minimumAttemptTime: Duration = .milliseconds(100)
 
     let policy: RetryPolicy
     let deadline: ContinuousClock.Instant
@@ -26,20 +30,25 @@ struct RetrySchedule {
     }
 
     /// Schedules `retries` for attempt number `attempt`; returns those that
-    /// are not (past the attempt limit, or due at or after the deadline).
+    /// are not (past the attempt limit, or due too close to the deadline).
     mutating func add(_ retries: [Dispatcher.Retry], attempt: Int, now: ContinuousClock.Instant,
                       jitter: Double) -> [Dispatcher.Retry] {
         var refused: [Dispatcher.Retry] = []
         for retry in retries {
             let due = now + policy.delay(beforeAttempt: attempt, retryAfter: retry.after, providerRefused: retry.refused,
                                          jitter: jitter)
-            if attempt <= policy.maximumAttempts, due < deadline {
+            if attempt <= policy.maximumAttempts, due + Self.minimumAttemptTime < deadline {
                 waiting.append(Waiting(retry: retry, attempt: attempt, due: due))
             } else {
                 refused.append(retry)
             }
         }
         return refused
+    }
+
+    /// Whether an attempt starting at `now` still has its minimum time.
+    func leavesTimeForAnAttempt(at now: ContinuousClock.Instant) -> Bool {
+        now + Self.minimumAttemptTime < deadline
     }
 
     /// The earliest due time, nil when nothing waits.
