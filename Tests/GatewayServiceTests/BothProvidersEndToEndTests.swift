@@ -112,9 +112,31 @@ extension BothProvidersEndToEndTests {
             return (platform, body)
         })
         XCTAssertEqual(try JSONParser.parse(apnsPayload), rendered["apns"], "render == what notify sent to APNs")
-        XCTAssertEqual(try JSONParser.parse(fcmBody), rendered["fcm"], "render == what notify sent to FCM")
+        // `apns-expiration` is the clock's second plus the TTL: the render and
+        // the notify may fall on either side of a second boundary.
+        let (sent, sentExpiration) = Self.withoutExpiration(try JSONParser.parse(fcmBody))
+        let (shownFCM, shownExpiration) = Self.withoutExpiration(try XCTUnwrap(rendered["fcm"]))
+        XCTAssertEqual(sent, shownFCM, "render == what notify sent to FCM")
+        let seconds = try XCTUnwrap(sentExpiration.flatMap(Int64.init)) - (try XCTUnwrap(shownExpiration.flatMap(Int64.init)))
+        XCTAssertTrue((0...2).contains(seconds), "the expirations are \(seconds) s apart")
         guard case let .string(shown)? = try JSONParser.parse(apnsPayload)["aps"]?["alert"]?["body"] else { return XCTFail() }
         XCTAssertTrue(shown.hasSuffix("…"))
+    }
+
+    /// The FCM message with its `apns.headers.apns-expiration` set aside, and that value.
+    private static func withoutExpiration(_ message: JSONValue) -> (JSONValue, String?) {
+        guard case var .object(top) = message, let messageIndex = top.firstIndex(where: { $0.key == "message" }),
+              case var .object(fields) = top[messageIndex].value,
+              let apnsIndex = fields.firstIndex(where: { $0.key == "apns" }), case var .object(apns) = fields[apnsIndex].value,
+              let headersIndex = apns.firstIndex(where: { $0.key == "headers" }),
+              case var .object(headers) = apns[headersIndex].value,
+              let expirationIndex = headers.firstIndex(where: { $0.key == "apns-expiration" }),
+              case let .string(expiration) = headers[expirationIndex].value else { return (message, nil) }
+        headers[expirationIndex].value = .string("")
+        apns[headersIndex].value = .object(headers)
+        fields[apnsIndex].value = .object(apns)
+        top[messageIndex].value = .object(fields)
+        return (.object(top), expiration)
     }
 }
 
