@@ -10,7 +10,8 @@ public enum DeviceToken {
             guard (64...200).contains(count), count % 2 == 0 else {
                 return "an APNs token is an even number (64 to 200) of hex digits; this one has \(count) characters"
             }
-            guard allBytes(of: token, satisfy: isHexDigit) else {
+            var bytes = token
+            guard bytes.withUTF8({ HexDigits.all($0) }) else {
                 return "an APNs token holds hex digits only (0-9, a-f)"
             }
             return nil
@@ -26,25 +27,6 @@ public enum DeviceToken {
                 return "an FCM token holds printable ASCII only, without spaces"
             }
             return nil
-        }
-    }
-
-    /// `text.utf8.allSatisfy(test)` over the contiguous bytes.
-    @inline(__always)
-    static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            for byte in bytes where !test(byte) { return false }
-            return true
-        }
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
-            return true
-        default:
-            return false
         }
     }
 }

@@ -59,7 +59,7 @@ extension EventFastReader {
             default: return nil
             }
         }
-        guard ended, let platformName, let platform = Platform(rawValue: platformName), let token,
+        guard ended, let platformName, let platform = Platform(named: platformName), let token,
               DeviceToken.problem(with: token, platform: platform) == nil else { return nil }
         return Recipient(platform: platform, token: token, badge: badge, locale: locale, userID: userID)
     }

@@ -114,7 +114,7 @@ struct EventFastReader {
         guard ended, let id else { return nil }
         var kind = MessageKind.text
         if let kindName {
-            guard let known = MessageKind(rawValue: kindName) else { return nil }
+            guard let known = MessageKind(named: kindName) else { return nil }
             kind = known
         }
         return Message(id: id, text: text ?? "", kind: kind, richText: richText ?? false)

@@ -2,11 +2,13 @@
 /// badge (API.md "Direct APNs"): `aps` with the alert and the Communication
 /// Notification flags, the notifee block, then the data keys at top level.
 struct APNsTemplate {
-    private var head: [UInt8] = []
-    private var tail: [UInt8] = []
+    /// The payload without the badge: the part before the badge's place
+    /// (`headCount` bytes), then the rest.
+    private var bytes: [UInt8] = []
+    private var headCount = 0
 
     /// Payload size with room for any badge; must stay within 4096 bytes.
-    var countedBytes: Int { head.count + tail.count + RenderPlan.badgeReserve }
+    var countedBytes: Int { bytes.count + RenderPlan.badgeReserve }
 
     init(plan: RenderPlan, content: String, dataText: String) {
         let fragments = plan.fragments
@@ -18,7 +20,7 @@ struct APNsTemplate {
         out.append(UInt8(ascii: "}"))
         // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
         fragments.append(fragments.apnsAfterAlert, to: &out)
-        let headCount = out.count
+        headCount = out.count
 
         out.appendLiteral("},")
         fragments.append(fragments.notifee, to: &out)
@@ -27,19 +29,18 @@ struct APNsTemplate {
             fragments.appendData(dataText: dataText, to: &out)
         }
         out.append(UInt8(ascii: "}"))
-        head = out.bytes(0..<headCount)
-        tail = out.bytes(headCount..<out.count)
+        bytes = out.bytes
     }
 
     func payload(badge: Int?) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(head.count + tail.count + 20)
-        out.append(contentsOf: head)
+        out.reserveCapacity(bytes.count + 20)
+        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<headCount])) }
         if let badge {
             out.appendLiteral(",\"badge\":")
             JSONWriter.appendDecimal(Int64(badge), to: &out)
         }
-        out.append(contentsOf: tail)
+        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[headCount...])) }
         return out
     }
 }

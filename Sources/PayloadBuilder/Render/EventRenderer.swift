@@ -23,9 +23,8 @@ public struct EventRenderer: Sendable {
         requests.reserveCapacity(event.recipients.count)
         var skipped: [SkippedRecipient] = []
         let senderIsSelf = !config.selfSenderIDs.isEmpty && config.selfSenderIDs.contains(event.sender.id)
-        // Per-event parts of the requests, made when the first request needs them.
+        // Per-event part of the APNs requests, made when the first one needs it.
         var apnsIDs: APNsID?
-        var fcmPath: String?
 
         for (index, recipient) in event.recipients.enumerated() {
             if senderIsSelf || recipient.userID == event.sender.id {
@@ -44,11 +43,9 @@ public struct EventRenderer: Sendable {
                 let template = try plan.template(language: language, cache: &fcmTemplates,
                                                  build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
                                                  size: { $0.countedBytes })
-                let path = fcmPath ?? Concatenation.join("/v1/projects/", fcm.projectID, "/messages:send")
-                fcmPath = path
                 requests.append(ProviderRequest(
                     platform: .fcm, recipientIndex: index, token: recipient.token, origin: fcm.baseURL,
-                    path: path,
+                    path: fcm.sendPath,
                     headers: [ProviderRequest.Header("content-type", "application/json")],
                     body: template.body(token: recipient.token, badge: recipient.badge)))
             case .apns:

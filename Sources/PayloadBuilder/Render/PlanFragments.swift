@@ -32,7 +32,8 @@ struct PlanFragments {
 
     init(plan: RenderPlan) {
         let event = plan.event
-        var out = ByteWriter(capacity: 1024)
+        // Room for the seed event's fragments (about 1,100 bytes) without growing.
+        var out = ByteWriter(capacity: 2048)
         title = Self.quoted(plan.text.title, into: &out)
         senderName = Self.quoted(event.sender.displayName, into: &out)
 

@@ -90,18 +90,25 @@ public struct APNsTarget: Sendable {
 
 /// The FCM side of an app: project and origin.
 public struct FCMTarget: Sendable {
-    public var projectID: String
+    public var projectID: String {
+        didSet { sendPath = FCMTarget.sendPath(projectID: projectID) }
+    }
     public var baseURL: String
+    /// The path of `sendURL`, made when the project is set rather than per event.
+    public private(set) var sendPath: String
 
     public static let production = "https://fcm.googleapis.com"
 
     public init(projectID: String, baseURL: String = FCMTarget.production) {
         self.projectID = projectID
         self.baseURL = RenderConfig.trimmingSlash(baseURL)
+        sendPath = FCMTarget.sendPath(projectID: projectID)
     }
 
     /// `POST` target of one message.
     public var sendURL: String { "\(baseURL)/v1/projects/\(projectID)/messages:send" }
+
+    private static func sendPath(projectID: String) -> String { "/v1/projects/\(projectID)/messages:send" }
 }
 
 /// A configuration value that cannot be used, with the setting's name and
