@@ -196,7 +196,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         let outcome: (refusal: TransportError?, wake: Bool) = inbox.withLock { state in
             if !state.closed, !accepting.load(ordering: .relaxed) {
                 // Draining (GOAWAY or shutdown): it would never open a stream for them.
-                return (TransportError(.notSent, "connection to \(host) is closing"), false)
+                return (closingRefusal, false)
             }
             if state.closed {
                 // As tearDown ends the queue: a connection that never connected
@@ -222,26 +222,25 @@ public final class HTTP2Connection: @unchecked Sendable {
         }
     }
 
+    /// What a request gets from a connection that drains (after GOAWAY or a
+    /// shutdown): not sent, so its pool sends it elsewhere.
+    private var closingRefusal: TransportError { TransportError(.notSent, "connection to \(host) is closing") }
+
     /// Stops taking requests; in-flight streams finish (gracefully) or fail.
+    /// Also how the connection retires itself on the loop thread when the
+    /// server asks for a new connection in an answer.
     public func shutdown(graceful: Bool = true) {
         inbox.withLock { state in
             state.shutdownRequested = true
             if !graceful { state.closeReason = TransportError(.shutdown, "connection shut down") }
         }
         accepting.store(false, ordering: .relaxed)
-        wake()
+        // On the loop's own thread the loop turns right after: no wake-up.
+        if !loop.isCurrent { wake() }
     }
 
     private func wake() {
         loop.wake()
-    }
-
-    /// On the loop thread: the server asked (in an answer) for a new
-    /// connection. This one drains as after `shutdown()`: the next turn
-    /// stops it taking requests and it closes once its streams are done.
-    private func retire() {
-        inbox.withLock { $0.shutdownRequested = true }
-        accepting.store(false, ordering: .relaxed)
     }
 
     // MARK: event loop
@@ -325,7 +324,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             // Requests queued in the instant the connection began to drain:
             // no stream will open for them, so they go elsewhere now.
             if !lifecycle.acceptsRequests, waitingHead < waiting.count {
-                failWaiting(TransportError(.notSent, "connection to \(host) is closing"))
+                failWaiting(closingRefusal)
             }
             submitWaiting()
             try flushOutput()
@@ -669,7 +668,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
             answeredAny = true
             let response = HTTP2Response(status: status, headers: stream.responseHeaders, body: stream.responseBody)
-            if status != 200, let retires = options.retiresConnection, retires(response) { retire() }
+            if status != 200, let retires = options.retiresConnection, retires(response) { shutdown() }
             complete(stream, .success(response))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):
             complete(stream, .failure(TransportError(.refused, "stream \(streamID) refused by \(host) (not processed)")))
