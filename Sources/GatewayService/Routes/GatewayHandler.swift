@@ -32,8 +32,8 @@ public struct GatewayHandler: HTTPHandler {
     }
 
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let (route, response) = immediateAnswer(request) else { return nil }
-        requestSeries.count(route: route, status: response.status)
+        guard let response = immediateAnswer(request) else { return nil }
+        answered(path: request.path, response)
         return response
     }
 
@@ -43,29 +43,38 @@ public struct GatewayHandler: HTTPHandler {
         guard request.path == "/v1/notify" else { return false }
         dispatcher.notify(body: request.body) { response in
             // Counted only when it is what the client gets (not after a stop's 503).
-            if reply.send(response) { self.requestSeries.count(route: "/v1/notify", status: response.status) }
+            if reply.send(response) { self.answered(path: "/v1/notify", response) }
         }
         return true
     }
 
+    /// Counts every answer, by route (the endpoint, or `other`) and status.
     public func answered(path: String, _ response: HTTPResponse) {
-        let known = ["/v1/notify", "/v1/render", "/metrics", "/healthz", "/readyz"].contains(path)
-        requestSeries.count(route: known ? path : "other", status: response.status)
+        requestSeries.count(route: Self.route(path), status: response.status)
+    }
+
+    /// The `route` label of `pushgw_http_requests_total`: the endpoint, or
+    /// `other` for any other path (a bounded label).
+    private static func route(_ path: String) -> String {
+        switch path {
+        case "/v1/notify", "/v1/render", "/metrics", "/healthz", "/readyz": return path
+        default: return "other"
+        }
     }
 
     /// Counted by the server, through `answered`, once delivered.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        await answer(request).response
+        await answer(request)
     }
 
     /// Everything but a notify that passed the checks, and a render whose
     /// avatar must be downloaded first.
-    private func immediateAnswer(_ request: HTTPRequest) -> (route: String, response: HTTPResponse)? {
+    private func immediateAnswer(_ request: HTTPRequest) -> HTTPResponse? {
         switch request.path {
         case "/v1/notify", "/v1/render":
-            if let refusal = refusal(request) { return (request.path, refusal) }
+            if let refusal = refusal(request) { return refusal }
             if request.path == "/v1/render", let rendered = dispatcher.renderWithoutWaiting(body: request.body) {
-                return (request.path, rendered)
+                return rendered
             }
             return nil
         default:
@@ -85,35 +94,34 @@ public struct GatewayHandler: HTTPHandler {
         return nil
     }
 
-    private func answer(_ request: HTTPRequest) async -> (route: String, response: HTTPResponse) {
+    private func answer(_ request: HTTPRequest) async -> HTTPResponse {
         switch request.path {
         case "/v1/notify", "/v1/render":
-            let route = request.path
-            if let refusal = refusal(request) { return (route, refusal) }
-            if route == "/v1/notify" { return (route, await dispatcher.notify(body: request.body)) }
-            return (route, await dispatcher.render(body: request.body))
+            if let refusal = refusal(request) { return refusal }
+            if request.path == "/v1/notify" { return await dispatcher.notify(body: request.body) }
+            return await dispatcher.render(body: request.body)
         default:
             return answerOther(request)
         }
     }
 
-    private func answerOther(_ request: HTTPRequest) -> (route: String, response: HTTPResponse) {
+    private func answerOther(_ request: HTTPRequest) -> HTTPResponse {
         switch request.path {
         case "/metrics":
-            guard request.method == "GET" else { return ("/metrics", Self.error(.methodNotAllowed, "use GET")) }
+            guard request.method == "GET" else { return Self.error(.methodNotAllowed, "use GET") }
             if let metricsTokens, !metricsTokens.authorizes(request.authorization) {
-                return ("/metrics", Self.error(.unauthorized, "send Authorization: Bearer <metrics token>"))
+                return Self.error(.unauthorized, "send Authorization: Bearer <metrics token>")
             }
             beforeScrape()
-            return ("/metrics", HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-                                             body: Array(metrics.registry.exposition().utf8)))
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
+                                body: Array(metrics.registry.exposition().utf8))
         case "/healthz":
-            guard request.method == "GET" else { return ("/healthz", Self.error(.methodNotAllowed, "use GET")) }
-            return ("/healthz", HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8)))
+            guard request.method == "GET" else { return Self.error(.methodNotAllowed, "use GET") }
+            return HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8))
         case "/readyz":
-            guard request.method == "GET" else { return ("/readyz", Self.error(.methodNotAllowed, "use GET")) }
+            guard request.method == "GET" else { return Self.error(.methodNotAllowed, "use GET") }
             let reasons = readiness() + dispatcher.providersKnownBad
-            guard !reasons.isEmpty else { return ("/readyz", HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8))) }
+            guard !reasons.isEmpty else { return HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8)) }
             var writer = JSONWriter()
             writer.beginObject()
             writer.member("status", "not_ready")
@@ -122,9 +130,9 @@ public struct GatewayHandler: HTTPHandler {
             for reason in reasons { writer.string(reason) }
             writer.endArray()
             writer.endObject()
-            return ("/readyz", HTTPResponse(status: 503, body: writer.bytes))
+            return HTTPResponse(status: 503, body: writer.bytes)
         default:
-            return ("other", Self.error(.notFound, "no such endpoint; see /v1/notify, /v1/render, /metrics, /healthz, /readyz"))
+            return Self.error(.notFound, "no such endpoint; see /v1/notify, /v1/render, /metrics, /healthz, /readyz")
         }
     }
 
