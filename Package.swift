@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "CMallocShims"),
         .target(name: "CThreadShims"),
 
+        // The one Swift wrapper of libcurl's easy interface (OAuth token
+        // exchange, avatar download).
+        .target(name: "Curl", dependencies: ["CCurl", "CCurlShims"], swiftSettings: swiftSettings),
         // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
         .target(name: "PushGWSync", swiftSettings: swiftSettings),
         .target(name: "PayloadBuilder", swiftSettings: swiftSettings),
@@ -40,14 +43,14 @@ let package = Package(
         // messages:send client on the HTTP/2 connection layer.
         .target(
             name: "FCMClient",
-            dependencies: ["APNsHTTP2", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CCurl", "CCurlShims"],
+            dependencies: ["APNsHTTP2", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CCurl", "Curl"],
             swiftSettings: swiftSettings
         ),
         // The service: HTTP ingest (libmicrohttpd), configuration, dispatcher,
         // avatar resolver, metrics. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "CCurl", "CCurlShims", "CMicroHTTPD",
+            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "CCurl", "Curl", "CMicroHTTPD",
                            "CThreadShims"],
             swiftSettings: swiftSettings
         ),
@@ -82,6 +85,11 @@ let package = Package(
         .testTarget(
             name: "PayloadBuilderTests",
             dependencies: ["PayloadBuilder"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CurlTests",
+            dependencies: ["Curl", "CCurl"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -2,7 +2,7 @@ internal import CCurl
 
 // libcurl callbacks. File-level constants, as C callbacks must be; the
 // context is the `CurlResponseSink` passed unretained as user data (it
-// lives on the stack frame of `CurlEasy.perform`, which outlives the
+// lives on the stack frame of `HTTPSPost.perform`, which outlives the
 // transfer).
 
 /// CURLOPT_WRITEFUNCTION: appends body bytes; returning less than offered

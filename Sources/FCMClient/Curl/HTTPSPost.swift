@@ -1,4 +1,5 @@
 internal import CCurl
+internal import Curl
 import Dispatch
 
 /// One HTTPS POST over libcurl's easy interface, with the limits a
@@ -36,26 +37,26 @@ struct HTTPSPost: Sendable {
     func perform() throws(CurlFailure) -> Response {
         let easy = try CurlEasy()
         let sink = CurlResponseSink(limit: maximumResponseBytes, keptHeaders: keptHeaders)
-        try easy.set(CURLOPT_URL, "CURLOPT_URL", url)
-        try easy.set(CURLOPT_PROTOCOLS_STR, "CURLOPT_PROTOCOLS_STR", "https")
-        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", "https")
-        try easy.set(CURLOPT_FOLLOWLOCATION, "CURLOPT_FOLLOWLOCATION", 0)
-        try easy.set(CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL", 1)
-        try easy.set(CURLOPT_HTTP_VERSION, "CURLOPT_HTTP_VERSION", CURL_HTTP_VERSION_2TLS)
-        try easy.set(CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER", 1)
-        try easy.set(CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST", 2)
-        if let caFile { try easy.set(CURLOPT_CAINFO, "CURLOPT_CAINFO", caFile) }
-        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Self.milliseconds(connectTimeout))
-        try easy.set(CURLOPT_TIMEOUT_MS, "CURLOPT_TIMEOUT_MS", Self.milliseconds(timeout))
-        try easy.set(CURLOPT_USERAGENT, "CURLOPT_USERAGENT", "pushgw")
-        try easy.set(CURLOPT_POST, "CURLOPT_POST", 1)
+        try easy.set(CURLOPT_URL, url, name: "CURLOPT_URL")
+        try easy.set(CURLOPT_PROTOCOLS_STR, "https", name: "CURLOPT_PROTOCOLS_STR")
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "https", name: "CURLOPT_REDIR_PROTOCOLS_STR")
+        try easy.set(CURLOPT_FOLLOWLOCATION, 0, name: "CURLOPT_FOLLOWLOCATION")
+        try easy.set(CURLOPT_NOSIGNAL, 1, name: "CURLOPT_NOSIGNAL")
+        try easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS, name: "CURLOPT_HTTP_VERSION")
+        try easy.set(CURLOPT_SSL_VERIFYPEER, 1, name: "CURLOPT_SSL_VERIFYPEER")
+        try easy.set(CURLOPT_SSL_VERIFYHOST, 2, name: "CURLOPT_SSL_VERIFYHOST")
+        if let caFile { try easy.set(CURLOPT_CAINFO, caFile, name: "CURLOPT_CAINFO") }
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, CurlEasy.milliseconds(connectTimeout), name: "CURLOPT_CONNECTTIMEOUT_MS")
+        try easy.set(CURLOPT_TIMEOUT_MS, CurlEasy.milliseconds(timeout), name: "CURLOPT_TIMEOUT_MS")
+        try easy.set(CURLOPT_USERAGENT, "pushgw", name: "CURLOPT_USERAGENT")
+        try easy.set(CURLOPT_POST, 1, name: "CURLOPT_POST")
         try easy.setBody(body)
         try easy.setHeaders(headers + ["Expect:"])  // no 100-continue round trip
         let context = Unmanaged.passUnretained(sink).toOpaque()
-        try easy.set(CURLOPT_WRITEFUNCTION, "CURLOPT_WRITEFUNCTION", callback: curlWriteBody)
-        try easy.set(CURLOPT_WRITEDATA, "CURLOPT_WRITEDATA", pointer: context)
-        try easy.set(CURLOPT_HEADERFUNCTION, "CURLOPT_HEADERFUNCTION", callback: curlReceiveHeader)
-        try easy.set(CURLOPT_HEADERDATA, "CURLOPT_HEADERDATA", pointer: context)
+        try easy.set(CURLOPT_WRITEFUNCTION, callback: curlWriteBody, name: "CURLOPT_WRITEFUNCTION")
+        try easy.set(CURLOPT_WRITEDATA, pointer: context, name: "CURLOPT_WRITEDATA")
+        try easy.set(CURLOPT_HEADERFUNCTION, callback: curlReceiveHeader, name: "CURLOPT_HEADERFUNCTION")
+        try easy.set(CURLOPT_HEADERDATA, pointer: context, name: "CURLOPT_HEADERDATA")
         do {
             try withExtendedLifetime(sink) { () throws(CurlFailure) in try easy.perform() }
         } catch {
@@ -83,10 +84,5 @@ struct HTTPSPost: Sendable {
                 continuation.resume(returning: result)
             }
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
     }
 }

@@ -2,9 +2,14 @@ import CCurl
 
 extension AvatarDropReason {
     /// The one translation of a failed transfer's `CURLcode` into a drop
-    /// reason. `refusedAddress` says the open-socket callback refused an
-    /// address, so a failure to connect is the policy's doing.
-    init(curlCode code: CURLcode, refusedAddress: Bool) {
+    /// reason (nil: libcurl gave no code, e.g. out of memory). `refusedAddress`
+    /// says the open-socket callback refused an address, so a failure to
+    /// connect is the policy's doing.
+    init(curlCode code: CURLcode?, refusedAddress: Bool) {
+        guard let code else {
+            self = .fetchFailed
+            return
+        }
         switch code {
         case CURLE_COULDNT_CONNECT:
             self = refusedAddress ? .privateAddress : .connectFailed

@@ -1,4 +1,5 @@
 import CCurl
+import Curl
 import PayloadBuilder
 
 /// One avatar download with libcurl, hop by hop, on the calling thread (it blocks).
@@ -42,9 +43,9 @@ struct AvatarFetcher: Sendable {
 
     private func download(_ original: String) -> Download {
         let deadline = ContinuousClock.now + policy.totalTimeout
-        let curl: AvatarCurlHandle
+        let curl: CurlEasy
         do {
-            curl = try AvatarCurlHandle()
+            curl = try CurlEasy()
             try configure(curl)
         } catch {
             return .refused(.fetchFailed)
@@ -79,56 +80,57 @@ struct AvatarFetcher: Sendable {
     }
 
     /// The options every hop shares.
-    private func configure(_ curl: AvatarCurlHandle) throws(AvatarCurlSetupFailure) {
+    private func configure(_ curl: CurlEasy) throws(CurlFailure) {
         let protocols = policy.allowHTTP ? "http,https" : "https"
-        try curl.set(CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
-        try curl.set(CURLOPT_PROTOCOLS_STR, protocols, "CURLOPT_PROTOCOLS_STR")
-        try curl.set(CURLOPT_REDIR_PROTOCOLS_STR, protocols, "CURLOPT_REDIR_PROTOCOLS_STR")
-        try curl.set(CURLOPT_FOLLOWLOCATION, 0, "CURLOPT_FOLLOWLOCATION")
+        try curl.set(CURLOPT_NOSIGNAL, 1, name: "CURLOPT_NOSIGNAL")
+        try curl.set(CURLOPT_PROTOCOLS_STR, protocols, name: "CURLOPT_PROTOCOLS_STR")
+        try curl.set(CURLOPT_REDIR_PROTOCOLS_STR, protocols, name: "CURLOPT_REDIR_PROTOCOLS_STR")
+        try curl.set(CURLOPT_FOLLOWLOCATION, 0, name: "CURLOPT_FOLLOWLOCATION")
         // An empty proxy disables the proxy environment variables as well.
-        try curl.set(CURLOPT_PROXY, "", "CURLOPT_PROXY")
-        try curl.set(CURLOPT_NOPROXY, "*", "CURLOPT_NOPROXY")
-        try curl.set(CURLOPT_HTTP09_ALLOWED, 0, "CURLOPT_HTTP09_ALLOWED")
-        try curl.set(CURLOPT_SSL_VERIFYPEER, 1, "CURLOPT_SSL_VERIFYPEER")
-        try curl.set(CURLOPT_SSL_VERIFYHOST, 2, "CURLOPT_SSL_VERIFYHOST")
+        try curl.set(CURLOPT_PROXY, "", name: "CURLOPT_PROXY")
+        try curl.set(CURLOPT_NOPROXY, "*", name: "CURLOPT_NOPROXY")
+        try curl.set(CURLOPT_HTTP09_ALLOWED, 0, name: "CURLOPT_HTTP09_ALLOWED")
+        try curl.set(CURLOPT_SSL_VERIFYPEER, 1, name: "CURLOPT_SSL_VERIFYPEER")
+        try curl.set(CURLOPT_SSL_VERIFYHOST, 2, name: "CURLOPT_SSL_VERIFYHOST")
         if let caBundlePath = policy.caBundlePath {
-            try curl.set(CURLOPT_CAINFO, caBundlePath, "CURLOPT_CAINFO")
+            try curl.set(CURLOPT_CAINFO, caBundlePath, name: "CURLOPT_CAINFO")
         }
         // Refuses a body whose Content-Length is already too large, before any of it arrives.
-        try curl.setLarge(CURLOPT_MAXFILESIZE_LARGE, max(policy.maxBytes, 0), "CURLOPT_MAXFILESIZE_LARGE")
-        try curl.set(CURLOPT_USERAGENT, policy.userAgent, "CURLOPT_USERAGENT")
+        try curl.set(CURLOPT_MAXFILESIZE_LARGE, large: max(policy.maxBytes, 0), name: "CURLOPT_MAXFILESIZE_LARGE")
+        try curl.set(CURLOPT_USERAGENT, policy.userAgent, name: "CURLOPT_USERAGENT")
         try curl.setHeaders(["Accept: " + policy.allowedTypes.map(\.mime).sorted().joined(separator: ", ")])
         // No CURLOPT_ACCEPT_ENCODING: the body is judged and counted as sent, never inflated.
         // No cookie engine: CURLOPT_COOKIEFILE is never set.
     }
 
     /// One request and response.
-    private func exchange(_ url: AvatarURL, on curl: AvatarCurlHandle, within remaining: Duration) throws(AvatarCurlSetupFailure) -> Hop {
+    private func exchange(_ url: AvatarURL, on curl: CurlEasy, within remaining: Duration) throws(CurlFailure) -> Hop {
         let transfer = AvatarTransfer(policy: policy, curl: curl)
         try transfer.attach()
-        try curl.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(remaining), "CURLOPT_TIMEOUT_MS")
-        try curl.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(policy.connectTimeout, remaining)), "CURLOPT_CONNECTTIMEOUT_MS")
-        try curl.set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(url.rawHandle), "CURLOPT_CURLU")
-        let code = withExtendedLifetime((url, transfer)) { curl.perform() }
-        try curl.set(CURLOPT_CURLU, pointer: nil, "CURLOPT_CURLU")
+        try curl.set(CURLOPT_TIMEOUT_MS, CurlEasy.milliseconds(remaining), name: "CURLOPT_TIMEOUT_MS")
+        try curl.set(CURLOPT_CONNECTTIMEOUT_MS, CurlEasy.milliseconds(min(policy.connectTimeout, remaining)), name: "CURLOPT_CONNECTTIMEOUT_MS")
+        try curl.set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(url.rawHandle), name: "CURLOPT_CURLU")
+        let failure: CurlFailure?
+        do {
+            try withExtendedLifetime((url, transfer)) { () throws(CurlFailure) in try curl.perform() }
+            failure = nil
+        } catch {
+            failure = error
+        }
+        try curl.set(CURLOPT_CURLU, pointer: nil, name: "CURLOPT_CURLU")
 
         let status = curl.responseCode
         let isRedirect = (300..<400).contains(status)
-        guard code == CURLE_OK else {
+        if let failure {
             if transfer.stoppedForStatus { return .refused(.httpStatus(status)) }
-            if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
+            if transfer.exceededLimit || failure.code == CURLE_FILESIZE_EXCEEDED {
                 let judged = status == 0 || status == 200 || isRedirect
                 return .refused(judged ? .tooLarge : .httpStatus(status))
             }
-            return .refused(AvatarDropReason(curlCode: code, refusedAddress: transfer.refusedAddress))
+            return .refused(AvatarDropReason(curlCode: failure.code, refusedAddress: transfer.refusedAddress))
         }
         if isRedirect, let next = curl.redirectURL { return .redirect(next) }
         guard status == 200 else { return .refused(.httpStatus(status)) }
         return .body(transfer.body)
-    }
-
-    /// A libcurl millisecond timeout: rounded up, at least 1 (0 would mean none).
-    private static func milliseconds(_ duration: Duration) -> Int {
-        max(1, Int((duration / .milliseconds(1)).rounded(.up)))
     }
 }

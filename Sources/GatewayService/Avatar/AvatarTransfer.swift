@@ -1,4 +1,5 @@
 import CCurl
+import Curl
 import Glibc
 
 /// libcurl's write callback: hands each body chunk to the transfer, whose
@@ -35,7 +36,7 @@ private let avatarOpenSocketCallback: @convention(c) (UnsafeMutableRawPointer?, 
 /// caller keeps it alive across the perform.
 final class AvatarTransfer {
     private let policy: AvatarPolicy
-    private let curl: AvatarCurlHandle
+    private let curl: CurlEasy
 
     /// The 200 response's body, at most `policy.maxBytes`.
     private(set) var body: [UInt8] = []
@@ -48,19 +49,19 @@ final class AvatarTransfer {
     /// The open-socket callback refused at least one resolved address.
     private(set) var refusedAddress = false
 
-    init(policy: AvatarPolicy, curl: AvatarCurlHandle) {
+    init(policy: AvatarPolicy, curl: CurlEasy) {
         self.policy = policy
         self.curl = curl
     }
 
     /// Points the handle's callbacks at this transfer. The caller keeps `self`
     /// alive until `perform()` returns (`withExtendedLifetime`).
-    func attach() throws(AvatarCurlSetupFailure) {
+    func attach() throws(CurlFailure) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        try curl.setWriteFunction(avatarWriteCallback)
-        try curl.set(CURLOPT_WRITEDATA, pointer: context, "CURLOPT_WRITEDATA")
+        try curl.set(CURLOPT_WRITEFUNCTION, callback: avatarWriteCallback, name: "CURLOPT_WRITEFUNCTION")
+        try curl.set(CURLOPT_WRITEDATA, pointer: context, name: "CURLOPT_WRITEDATA")
         try curl.setOpenSocketFunction(avatarOpenSocketCallback)
-        try curl.set(CURLOPT_OPENSOCKETDATA, pointer: context, "CURLOPT_OPENSOCKETDATA")
+        try curl.set(CURLOPT_OPENSOCKETDATA, pointer: context, name: "CURLOPT_OPENSOCKETDATA")
     }
 
     fileprivate func receive(_ chunk: UnsafeRawBufferPointer) -> Int {
