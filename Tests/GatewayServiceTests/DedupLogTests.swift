@@ -20,6 +20,20 @@ final class DedupLogTests: XCTestCase {
         return reader.string()
     }
 
+    func testAPackedEventReadsBackEveryField() {
+        let results = [
+            RecordedResult(RecipientResult(platform: .apns, token: "a", status: .invalidToken, reason: "Unregistered",
+                                           invalidSince: -1)),
+            RecordedResult(RecipientResult(platform: .apns, token: "b", status: .invalidToken, reason: "Unregistered",
+                                           invalidSince: 1_767_225_600_123)),
+            RecordedResult(RecipientResult(platform: .fcm, token: "c", status: .failed, reason: "UNAVAILABLE", retryable: true)),
+            RecordedResult(RecipientResult(platform: .fcm, token: "d", status: .sent, providerID: "projects/p/messages/1")),
+        ]
+        var bytes: [UInt8] = []
+        PackedRecordedEvent.append(key: "k", event: RecordedEvent(results: results), to: &bytes)
+        XCTAssertEqual(PackedRecordedEvent.unpack(bytes[...]).results, results)
+    }
+
     func testRecordsSpanningManyChunksAreFoundAndTheOldestAreSweptFirst() {
         var log = DedupLog(chunkSize: 256)
         let now = ContinuousClock.now

@@ -41,11 +41,32 @@ final class NotifyEndToEndTests: XCTestCase {
         guard case let .array(results)? = json["results"] else { return XCTFail() }
         XCTAssertEqual(results[0]["status"], .string("invalid_token"))
         XCTAssertEqual(results[0]["reason"], .string("Unregistered"))
+        XCTAssertEqual(results[0]["invalid_since_ms"], .int(1_767_225_600_000), "APNs's 410 timestamp, for the caller's re-registration check")
+        XCTAssertNil(results[1]["invalid_since_ms"])
         XCTAssertEqual(results[1]["status"], .string("failed"))
         XCTAssertEqual(results[1]["retryable"], .bool(true))
         XCTAssertEqual(results[1]["reason"], .string("InternalServerError"))
         XCTAssertEqual(results[2]["status"], .string("sent"))
         XCTAssertEqual(testbed.simulator.statistics.rejectedPerReason["InternalServerError"], 3, "retried up to the attempt limit")
+    }
+
+    func testADuplicateAnswersTheRecordedInvalidSinceTime() async throws {
+        let testbed = try ServiceTestbed()
+        let tokens = [ServiceTestbed.token(1), ServiceTestbed.token(2)]
+        testbed.simulator.always(token: tokens[0], .unregistered(timestampMilliseconds: 1_700_000_000_123))
+        testbed.simulator.always(token: tokens[1], .badDeviceToken)
+        let body = ServiceTestbed.event(tokens: tokens)
+        let first = try await testbed.call("POST", "/v1/notify", body: body)
+        let second = try await testbed.call("POST", "/v1/notify", body: body)
+        for answer in [first, second] {
+            XCTAssertEqual(answer.status, 200)
+            let json = try JSONParser.parse(answer.body)
+            guard case let .array(results)? = json["results"] else { return XCTFail() }
+            XCTAssertEqual(results[0]["invalid_since_ms"], .int(1_700_000_000_123))
+            XCTAssertNil(results[1]["invalid_since_ms"], "a 400 BadDeviceToken carries no time")
+            XCTAssertEqual(json["rejected"], .array(tokens.map(JSONValue.string)))
+        }
+        XCTAssertEqual(try JSONParser.parse(second.body)["duplicate"], .bool(true))
     }
 
     func testARetryableFailureThenSuccessIsSent() async throws {

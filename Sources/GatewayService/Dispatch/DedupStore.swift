@@ -105,15 +105,18 @@ public struct RecordedResult: Sendable, Equatable {
     public var providerID: String?
     public var reason: String?
     public var retryable: Bool?
+    /// `RecipientResult.invalidSince`.
+    public var invalidSince: Int64?
 
     public init(platform: Platform, device: DeviceFingerprint, status: RecipientResult.Status, providerID: String? = nil,
-                reason: String? = nil, retryable: Bool? = nil) {
+                reason: String? = nil, retryable: Bool? = nil, invalidSince: Int64? = nil) {
         self.platform = platform
         self.device = device
         self.status = status
         self.providerID = providerID
         self.reason = reason
         self.retryable = retryable
+        self.invalidSince = invalidSince
     }
 
     /// What is kept of `result`.
@@ -124,7 +127,8 @@ public struct RecordedResult: Sendable, Equatable {
     /// `result`, whose token's fingerprint is `device`.
     init(_ result: RecipientResult, device: DeviceFingerprint) {
         self.init(platform: result.platform, device: device, status: result.status,
-                  providerID: result.providerID, reason: result.reason, retryable: result.retryable)
+                  providerID: result.providerID, reason: result.reason, retryable: result.retryable,
+                  invalidSince: result.invalidSince)
     }
 
     /// Done for good: a retry of the event will not send it again.
@@ -138,7 +142,7 @@ public struct RecordedResult: Sendable, Equatable {
     /// The result again, for the device whose token is `token`.
     public func result(token: String) -> RecipientResult {
         RecipientResult(platform: platform, token: token, status: status, providerID: providerID, reason: reason,
-                        retryable: retryable)
+                        retryable: retryable, invalidSince: invalidSince)
     }
 }
 

@@ -15,7 +15,10 @@ public enum DeliveryResult: Sendable, Equatable {
     /// What the dispatcher does with a rejection.
     public enum Disposition: Sendable, Equatable {
         /// The token is dead: report `invalid_token` and list it in `rejected`.
-        case dropToken
+        /// `since`: when the provider says the token stopped being valid
+        /// (APNs 410's `timestamp`, milliseconds since the epoch), so that a
+        /// caller keeps a token its app registered again after that.
+        case dropToken(since: Int64?)
         /// Try again, after `after` when the provider said so.
         case retry(after: Duration?)
         /// Final failure: gateway bug, payload refused.
@@ -58,7 +61,7 @@ public struct APNsSender: NotificationSender {
         case let .success(.rejected(rejection)):
             let disposition: DeliveryResult.Disposition
             switch rejection.action {
-            case .dropToken: disposition = .dropToken
+            case .dropToken: disposition = .dropToken(since: rejection.timestamp)
             case let .retry(after): disposition = .retry(after: after)
             case .retryOnNewConnection, .retryWithNewProviderToken: disposition = .retry(after: nil)
             case .configurationError: disposition = .configuration
@@ -101,7 +104,7 @@ public struct FCMSender: NotificationSender {
         case let .success(.rejected(rejection)):
             let disposition: DeliveryResult.Disposition
             switch rejection.action {
-            case .dropToken: disposition = .dropToken
+            case .dropToken: disposition = .dropToken(since: nil)
             case let .retry(after): disposition = .retry(after: after)
             // Bad APNs credentials in the Firebase project: iOS devices reached
             // through FCM fail, Android ones do not; FCM is not known bad.

@@ -36,11 +36,11 @@ extension Dispatcher {
                 health.worked(app: app.name, provider: provider)
                 final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
                                                                  status: .sent, providerID: providerID)
-            case let .rejected(_, reason, .dropToken):
+            case let .rejected(_, reason, .dropToken(since)):
                 health.worked(app: app.name, provider: provider)
                 metrics.registry.increment(GatewayMetrics.rejectedTokens, [provider])
                 final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
-                                                                 status: .invalidToken, reason: reason)
+                                                                 status: .invalidToken, reason: reason, invalidSince: since)
             case let .rejected(_, reason, .final):
                 final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
                                                                  status: .failed, reason: reason, retryable: false)

@@ -29,6 +29,7 @@ struct EventAnswer: Sendable {
                 writer.bool(retryable)
             }
             if let reason = result.reason { writer.member("reason", reason) }
+            if let invalidSince = result.invalidSince { writer.member("invalid_since_ms", invalidSince) }
             writer.endObject()
         }
         writer.endArray()

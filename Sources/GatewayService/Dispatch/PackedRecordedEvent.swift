@@ -5,8 +5,9 @@ import PayloadBuilder
 ///
 /// Layout: the key, the number of results, then per result its platform,
 /// status, retryable flag (0 none, 1 false, 2 true), device fingerprint
-/// (16 bytes), provider id and reason. Strings are a 32-bit length and their UTF-8 bytes; an optional
-/// string has a presence byte first. Platform and status are their raw
+/// (16 bytes), provider id, reason and the token's invalid-since time. Strings are a 32-bit
+/// length and their UTF-8 bytes; an optional value has a presence byte first; integers are
+/// little-endian. Platform and status are their raw
 /// values, so the packing survives new enum cases.
 enum PackedRecordedEvent {
     /// Appends the packed event to `bytes`.
@@ -21,6 +22,12 @@ enum PackedRecordedEvent {
             append(result.device.low, to: &bytes)
             appendOptional(result.providerID, to: &bytes)
             appendOptional(result.reason, to: &bytes)
+            if let invalidSince = result.invalidSince {
+                bytes.append(1)
+                append(invalidSince, to: &bytes)
+            } else {
+                bytes.append(0)
+            }
         }
     }
 
@@ -44,8 +51,9 @@ enum PackedRecordedEvent {
             let device = DeviceFingerprint(high: reader.uint64(), low: reader.uint64())
             let providerID = reader.optionalString()
             let reason = reader.optionalString()
+            let invalidSince: Int64? = reader.byte() == 0 ? nil : Int64(bitPattern: reader.uint64())
             results.append(RecordedResult(platform: platform, device: device, status: status, providerID: providerID,
-                                          reason: reason, retryable: retryable))
+                                          reason: reason, retryable: retryable, invalidSince: invalidSince))
         }
         return RecordedEvent(results: results)
     }

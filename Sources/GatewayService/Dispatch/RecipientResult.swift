@@ -16,15 +16,21 @@ public struct RecipientResult: Sendable, Equatable {
     public var reason: String?
     /// For `failed`: would a later retry of the event have a chance?
     public var retryable: Bool?
+    /// For `invalid_token`, when the provider said so: since when the token
+    /// has not been valid, in milliseconds since the epoch (APNs 410
+    /// `Unregistered`). A caller that saw the device register this token
+    /// again after that time keeps it (PROTOCOLS.md A4).
+    public var invalidSince: Int64?
 
     public init(platform: Platform, token: String, status: Status, providerID: String? = nil, reason: String? = nil,
-                retryable: Bool? = nil) {
+                retryable: Bool? = nil, invalidSince: Int64? = nil) {
         self.platform = platform
         self.token = token
         self.status = status
         self.providerID = providerID
         self.reason = reason
         self.retryable = retryable
+        self.invalidSince = invalidSince
     }
 
     /// Done for good: a retry of the event will not send it again.
