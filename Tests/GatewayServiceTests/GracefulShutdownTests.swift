@@ -31,6 +31,50 @@ final class GracefulShutdownTests: XCTestCase {
         XCTAssertEqual(providers.apns.statistics.acceptedTotal, 1)
     }
 
+    /// A keep-alive connection opened before the shutdown may still send
+    /// requests during the drain: a new notification is refused 503
+    /// `shutting_down` with nothing sent, other requests are answered, and
+    /// every answer closes its connection, so the client goes elsewhere.
+    func testANotificationArrivingDuringTheDrainIsRefusedWithNothingSentAndAnswersCloseTheConnection() async throws {
+        let providers = try DemoProviders()
+        defer { providers.stop() }
+        let gateway = try Self.gateway(providers)
+        providers.apns.setFaults(APNsSimulatorFaults(responseDelay: .milliseconds(1_500)))
+        let base = "http://127.0.0.1:\(gateway.server.port)"
+        let seed = try ServiceTestbed.seedEvent()
+        let kept = try RawConnection(port: gateway.server.port)
+        let host = "Host: 127.0.0.1\r\n"
+        XCTAssertTrue(kept.send("GET /healthz HTTP/1.1\r\n\(host)\r\n"))
+        guard case let .response(200, before, _) = kept.readReply() else { return XCTFail("healthz before the shutdown") }
+        XCTAssertNotEqual(before["connection"]?.lowercased(), "close", "keep-alive before the shutdown")
+        let readiness = try RawConnection(port: gateway.server.port)
+
+        let inFlight = Task { try await ServiceTestbed.call(base, "POST", "/v1/notify", body: seed, bearer: ServiceTestbed.bearer) }
+        try await waitUntil("the event is in flight") { gateway.server.activeRequests == 1 }
+        let shutdown = Task { await gateway.shutdown(drain: .seconds(20)) }
+        try await waitUntil("new connections are refused") { (try? RawConnection(port: gateway.server.port)) == nil }
+
+        let event = ServiceTestbed.event(id: "drain:late", tokens: [ServiceTestbed.token(7)])
+        XCTAssertTrue(kept.send(Array(("POST /v1/notify HTTP/1.1\r\n\(host)Authorization: Bearer \(ServiceTestbed.bearer)\r\n" +
+                                      "Content-Type: application/json\r\nContent-Length: \(event.count)\r\n\r\n").utf8) + event))
+        guard case let .response(status, headers, body) = kept.readReply() else { return XCTFail("no answer to the late event") }
+        XCTAssertEqual(status, 503)
+        XCTAssertEqual(try JSONParser.parse(body)["error"]?["code"], .string("shutting_down"))
+        XCTAssertTrue(String(decoding: body, as: UTF8.self).contains("sent nothing"), String(decoding: body, as: UTF8.self))
+        XCTAssertEqual(headers["connection"]?.lowercased(), "close")
+        XCTAssertEqual(kept.readReply(timeout: .seconds(2)), .closed, "the server closed the connection after that answer")
+
+        XCTAssertTrue(readiness.send("GET /readyz HTTP/1.1\r\n\(host)\r\n"))
+        guard case let .response(503, readyHeaders, readyBody) = readiness.readReply() else { return XCTFail("readyz during the drain") }
+        XCTAssertTrue(String(decoding: readyBody, as: UTF8.self).contains("shutting down"))
+        XCTAssertEqual(readyHeaders["connection"]?.lowercased(), "close")
+
+        let answer = try await inFlight.value
+        await shutdown.value
+        XCTAssertEqual(answer.status, 200, "the event taken before the shutdown is delivered")
+        XCTAssertEqual(providers.apns.statistics.acceptedTotal, 1, "the late event sent nothing")
+    }
+
     /// A provider that never answers: shutdown returns once the drain is up,
     /// the client gets 503 `shutting_down` (retry with the same event_id),
     /// and the send that fails afterwards (when the provider connections

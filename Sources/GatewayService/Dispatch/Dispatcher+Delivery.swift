@@ -52,8 +52,11 @@ extension Dispatcher {
                 retry.append((request, RecipientResult(platform: request.platform, token: request.token, status: .failed,
                                                        reason: reason, retryable: true), after, true))
             case let .failed(error):
+                // The gateway shutting down is not retried here, but it says
+                // nothing against the device: the caller's retry of the event
+                // (on another instance) may well send it.
                 let result = RecipientResult(platform: request.platform, token: request.token, status: .failed,
-                                             reason: error.kind.name, retryable: error.isRetryable)
+                                             reason: error.kind.name, retryable: error.isRetryable || error.kind == .shutdown)
                 if error.isRetryable {
                     retry.append((request, result, nil, false))
                 } else {

@@ -62,6 +62,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let state = Locked<(daemons: [DaemonSource], loops: [HTTP2EventLoop], port: Int)>(([], [], 0))
     /// Requests whose handler is running (suspended connections).
     let suspended = SuspendedReplies()
+    /// Set by `quiesce()`: every answer from then on closes its connection.
+    let closing = Atomic<Bool>(false)
     /// Open connections and their request deadlines.
     let watch: ConnectionWatch
 
@@ -168,8 +170,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// Requests being handled right now.
     public var activeRequests: Int { suspended.count }
 
-    /// Stops accepting connections; requests in progress go on.
+    /// Stops accepting connections; requests in progress go on, and every
+    /// answer from now on carries `Connection: close` (a keep-alive client
+    /// takes its next request elsewhere instead of finding the connection
+    /// closed under it by the stop).
     public func quiesce() {
+        closing.store(true, ordering: .sequentiallyConsistent)
         let (daemons, loops) = state.withLock { ($0.daemons, $0.loops) }
         for (daemon, loop) in zip(daemons, loops) {
             loop.perform {
@@ -330,7 +336,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
             state.started = true
             entry(of: connection)?.answering()
             server.handler.answered(path: path(of: url), refusal)
-            return queue(refusal, on: connection)
+            return queue(refusal, on: connection, closing: server)
         }
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            length > server.limits.maximumBodyBytes {
@@ -343,7 +349,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
             let response = server.handler.respondImmediately(request)
                 ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
                                                               "the body is larger than \(server.limits.maximumBodyBytes) bytes").jsonBody)
-            return queue(response, on: connection)
+            return queue(response, on: connection, closing: server)
         }
         return .YES
     }
@@ -367,7 +373,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         return .YES
     }
     if let response = state.response.withLock({ $0 }) {
-        return queue(response, on: connection)
+        return queue(response, on: connection, closing: server)
     }
     guard !state.started else { return .YES }
     state.started = true
@@ -376,12 +382,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     let handler = server.handler
     entry(of: connection)?.answering()
     if let response = handler.respondImmediately(request) {
-        return queue(response, on: connection)
+        return queue(response, on: connection, closing: server)
     }
     let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server, path: request.path)
     guard server.suspended.add(reply) else {
         handler.answered(path: request.path, HTTPServer.shuttingDown)
-        return queue(HTTPServer.shuttingDown, on: connection)
+        return queue(HTTPServer.shuttingDown, on: connection, closing: server)
     }
     MHD_suspend_connection(connection)
     if !handler.respondLater(request, reply: reply) {
@@ -493,7 +499,9 @@ private func path(of url: UnsafePointer<CChar>?) -> String {
     return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
 }
 
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+/// Queues `response` on `connection`; once `server` quiesces, with
+/// `Connection: close` (libmicrohttpd then closes after sending it).
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing server: HTTPServer) -> MHD_Result {
     // MUST_COPY: libmicrohttpd copies the bytes before this returns and never
     // writes through the pointer, so the body's own buffer is lent as it is
     // (a mutable copy of the array would copy its storage first).
@@ -504,6 +512,7 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     defer { MHD_destroy_response(handle) }
     _ = MHD_add_response_header(handle, "Content-Type", response.contentType)
     _ = MHD_add_response_header(handle, "Cache-Control", "no-store")
+    if server.closing.load(ordering: .relaxed) { _ = MHD_add_response_header(handle, "Connection", "close") }
     return MHD_queue_response(connection, UInt32(response.status), handle)
 }
 

@@ -16,12 +16,16 @@ public struct GatewayHandler: HTTPHandler {
     public let readiness: @Sendable () -> [String]
     /// Refreshes gauges and polled counters just before `/metrics` renders.
     public let beforeScrape: @Sendable () -> Void
+    /// Admits notifications until shutdown starts and counts those in
+    /// progress, for the drain; once closed, `/readyz` says "shutting down".
+    public let gate: RequestGate
     private let requestSeries: HTTPRequestSeries
 
     public init(dispatcher: Dispatcher, tokens: BearerTokens, metricsTokens: BearerTokens? = nil, allowUnauthenticated: Bool = false,
-                metrics: GatewayMetrics, readiness: @escaping @Sendable () -> [String] = { [] },
+                metrics: GatewayMetrics, gate: RequestGate = RequestGate(), readiness: @escaping @Sendable () -> [String] = { [] },
                 beforeScrape: @escaping @Sendable () -> Void = {}) {
         self.dispatcher = dispatcher
+        self.gate = gate
         self.tokens = tokens
         self.metricsTokens = metricsTokens
         self.allowUnauthenticated = allowUnauthenticated
@@ -41,12 +45,24 @@ public struct GatewayHandler: HTTPHandler {
     /// provider connections' threads (or its own task when it must wait).
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool {
         guard request.path == "/v1/notify" else { return false }
+        guard gate.admit() else {
+            if reply.send(Self.notTakenWhileStopping) { answered(path: "/v1/notify", Self.notTakenWhileStopping) }
+            return true
+        }
+        let gate = gate
         dispatcher.notify(body: request.body) { response in
             // Counted only when it is what the client gets (not after a stop's 503).
             if reply.send(response) { self.answered(path: "/v1/notify", response) }
+            gate.release()
         }
         return true
     }
+
+    /// A notification that arrives once shutdown started (on a connection
+    /// opened before): nothing of it was sent, so the client may send it
+    /// again at once, to another instance.
+    static let notTakenWhileStopping = error(
+        .shuttingDown, "the gateway is shutting down and sent nothing for this request: send it again (to another instance)")
 
     /// Counts every answer, by route (the endpoint, or `other`) and status.
     public func answered(path: String, _ response: HTTPResponse) {
@@ -76,6 +92,7 @@ public struct GatewayHandler: HTTPHandler {
             if request.path == "/v1/render", let rendered = dispatcher.renderWithoutWaiting(body: request.body) {
                 return rendered
             }
+            if request.path == "/v1/notify", gate.isClosed { return Self.notTakenWhileStopping }
             return nil
         default:
             return answerOther(request)
@@ -98,7 +115,11 @@ public struct GatewayHandler: HTTPHandler {
         switch request.path {
         case "/v1/notify", "/v1/render":
             if let refusal = refusal(request) { return refusal }
-            if request.path == "/v1/notify" { return await dispatcher.notify(body: request.body) }
+            if request.path == "/v1/notify" {
+                guard gate.admit() else { return Self.notTakenWhileStopping }
+                defer { gate.release() }
+                return await dispatcher.notify(body: request.body)
+            }
             return await dispatcher.render(body: request.body)
         default:
             return answerOther(request)
@@ -120,7 +141,7 @@ public struct GatewayHandler: HTTPHandler {
             return HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8))
         case "/readyz":
             guard request.method == "GET" else { return Self.error(.methodNotAllowed, "use GET") }
-            let reasons = readiness() + dispatcher.providersKnownBad
+            let reasons = (gate.isClosed ? ["shutting down"] : []) + readiness() + dispatcher.providersKnownBad
             guard !reasons.isEmpty else { return HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8)) }
             var writer = JSONWriter()
             writer.beginObject()

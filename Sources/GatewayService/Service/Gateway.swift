@@ -17,8 +17,10 @@ public final class Gateway: Sendable {
     /// rendered, sent and answered on one thread.
     let loops: [HTTP2EventLoop]
     let logger: Logger
-    /// Set when shutdown starts: `/readyz` answers 503 so load balancers move away.
-    private let draining = DrainFlag()
+    /// Closed when shutdown starts: `/readyz` answers 503 so load balancers
+    /// move away, a new notification is refused (nothing sent), and the
+    /// drain waits for the ones it admitted.
+    private let gate = RequestGate()
 
     /// Builds every client and starts listening. Fails with the setting at fault.
     public init(configuration: GatewayConfiguration, logger: Logger) throws(ServiceError) {
@@ -83,13 +85,12 @@ public final class Gateway: Sendable {
                                     settings: settings, logger: logger)
         let caches = tokenCaches
         let grants = accessTokenCaches
-        let draining = draining
         let handler = GatewayHandler(
             dispatcher: dispatcher, tokens: BearerTokens(configuration.bearerTokens),
             metricsTokens: configuration.metricsToken.map { BearerTokens([$0]) },
             allowUnauthenticated: configuration.bearerTokens.isEmpty && configuration.insecureNoAuth,
             metrics: metrics,
-            readiness: { draining.isDraining ? ["shutting down"] : [] },
+            gate: gate,
             beforeScrape: {
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["apns_jwt"], to: Double(caches.reduce(0) { $0 + $1.mintCount }))
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["fcm_oauth"], to: Double(grants.reduce(0) { $0 + $1.grantCount }))
@@ -141,13 +142,16 @@ public final class Gateway: Sendable {
         }
     }
 
-    /// Graceful stop: no new connections, requests in progress get up to
-    /// `drain` to finish, then everything closes.
+    /// Graceful stop: no new connections and no new notifications (one
+    /// that arrives on an open connection is answered 503 `shutting_down`,
+    /// nothing sent); every answer from now on closes its connection; the
+    /// notifications already taken (and any other request still waiting)
+    /// get up to `drain` to finish; then everything closes.
     public func shutdown(drain: Duration = .seconds(10)) async {
-        draining.start()
+        gate.close()
         server.quiesce()
         let deadline = ContinuousClock.now + drain
-        while server.activeRequests > 0, ContinuousClock.now < deadline {
+        while gate.inProgress > 0 || server.activeRequests > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         server.stop()
@@ -155,16 +159,5 @@ public final class Gateway: Sendable {
         for client in fcmClients { client.shutdown() }
         // Each loop's thread ends once its connections have closed.
         for loop in loops { loop.retire() }
-    }
-}
-
-/// Whether the gateway is shutting down; read by `/readyz`.
-final class DrainFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    var isDraining: Bool { flag.load(ordering: .relaxed) }
-
-    func start() {
-        flag.store(true, ordering: .relaxed)
     }
 }
