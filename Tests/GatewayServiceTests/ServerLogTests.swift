@@ -19,15 +19,16 @@ final class ServerLogTests: XCTestCase {
         })
         try server.start()
         defer { server.stop() }
-        // A request line without a version makes libmicrohttpd complain.
+        XCTAssertTrue(lines.withLock { $0.isEmpty }, "nothing to say at start: \(lines.withLock { $0 })")
+        // A header line without a colon makes libmicrohttpd refuse the request and say so.
         let connection = try RawConnection(port: server.port)
-        XCTAssertTrue(connection.send(Array("GARBAGE\r\n\r\n".utf8)))
+        XCTAssertTrue(connection.send(Array("GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n".utf8)))
         _ = connection.readReply(timeout: .seconds(3))
         connection.close()
         let deadline = ContinuousClock.now + .seconds(3)
         while lines.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { usleep(10_000) }
         let captured = lines.withLock { $0 }
-        XCTAssertFalse(captured.isEmpty, "libmicrohttpd reported nothing through the hook")
+        XCTAssertTrue(captured.contains { $0.contains("Error processing request") }, "libmicrohttpd's message reached the hook: \(captured)")
         XCTAssertTrue(captured.allSatisfy { !$0.isEmpty && !$0.hasSuffix("\n") }, "\(captured)")
     }
 }

@@ -24,11 +24,25 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     public var contentType: String
     public var body: [UInt8]
+    /// Header fields besides `Content-Type` (e.g. `Allow` on a 405).
+    public var headers: [HTTPHeaderField]
 
-    public init(status: Int, contentType: String = "application/json", body: [UInt8]) {
+    public init(status: Int, contentType: String = "application/json", body: [UInt8], headers: [HTTPHeaderField] = []) {
         self.status = status
         self.contentType = contentType
         self.body = body
+        self.headers = headers
+    }
+}
+
+/// One response header field.
+public struct HTTPHeaderField: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
     }
 }
 
@@ -38,6 +52,11 @@ public protocol HTTPHandler: Sendable {
     /// (no waiting on a provider or the network); nil sends the request to
     /// `handle`. Saves two thread hops for health checks, errors and renders.
     func respondImmediately(_ request: HTTPRequest) -> HTTPResponse?
+    /// Asked when a client waits for `100 Continue` before its body (the
+    /// request has no body yet): an answer now refuses the request before
+    /// the upload (the body is never read); nil lets it proceed. Counted by
+    /// the handler, like `respondImmediately`.
+    func respondBeforeBody(_ request: HTTPRequest) -> HTTPResponse?
     /// Takes the request to answer through `reply` later, from any thread,
     /// without a task (true), or leaves it to `handle` (false).
     func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool
@@ -53,5 +72,6 @@ public protocol HTTPHandler: Sendable {
 extension HTTPHandler {
     public func answered(path: String, _ response: HTTPResponse) {}
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? { nil }
+    public func respondBeforeBody(_ request: HTTPRequest) -> HTTPResponse? { nil }
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool { false }
 }

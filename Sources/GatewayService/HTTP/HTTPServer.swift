@@ -142,11 +142,12 @@ public final class HTTPServer: @unchecked Sendable {
         // Each daemon takes its share of the limit (rounded down: the total never exceeds it).
         let connectionLimit = max(1, limits.maximumConnections / share)
         let options: [any CVarArg] = [
+            // First, so that libmicrohttpd writes none of its messages to stderr itself.
+            MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(serverLog, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(connectionLimit),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(limits.connectionTimeoutSeconds),
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, limits.connectionMemory,
             MHD_OPTION.LISTEN_SOCKET.rawValue, descriptor,
-            MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(serverLog, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionChanged, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(targetArrived, to: OpaquePointer.self), OpaquePointer(context),
@@ -338,6 +339,14 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
             server.handler.answered(path: path(of: url), refusal)
             return queue(refusal, on: connection, closing: server)
         }
+        // A client that waits for 100 Continue before sending its body is
+        // refused (auth, method, route) before it uploads anything.
+        if MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil,
+           let early = server.handler.respondBeforeBody(request(connection, url: url, method: method, state: state)) {
+            state.started = true
+            entry(of: connection)?.answering()
+            return queue(early, on: connection, closing: server)
+        }
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            length > server.limits.maximumBodyBytes {
             // Answered now, before the body: libmicrohttpd then closes the
@@ -512,6 +521,7 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closi
     defer { MHD_destroy_response(handle) }
     _ = MHD_add_response_header(handle, "Content-Type", response.contentType)
     _ = MHD_add_response_header(handle, "Cache-Control", "no-store")
+    for field in response.headers { _ = MHD_add_response_header(handle, field.name, field.value) }
     if server.closing.load(ordering: .relaxed) { _ = MHD_add_response_header(handle, "Connection", "close") }
     return MHD_queue_response(connection, UInt32(response.status), handle)
 }

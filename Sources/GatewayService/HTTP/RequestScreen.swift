@@ -40,6 +40,8 @@ struct RequestScreen {
         private var contentLengths = 0
         private var transferEncodings = 0
         private var onlyChunked = true
+        private var authorizations = 0
+        private var encodedContent = false
 
         mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             if name.contains(where: { $0 == 0 || $0 == 13 }) || value.contains(where: { $0 == 0 || $0 == 13 }) {
@@ -50,6 +52,10 @@ struct RequestScreen {
             } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.transferEncoding) {
                 transferEncodings += 1
                 if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), RequestScreen.chunked) { onlyChunked = false }
+            } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.authorization) {
+                authorizations += 1
+            } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.contentEncoding) {
+                if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), RequestScreen.identity) { encodedContent = true }
             }
         }
 
@@ -57,6 +63,11 @@ struct RequestScreen {
             guard targetIntact else { return error(.badRequest, "the request target contains a NUL byte") }
             if badByte { return error(.badRequest, "a header contains a NUL or CR byte") }
             if contentLengths > 1 { return error(.badRequest, "Content-Length is given more than once") }
+            // Which one would count depends on the reader: refuse rather than pick.
+            if authorizations > 1 { return error(.badRequest, "Authorization is given more than once") }
+            if encodedContent {
+                return error(.unsupportedMediaType, "Content-Encoding is not supported: send the JSON body as it is")
+            }
             if transferEncodings > 0 {
                 if contentLengths > 0 { return error(.badRequest, "send either Content-Length or Transfer-Encoding, not both") }
                 guard transferEncodings == 1, onlyChunked else {
@@ -74,6 +85,9 @@ struct RequestScreen {
     private static let contentLength = Array("content-length".utf8)
     private static let transferEncoding = Array("transfer-encoding".utf8)
     private static let chunked = Array("chunked".utf8)
+    private static let authorization = Array("authorization".utf8)
+    private static let contentEncoding = Array("content-encoding".utf8)
+    private static let identity = Array("identity".utf8)
 
     /// ASCII case-insensitive equality with a lowercase `expected`.
     private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
@@ -100,6 +114,8 @@ extension ErrorCode {
     static let badRequest = ErrorCode("bad_request", httpStatus: 400)
     /// A transfer coding other than chunked.
     static let notImplemented = ErrorCode("not_implemented", httpStatus: 501)
+    /// A content coding (gzip, deflate…): the body is read as JSON only.
+    static let unsupportedMediaType = ErrorCode("unsupported_media_type", httpStatus: 415)
     /// The server stopped before the request's answer was ready.
     static let shuttingDown = ErrorCode("shutting_down", httpStatus: 503)
 }

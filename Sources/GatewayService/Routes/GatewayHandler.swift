@@ -41,6 +41,18 @@ public struct GatewayHandler: HTTPHandler {
         return response
     }
 
+    /// A client waiting for `100 Continue`: a wrong method, token or path
+    /// is answered before it uploads the body.
+    public func respondBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
+        let response: HTTPResponse?
+        switch request.path {
+        case "/v1/notify", "/v1/render": response = refusal(request)
+        default: response = answerOther(request)
+        }
+        if let response { answered(path: request.path, response) }
+        return response
+    }
+
     /// A notify that passed the checks: the dispatcher answers it from the
     /// provider connections' threads (or its own task when it must wait).
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool {
@@ -101,9 +113,9 @@ public struct GatewayHandler: HTTPHandler {
 
     /// Method, auth and size checks of the API routes.
     private func refusal(_ request: HTTPRequest) -> HTTPResponse? {
-        guard request.method == "POST" else { return Self.error(.methodNotAllowed, "use POST") }
+        guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
         guard allowUnauthenticated || tokens.authorizes(request.authorization) else {
-            return Self.error(.unauthorized, "send Authorization: Bearer <token> with a configured token")
+            return Self.unauthorized("send Authorization: Bearer <token> with a configured token")
         }
         if request.bodyTooLarge {
             return Self.error(.bodyTooLarge, "the body is larger than \(dispatcher.config.limits.maximumBodyBytes) bytes")
@@ -129,18 +141,18 @@ public struct GatewayHandler: HTTPHandler {
     private func answerOther(_ request: HTTPRequest) -> HTTPResponse {
         switch request.path {
         case "/metrics":
-            guard request.method == "GET" else { return Self.error(.methodNotAllowed, "use GET") }
+            guard Self.isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
             if let metricsTokens, !metricsTokens.authorizes(request.authorization) {
-                return Self.error(.unauthorized, "send Authorization: Bearer <metrics token>")
+                return Self.unauthorized("send Authorization: Bearer <metrics token>")
             }
             beforeScrape()
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                 body: Array(metrics.registry.exposition().utf8))
         case "/healthz":
-            guard request.method == "GET" else { return Self.error(.methodNotAllowed, "use GET") }
+            guard Self.isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
             return HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8))
         case "/readyz":
-            guard request.method == "GET" else { return Self.error(.methodNotAllowed, "use GET") }
+            guard Self.isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
             let reasons = (gate.isClosed ? ["shutting down"] : []) + readiness() + dispatcher.providersKnownBad
             guard !reasons.isEmpty else { return HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8)) }
             var writer = JSONWriter()
@@ -159,5 +171,24 @@ public struct GatewayHandler: HTTPHandler {
 
     static func error(_ code: ErrorCode, _ message: String) -> HTTPResponse {
         HTTPResponse(status: code.httpStatus, body: EventError(code, field: nil, message).jsonBody)
+    }
+
+    /// 405 with the methods the route takes (RFC 9110 §15.5.6: `Allow` is required).
+    private static func methodNotAllowed(allow: String) -> HTTPResponse {
+        var response = error(.methodNotAllowed, "use \(allow)")
+        response.headers = [HTTPHeaderField("Allow", allow)]
+        return response
+    }
+
+    /// 401 with the scheme to use (RFC 9110 §11.6.1: `WWW-Authenticate` is required).
+    private static func unauthorized(_ message: String) -> HTTPResponse {
+        var response = error(.unauthorized, message)
+        response.headers = [HTTPHeaderField("WWW-Authenticate", #"Bearer realm="pushgw""#)]
+        return response
+    }
+
+    /// GET, or HEAD (the same answer; libmicrohttpd leaves the body out).
+    private static func isRead(_ method: String) -> Bool {
+        method == "GET" || method == "HEAD"
     }
 }
