@@ -69,6 +69,43 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(second.body)["duplicate"], .bool(true))
     }
 
+    /// Found in review: a different message under the same `event_id` was
+    /// answered `duplicate` from the first one's record and never sent.
+    func testADifferentMessageUnderTheSameEventIDIsSentNotAnsweredAsADuplicate() async throws {
+        let testbed = try ServiceTestbed()
+        let token = ServiceTestbed.token(1)
+        // The default ids collide when the ids hold a colon: "room:1" + ":" + "7" and "room" + ":" + "1:7".
+        func event(conversation: String, message: String, text: String) -> [UInt8] {
+            Array(#"{"conversation":{"id":"\#(conversation)"},"message":{"id":"\#(message)","text":"\#(text)"},"sender":{"id":"u-1","display_name":"A"},"recipients":[{"platform":"apns","token":"\#(token)"}]}"#.utf8)
+        }
+        let first = try await testbed.call("POST", "/v1/notify", body: event(conversation: "room:1", message: "7", text: "first"))
+        let second = try await testbed.call("POST", "/v1/notify", body: event(conversation: "room", message: "1:7", text: "second"))
+        XCTAssertEqual(try JSONParser.parse(first.body)["event_id"], try JSONParser.parse(second.body)["event_id"], "the ids collide")
+        XCTAssertEqual(try JSONParser.parse(second.body)["duplicate"], .bool(false))
+        // An explicit event_id reused for another text is sent too.
+        let third = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "reused", tokens: [token], text: "one"))
+        let fourth = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "reused", tokens: [token], text: "two"))
+        XCTAssertEqual(try JSONParser.parse(fourth.body)["duplicate"], .bool(false))
+        XCTAssertEqual([first, second, third, fourth].map(\.status), [200, 200, 200, 200])
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 4, "four messages, four sends")
+        // The same message again is still a duplicate, whatever its title.
+        let again = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "reused", tokens: [token], text: "two"))
+        XCTAssertEqual(try JSONParser.parse(again.body)["duplicate"], .bool(true))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 4)
+    }
+
+    /// An APNs token is hex: a retry that spells it in capitals names the
+    /// same device and is not sent again (found in review).
+    func testARetryWithTheAPNsTokenInCapitalsIsADuplicate() async throws {
+        let testbed = try ServiceTestbed()
+        let token = "4f1c2e8a9b7d6c5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e"
+        let first = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "case", tokens: [token]))
+        let second = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "case", tokens: [token.uppercased()]))
+        XCTAssertEqual(first.status, 200)
+        XCTAssertEqual(try JSONParser.parse(second.body)["duplicate"], .bool(true), String(decoding: second.body, as: UTF8.self))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+    }
+
     func testARetryableFailureThenSuccessIsSent() async throws {
         var settings = Dispatcher.Settings()
         settings.retry.initialDelay = .milliseconds(5)

@@ -93,7 +93,7 @@ struct RecordedDevice: Hashable {
 
     init(_ recipient: Recipient) {
         platform = recipient.platform
-        device = DeviceFingerprint(token: recipient.token)
+        device = DeviceFingerprint(platform: recipient.platform, token: recipient.token)
     }
 }
 
@@ -121,7 +121,7 @@ public struct RecordedResult: Sendable, Equatable {
 
     /// What is kept of `result`.
     public init(_ result: RecipientResult) {
-        self.init(result, device: DeviceFingerprint(token: result.token))
+        self.init(result, device: DeviceFingerprint(platform: result.platform, token: result.token))
     }
 
     /// `result`, whose token's fingerprint is `device`.
@@ -136,7 +136,7 @@ public struct RecordedResult: Sendable, Equatable {
 
     /// True when this result was recorded for `recipient`'s device.
     public func isFor(_ recipient: Recipient) -> Bool {
-        platform == recipient.platform && device == DeviceFingerprint(token: recipient.token)
+        platform == recipient.platform && device == DeviceFingerprint(platform: recipient.platform, token: recipient.token)
     }
 
     /// The result again, for the device whose token is `token`.
@@ -147,7 +147,9 @@ public struct RecordedResult: Sendable, Equatable {
 }
 
 /// A device token's first 128 bits of SHA-256: enough to tell whether a
-/// retried event names the same device, without keeping the token.
+/// retried event names the same device, without keeping the token. An
+/// APNs token is hex, whose case does not matter (the event's own
+/// duplicate check ignores it too): it is fingerprinted in lowercase.
 public struct DeviceFingerprint: Sendable, Hashable {
     public let high: UInt64
     public let low: UInt64
@@ -157,8 +159,9 @@ public struct DeviceFingerprint: Sendable, Hashable {
         self.low = low
     }
 
-    public init(token: String) {
-        let digest = SHA256.digest(token.utf8)
+    public init(platform: Platform, token: String) {
+        let digest = platform == .apns && token.utf8.contains(where: { $0 >= 65 && $0 <= 90 })
+            ? SHA256.digest(token.lowercased().utf8) : SHA256.digest(token.utf8)
         var high: UInt64 = 0
         var low: UInt64 = 0
         for index in 0..<8 {

@@ -110,7 +110,7 @@ public final class Dispatcher: Sendable {
     func decodeForNotify(_ body: [UInt8]) -> Result<(Event, AppProfile, String), HTTPResponseRefusal> {
         do throws(EventError) {
             let (event, app) = try EventDecoder(config: config).decode(body)
-            return .success((event, app, "\(app.name)\u{0}\(event.eventID)"))
+            return .success((event, app, DedupKey.of(event, app: app.name)))
         } catch {
             series.events(.invalid).add(1)
             return .failure(HTTPResponseRefusal(response: HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)))
