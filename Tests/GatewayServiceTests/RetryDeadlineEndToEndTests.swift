@@ -49,6 +49,52 @@ final class RetryDeadlineEndToEndTests: XCTestCase {
         XCTAssertLessThan(elapsed, .seconds(15), "answered at the deadline, not at the provider timeout")
     }
 
+    /// A provider that refuses connections: the event is answered within
+    /// about a second (a few quick attempts, each ending as connect_failed
+    /// once the pool's connections are backing off), not after the whole
+    /// deadline with each attempt waiting out the back-off (found in
+    /// review: 30.15 s, three attempts of ~10 s); the other provider's
+    /// device is sent meanwhile.
+    func testAnUnreachableProviderFailsItsDevicesQuicklyAndTheOthersAreSent() async throws {
+        let providers = try DemoProviders()
+        defer { providers.stop() }
+        var environment = Dictionary(uniqueKeysWithValues: providers.gatewayEnvironment.map { ($0.name, $0.value) })
+        environment["PUSHGW_LISTEN"] = "127.0.0.1:0"
+        environment["PUSHGW_BEARER_TOKENS"] = ServiceTestbed.bearer
+        environment["PUSHGW_FCM_BASE_URL"] = "https://127.0.0.1:\(try Self.closedPort())"
+        let gateway = try Gateway(configuration: ConfigurationLoader(environment: environment).load(), logger: Logger(minimumLevel: .error))
+        defer { Task { await gateway.shutdown(drain: .zero) } }
+        let base = "http://127.0.0.1:\(gateway.server.port)"
+        let started = ContinuousClock.now
+        let answer = try await ServiceTestbed.call(base, "POST", "/v1/notify", body: try ServiceTestbed.seedEvent(),
+                                                   bearer: ServiceTestbed.bearer)
+        let elapsed = ContinuousClock.now - started
+        XCTAssertEqual(answer.status, 502)
+        guard case let .array(results)? = try JSONParser.parse(answer.body)["results"] else { return XCTFail("no results") }
+        XCTAssertEqual(results[0]["status"], .string("failed"))
+        XCTAssertEqual(results[0]["reason"], .string("connect_failed"))
+        XCTAssertEqual(results[0]["retryable"], .bool(true))
+        XCTAssertEqual(results[1]["status"], .string("sent"))
+        // Not a speed check: the deadline is 30 s; attempts that waited out
+        // the back-off took ~10 s each.
+        XCTAssertLessThan(elapsed, .seconds(8), "answered after a few quick attempts, not at the deadline")
+    }
+
+    /// A port on 127.0.0.1 that nobody listens on (bound, read, closed).
+    private static func closedPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw XCTSkip("cannot bind a loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// A retry that hangs (its provider went silent) holds up no other
     /// device's retry: the FCM retry, due a second later, is sent while the
     /// APNs one is still out (found in review: it waited for the APNs

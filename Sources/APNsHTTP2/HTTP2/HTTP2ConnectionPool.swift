@@ -126,7 +126,7 @@ public final class HTTP2ConnectionPool: Sendable {
     private func resend(_ requests: [HTTP2Request], pending: [Int], startedAt start: ContinuousClock.Instant,
                         results: inout [Result<HTTP2Response, TransportError>?], lastError: inout [Int: TransportError]) async {
         var pending = pending
-        while !pending.isEmpty {
+        sending: while !pending.isEmpty {
             let now = ContinuousClock.now
             // Requests whose time is up end with the last reason they were not sent.
             var expired: [Int] = []
@@ -150,6 +150,19 @@ public final class HTTP2ConnectionPool: Sendable {
                 connections = chosen
             case let .failure(waitUntil):
                 let wait = waitUntil.instant - ContinuousClock.now
+                // Every slot is backing off after connections that failed: a
+                // request does not wait out a long back-off (up to 30 s) for an
+                // origin it cannot reach; it ends now as connect_failed
+                // (retryable) and its caller retries on its own schedule. A
+                // back-off about to end is waited for.
+                if wait > Self.longestWaitForBackoff {
+                    let unreachable = TransportError(
+                        .connectFailed, "cannot connect to \(host):\(port): every connection failed; next try in \(wait)")
+                    for index in pending {
+                        results[index] = .failure(lastError[index].flatMap { $0.kind == .connectFailed ? $0 : nil } ?? unreachable)
+                    }
+                    break sending
+                }
                 if wait > .zero { try? await Task.sleep(for: min(wait, .milliseconds(200))) }
                 continue
             }
@@ -174,6 +187,11 @@ public final class HTTP2ConnectionPool: Sendable {
             pending = Self.settle(answers, shares: shares, results: &results, lastError: &lastError)
         }
     }
+
+    /// How long a request waits for a slot's back-off to end before it
+    /// ends as connect_failed (the first two back-offs, 50–200 ms, are
+    /// waited for; the longer ones mean the origin is down).
+    static let longestWaitForBackoff: Duration = .milliseconds(250)
 
     /// The request indices split evenly over `count` connections.
     private static func split(_ indices: [Int], over count: Int) -> [[Int]] {
