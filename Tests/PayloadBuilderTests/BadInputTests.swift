@@ -273,6 +273,18 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(body[path: "error.code"], .string("empty_body"))
     }
 
+    /// A whole number too large for 64 bits is called out of range, not
+    /// "not a whole number" (found in review); a fraction is still named as such.
+    func testAHugeWholeNumberIsOutOfRangeAndAFractionIsNotWhole() {
+        let cases: [(String, String)] = [("1000000000000000000000000000000", "out of range"), ("1.0", "whole number")]
+        for (number, expected) in cases {
+            let text = #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":"# + number + "}]}"
+            let error = expectEventError { () throws(EventError) in try EventDecoder(config: EventFixture.demo).decode(Array(text.utf8)) }
+            XCTAssertEqual(error?.field, "recipients[0].badge", number)
+            XCTAssertTrue(error?.message.contains(expected) ?? false, "\(number): \(error?.message ?? "no error")")
+        }
+    }
+
     // MARK: Bugs found while writing these tests (they fail until Sources are fixed)
 
     /// API.md: "body at most 64 KiB (413 beyond)". A body of blanks over the

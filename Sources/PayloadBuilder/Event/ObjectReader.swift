@@ -96,6 +96,9 @@ struct ObjectReader {
         switch value {
         case .null: return nil
         case let .int(number): return number
+        case let .double(number) where number.magnitude >= 0x1p63:
+            // A whole number past what 64 bits hold (a fraction there is lost anyway).
+            throw EventError(.invalidEvent, at: path.appending(key), "is out of range")
         case .double: throw EventError(.invalidEvent, at: path.appending(key), "must be a whole number")
         default: throw EventError(.invalidEvent, at: path.appending(key), "must be a number, not \(value.typeName)")
         }
