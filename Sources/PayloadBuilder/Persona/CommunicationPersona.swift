@@ -22,7 +22,8 @@ public struct CommunicationPersona: Sendable, Equatable {
     public var conversationID: String
     /// `speakableGroupName`; present for groups and channels.
     public var groupName: String?
-    /// The content the notification shows (the body, in the default locale).
+    /// The content the notification shows: the body in the recipients'
+    /// language when they all share one, else in the default locale.
     public var content: String
 
     public init(event: Event, avatar: AvatarState, defaultLocale: String) {
@@ -37,6 +38,18 @@ public struct CommunicationPersona: Sendable, Equatable {
         me = Person(id: nil, displayName: nil, handleType: "unknown", isMe: true, avatarURL: nil)
         conversationID = event.conversation.id
         groupName = event.conversation.title
-        content = text.body(content: text.content(language: Locales.resolve(nil, defaultLocale: defaultLocale)))
+        content = text.body(content: text.content(language: Self.sharedLanguage(of: event.recipients, defaultLocale: defaultLocale)))
+    }
+
+    /// The language every recipient resolves to, or the default one when
+    /// they differ (or there are none): the persona is the event's, one text.
+    private static func sharedLanguage(of recipients: [Recipient], defaultLocale: String) -> String {
+        let fallback = Locales.resolve(nil, defaultLocale: defaultLocale)
+        guard let first = recipients.first else { return fallback }
+        let language = Locales.resolve(first.locale, defaultLocale: defaultLocale)
+        for recipient in recipients.dropFirst() where recipient.locale != first.locale {
+            guard Locales.resolve(recipient.locale, defaultLocale: defaultLocale) == language else { return fallback }
+        }
+        return language
     }
 }
