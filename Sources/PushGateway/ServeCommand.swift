@@ -60,11 +60,15 @@ enum ServeCommand {
             printDemoBanner(address: address, token: configuration.bearerTokens.first, apns: demo.apns.url, fcm: demo.fcm.url)
         }
 
-        await Termination.wait()
+        let signals = await Termination.wait { number in
+            logger.warning("pushgw stopping at once: a second signal during the drain", [("signal", String(number))])
+            Termination.exitNow("pushgw: stopped at once (second signal); requests in progress were not answered")
+        }
         logger.info("pushgw stopping: draining requests in progress")
         await gateway.shutdown(drain: .seconds(10))
         demo?.stop()
         logger.info("pushgw stopped")
+        withExtendedLifetime(signals) {}
         return 0
     }
 

@@ -37,8 +37,9 @@ enum SimulatorsCommand {
         }
         print("pushgw simulators: APNs at \(providers.apns.url), FCM at \(providers.fcm.url). Start a gateway with:\n\(lines)")
         fflush(nil)
-        await Termination.wait()
+        let signals = await Termination.wait { _ in Termination.exitNow("pushgw simulators: stopped at once (second signal)") }
         providers.stop()
+        withExtendedLifetime(signals) {}
         return 0
     }
 
