@@ -20,6 +20,7 @@ public struct GatewayHandler: HTTPHandler {
     /// progress, for the drain; once closed, `/readyz` says "shutting down".
     public let gate: RequestGate
     private let requestSeries: HTTPRequestSeries
+    private let refusals: RefusalLog
 
     public init(dispatcher: Dispatcher, tokens: BearerTokens, metricsTokens: BearerTokens? = nil, allowUnauthenticated: Bool = false,
                 metrics: GatewayMetrics, gate: RequestGate = RequestGate(), readiness: @escaping @Sendable () -> [String] = { [] },
@@ -33,6 +34,7 @@ public struct GatewayHandler: HTTPHandler {
         self.readiness = readiness
         self.beforeScrape = beforeScrape
         requestSeries = HTTPRequestSeries(registry: metrics.registry)
+        refusals = RefusalLog(logger: dispatcher.logger)
     }
 
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? {
@@ -78,7 +80,9 @@ public struct GatewayHandler: HTTPHandler {
 
     /// Counts every answer, by route (the endpoint, or `other`) and status.
     public func answered(path: String, _ response: HTTPResponse) {
-        requestSeries.count(route: Self.route(path), status: response.status)
+        let route = Self.route(path)
+        requestSeries.count(route: route, status: response.status)
+        if response.status >= 400 { refusals.refused(route: route, response) }
     }
 
     /// The `route` label of `pushgw_http_requests_total`: the endpoint, or
