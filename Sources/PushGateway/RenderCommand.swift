@@ -1,8 +1,12 @@
 import Foundation
+import GatewayService
 import PayloadBuilder
 
 /// `pushgw render EVENT.json`: decode, validate and render one event with no
-/// network, printing the `/v1/render` answer (or the JSON error).
+/// network, printing the `/v1/render` answer (or the JSON error). The
+/// configuration is the service's, from the same file (`--config`) and
+/// environment, loaded for an offline render (no secret is read); with no
+/// app configured, the demo app (`RenderConfig.demo()`).
 enum RenderCommand {
     static func run(_ arguments: [String]) -> Int32 {
         var eventPath: String?
@@ -26,6 +30,9 @@ enum RenderCommand {
                 }
             case "--compact":
                 pretty = false
+            case "--help", "-h":
+                print(SettingCatalog.renderHelpText)
+                return 0
             default:
                 guard eventPath == nil, !argument.hasPrefix("--") || argument == "-" else {
                     return usageError("unexpected argument \"\(argument)\"")
@@ -38,14 +45,21 @@ enum RenderCommand {
 
         let config: RenderConfig
         do {
-            config = try configPath.map { path throws(ConfigError) in
-                guard let bytes = readFile(path) else { throw ConfigError(setting: "--config", "cannot read \(path)") }
-                return try RenderConfig(json: bytes)
-            } ?? RenderConfig.demo()
+            let configuration = try ConfigurationLoader(environment: ProcessInfo.processInfo.environment)
+                .load(configFile: configPath, use: .offlineRender)
+            config = try configuration.apps.isEmpty
+                ? RenderConfig(apps: RenderConfig.demo().apps, defaultLocale: configuration.defaultLocale,
+                               selfSenderIDs: configuration.selfSenderIDs)
+                : configuration.renderConfig()
         } catch {
-            return usageError(error.description)
+            return usageError("configuration: \(error)")
         }
-        guard let body = readFile(eventPath) else { return usageError("cannot read \(eventPath)") }
+        let body: [UInt8]
+        do {
+            body = try readFile(eventPath)
+        } catch {
+            return usageError("cannot read \(eventPath): \(error)")
+        }
 
         do {
             let (event, app) = try EventDecoder(config: config).decode(body)
@@ -60,9 +74,9 @@ enum RenderCommand {
         }
     }
 
-    private static func readFile(_ path: String) -> [UInt8]? {
+    private static func readFile(_ path: String) throws(FileReadError) -> [UInt8] {
         if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        return FileManager.default.contents(atPath: path).map(Array.init)
+        return try FileReader.read(path)
     }
 
     private static func usageError(_ message: String) -> Int32 {

@@ -1,9 +1,10 @@
 import Foundation
 import GatewayService
 
-/// `pushgw [serve]`: loads the configuration, starts the gateway (with the
-/// built-in simulators when no provider credentials are configured), and
-/// stops gracefully on SIGTERM or SIGINT.
+/// `pushgw [serve]`: loads the configuration, starts the gateway, and stops
+/// gracefully on SIGTERM or SIGINT. The built-in simulators stand in for the
+/// providers only with `--demo`, or when nothing provider-related is
+/// configured and the API listens on loopback (`GatewayConfiguration.startMode`).
 enum ServeCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         var configFile: String?
@@ -18,6 +19,9 @@ enum ServeCommand {
                 index += 1
             case "--insecure-no-auth": insecure = true
             case "--demo": forceDemo = true
+            case "--help", "-h":
+                print(SettingCatalog.helpText)
+                return 0
             default: return fail("unknown argument \"\(arguments[index])\" (see pushgw --help)")
             }
             index += 1
@@ -29,11 +33,21 @@ enum ServeCommand {
         } catch {
             return fail("configuration: \(error)")
         }
-        if insecure { configuration.insecureNoAuth = true }
+        if insecure {
+            configuration.insecureNoAuth = true
+            configuration.insecureNoAuthSetting = "--insecure-no-auth"
+        }
         let logger = Logger(minimumLevel: configuration.logLevel)
 
+        let mode: StartMode
+        do {
+            mode = try configuration.startMode(demoRequested: forceDemo)
+        } catch {
+            return fail("configuration: \(error)")
+        }
         var demo: DemoProviders?
-        if forceDemo || configuration.needsDemoProviders {
+        var auth = DemoBanner.Auth.none
+        if mode == .demo {
             do {
                 let providers = try DemoProviders()
                 providers.configure(&configuration)
@@ -41,8 +55,12 @@ enum ServeCommand {
             } catch {
                 return fail("\(error)")
             }
-            if configuration.bearerTokens.isEmpty && !configuration.insecureNoAuth {
-                configuration.bearerTokens = [randomToken()]
+            if let setting = configuration.bearerTokensSetting, !configuration.bearerTokens.isEmpty {
+                auth = .configured(setting: setting)
+            } else if !configuration.insecureNoAuth {
+                let token = randomToken()
+                configuration.bearerTokens = [token]
+                auth = .generated(token)
             }
         }
 
@@ -53,11 +71,16 @@ enum ServeCommand {
             demo?.stop()
             return fail("\(error)")
         }
-        let address = "http://\(configuration.listenAddress):\(gateway.server.port)"
+        let address = GatewayConfiguration.httpURL(address: configuration.listenAddress, port: gateway.server.port)
         logger.info("pushgw listening", [("address", address), ("apps", configuration.apps.map(\.name).joined(separator: ",")),
                                           ("demo", demo == nil ? "false" : "true")])
         if let demo {
-            printDemoBanner(address: address, token: configuration.bearerTokens.first, apns: demo.apns.url, fcm: demo.fcm.url)
+            // The working directory, then the checkout this binary was built from.
+            let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().path
+            let seed = DemoBanner.findSeedEvent(under: [FileManager.default.currentDirectoryPath, checkout])
+            print(DemoBanner(address: address, apns: demo.apns.url, fcm: demo.fcm.url, auth: auth, seedEvent: seed).text)
+            fflush(nil)
         }
 
         let signals = await Termination.wait { number in
@@ -70,25 +93,6 @@ enum ServeCommand {
         logger.info("pushgw stopped")
         withExtendedLifetime(signals) {}
         return 0
-    }
-
-    private static func printDemoBanner(address: String, token: String?, apns: String, fcm: String) {
-        let auth = token.map { " -H 'Authorization: Bearer \($0)'" } ?? ""
-        print("""
-
-        pushgw is running WITHOUT provider credentials: requests go to the built-in strict
-        simulators, APNs at \(apns) and FCM (with its OAuth token endpoint) at \(fcm),
-        with throwaway keys and certificates.
-        Send the seed event and watch the per-device outcome:
-
-          curl -s\(auth) --data-binary @fixtures/payloads/seed-chat-sdk.event.json \(address)/v1/notify
-          curl -s\(auth) --data-binary @fixtures/payloads/seed-chat-sdk.event.json \(address)/v1/render
-          curl -s \(address)/metrics
-
-        Configure real credentials with PUSHGW_APNS_* / PUSHGW_FCM_* (pushgw --help). Ctrl-C stops.
-
-        """)
-        fflush(nil)
     }
 
     private static func randomToken() -> String {

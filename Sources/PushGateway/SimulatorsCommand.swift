@@ -4,7 +4,7 @@ import GatewayService
 /// `pushgw simulators [--env-file FILE]`: runs only the built-in provider
 /// simulators of the demo (APNs, and FCM with its OAuth endpoint, throwaway
 /// keys), in their own process, and prints the settings that point a gateway
-/// at them. A gateway started with those settings is configured exactly as
+/// at them, with a token file. A gateway started with those settings is configured exactly as
 /// for real providers, so its memory and CPU are its own (the benchmarks
 /// measure it this way).
 enum SimulatorsCommand {
@@ -17,6 +17,9 @@ enum SimulatorsCommand {
                 guard index + 1 < arguments.count else { return fail("--env-file needs a file") }
                 envFile = arguments[index + 1]
                 index += 1
+            case "--help", "-h":
+                print(SettingCatalog.simulatorsHelpText)
+                return 0
             default:
                 return fail("unknown argument \"\(arguments[index])\" (usage: pushgw simulators [--env-file FILE])")
             }
@@ -35,7 +38,8 @@ enum SimulatorsCommand {
                 return fail("cannot write \(envFile)")
             }
         }
-        print("pushgw simulators: APNs at \(providers.apns.url), FCM at \(providers.fcm.url). Start a gateway with:\n\(lines)")
+        print("pushgw simulators: APNs at \(providers.apns.url), FCM at \(providers.fcm.url). Start a gateway with:\n\(lines)"
+            + "(the API token is in \(providers.tokensFile))")
         fflush(nil)
         let signals = await Termination.wait { _ in Termination.exitNow("pushgw simulators: stopped at once (second signal)") }
         providers.stop()

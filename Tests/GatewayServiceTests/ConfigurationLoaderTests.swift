@@ -23,8 +23,7 @@ final class ConfigurationLoaderTests: XCTestCase {
     ]
 
     private func loader(_ environment: [String: String]) -> ConfigurationLoader {
-        let files = files
-        return ConfigurationLoader(environment: environment, readFile: { files[$0] })
+        ConfigurationLoader(environment: environment, files: files)
     }
 
     private func expectError(_ environment: [String: String], setting: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -41,7 +40,7 @@ final class ConfigurationLoaderTests: XCTestCase {
         let configuration = try loader([:]).load()
         XCTAssertEqual(configuration.listenAddress, "127.0.0.1")
         XCTAssertEqual(configuration.listenPort, 8080)
-        XCTAssertTrue(configuration.needsDemoProviders)
+        XCTAssertEqual(try configuration.startMode(demoRequested: false), .demo)
         XCTAssertEqual(configuration.bearerTokens, [])
     }
 
@@ -57,7 +56,7 @@ final class ConfigurationLoaderTests: XCTestCase {
         XCTAssertEqual(app.apns?.baseURL, APNsTarget.sandbox)
         XCTAssertEqual(app.fcm?.projectID, "chat-prod", "the project comes from the service account")
         XCTAssertEqual(app.dataKeys.wireName(.threadID), "conversationId")
-        XCTAssertFalse(configuration.needsDemoProviders)
+        XCTAssertEqual(try configuration.startMode(demoRequested: false), .providers)
         let render = try configuration.renderConfig()
         XCTAssertEqual(render.apps.first?.fcm?.sendURL, "https://fcm.googleapis.com/v1/projects/chat-prod/messages:send")
     }
@@ -115,7 +114,8 @@ final class ConfigurationLoaderTests: XCTestCase {
         expectError(["PUSHGW_APNS_KEY_FILE": "/run/key.p8", "PUSHGW_APNS_KEY_ID": "ABC123DEFG", "PUSHGW_APNS_TEAM_ID": "DEF123GHIJ",
                      "PUSHGW_APNS_TOPIC": "t", "PUSHGW_APNS_ENVIRONMENT": "staging"], setting: "PUSHGW_APNS_ENVIRONMENT")
         expectError(["PUSHGW_FCM_SERVICE_ACCOUNT_FILE": "/run/missing.json"], setting: "PUSHGW_FCM_SERVICE_ACCOUNT_FILE")
-        expectError(["PUSHGW_DATA_KEYS": #"{"ps_thread_id": "from"}"#], setting: "PUSHGW_DATA_KEYS.ps_thread_id")
+        expectError(["PUSHGW_DATA_KEYS": #"{"ps_thread_id": "from"}"#, "PUSHGW_FCM_SERVICE_ACCOUNT_FILE": "/run/sa.json"],
+                    setting: "PUSHGW_DATA_KEYS.ps_thread_id")
         expectError(["PUSHGW_CONFIG_FILE": "/nowhere.json"], setting: "PUSHGW_CONFIG_FILE")
     }
 
@@ -143,7 +143,7 @@ final class ConfigurationLoaderTests: XCTestCase {
             _ = try loader(["PUSHGW_BEARER_TOKENS_FILE": "/etc/pushgw/missing-tokens"]).load()
             XCTFail("an unreadable file was accepted")
         } catch {
-            XCTAssertEqual(error.message, "cannot read /etc/pushgw/missing-tokens")
+            XCTAssertEqual(error.message, "cannot read /etc/pushgw/missing-tokens: no such file")
         }
     }
 
@@ -180,7 +180,7 @@ final class ConfigurationLoaderTests: XCTestCase {
     func testUnknownFileSettingsAreRefusedByName() {
         let files = ["/c.json": Array(#"{"apps": [{"name": "a", "apns": {"key_fiel": "/run/key.p8"}}]}"#.utf8)]
         do {
-            _ = try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/c.json"], readFile: { files[$0] }).load()
+            _ = try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/c.json"], files: files).load()
             XCTFail("expected an error")
         } catch {
             XCTAssertEqual(error.setting, "apps[0].apns.key_fiel")

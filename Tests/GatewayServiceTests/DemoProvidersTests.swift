@@ -11,7 +11,7 @@ final class DemoProvidersTests: XCTestCase {
         let providers = try DemoProviders()
         defer { providers.stop() }
         let configuration = try providers.gatewayConfiguration()
-        XCTAssertFalse(configuration.needsDemoProviders, "real-provider settings, no built-in simulators")
+        XCTAssertEqual(try configuration.startMode(demoRequested: false), .providers, "real-provider settings, no built-in simulators")
         let gateway = try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))
         let answer = try await ServiceTestbed.call("http://127.0.0.1:\(gateway.server.port)", "POST", "/v1/notify",
                                                    body: ServiceTestbed.seedEvent(), bearer: ServiceTestbed.bearer)

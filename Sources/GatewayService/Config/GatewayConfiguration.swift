@@ -7,9 +7,16 @@ public import PayloadBuilder
 public struct GatewayConfiguration: Sendable {
     public var listenAddress = "127.0.0.1"
     public var listenPort = 8080
+    /// The setting that gave the listen address, for errors (`PUSHGW_LISTEN` or `listen`).
+    public var listenSetting = "PUSHGW_LISTEN"
     public var bearerTokens: [String] = []
+    /// The setting the bearer tokens came from (`PUSHGW_BEARER_TOKENS_FILE`,
+    /// `PUSHGW_BEARER_TOKENS` or `bearer_tokens_file`), nil when none did.
+    public var bearerTokensSetting: String?
     public var metricsToken: String?
     public var insecureNoAuth = false
+    /// The setting or flag that asked for `insecureNoAuth`, for errors.
+    public var insecureNoAuthSetting = "PUSHGW_INSECURE_NO_AUTH"
     public var dedupWindow: Duration = .seconds(600)
     /// Most events remembered at once (memory bound of the dedup window).
     public var dedupCapacity = 20_000
@@ -49,9 +56,19 @@ public struct GatewayConfiguration: Sendable {
         public var baseURL: String
         public var caFile: String?
         public var connections = GatewayConfiguration.defaultConnections
+        /// How old a provider token may get before it is replaced: 20 to 50
+        /// minutes (Apple's rules); 40 by default.
+        public var tokenRefreshAge: Duration = APNsSettings.defaultTokenRefreshAge
+        /// 40 minutes, as `ProviderTokenCache.defaultRefreshAge`.
+        public static let defaultTokenRefreshAge: Duration = .seconds(40 * 60)
         /// The setting that named `keyFile` (`PUSHGW_APNS_KEY_FILE` or
-        /// `apps.<name>.apns.key_file`), for errors about the key's contents.
+        /// `apps[0].apns.key_file`), for errors about the key's contents.
         public var keyFileSetting: String?
+        /// The settings that gave `baseURL`, `caFile` and `tokenRefreshAge`,
+        /// for errors (nil: the default, named after the app).
+        public var baseURLSetting: String?
+        public var caFileSetting: String?
+        public var tokenRefreshSetting: String?
     }
 
     /// FCM HTTP v1 for one app.
@@ -63,6 +80,9 @@ public struct GatewayConfiguration: Sendable {
         public var connections = GatewayConfiguration.defaultConnections
         /// The setting that named `serviceAccountFile`, for errors about its contents.
         public var serviceAccountFileSetting: String?
+        /// The settings that gave `baseURL` and `caFile`, for errors.
+        public var baseURLSetting: String?
+        public var caFileSetting: String?
     }
 
     /// Avatar fetching rules (the rest are the resolver's safe defaults).
@@ -71,9 +91,6 @@ public struct GatewayConfiguration: Sendable {
         public var allowedHosts: [String] = []
         public var allowPrivateAddresses = false
     }
-
-    /// No app has provider credentials: run against the built-in simulators.
-    public var needsDemoProviders: Bool { apps.allSatisfy { $0.apns == nil && $0.fcm == nil } }
 
     /// The rendering view of this configuration.
     public func renderConfig() throws(ServiceError) -> RenderConfig {
@@ -93,5 +110,11 @@ public struct GatewayConfiguration: Sendable {
     /// True when `listenAddress` is loopback (127.0.0.0/8 or ::1).
     public var listensOnLoopback: Bool {
         listenAddress.hasPrefix("127.") || listenAddress == "::1" || listenAddress == "localhost"
+    }
+
+    /// `http://ADDRESS:PORT` of the API, with an IPv6 address in brackets
+    /// (`http://[::1]:8080`), as a URL needs it.
+    public static func httpURL(address: String, port: Int) -> String {
+        address.contains(":") ? "http://[\(address)]:\(port)" : "http://\(address):\(port)"
     }
 }

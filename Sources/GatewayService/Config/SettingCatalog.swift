@@ -12,31 +12,35 @@ public enum SettingCatalog {
 
     public static let all: [Setting] = [
         Setting(environment: "PUSHGW_CONFIG_FILE", fileKey: "-", defaultValue: "none",
-                help: "JSON file with the settings below (keys in the second column); environment variables win"),
+                help: "JSON file with the settings below (keys in the second column; paths in it are relative to its folder). "
+                    + "An environment variable overrides the same key: for the app, field by field (the rest of the file's app "
+                    + "is kept; with several apps in the file, PUSHGW_APP_NAME picks the one); PUSHGW_BEARER_TOKENS(_FILE) "
+                    + "replace the file's tokens"),
         Setting(environment: "PUSHGW_LISTEN", fileKey: "listen", defaultValue: "127.0.0.1:8080",
-                help: "address:port of the HTTP API"),
+                help: "IP address:port of the HTTP API (IPv6 as [::1]:8080); port 0 picks a free one"),
         Setting(environment: "PUSHGW_BEARER_TOKENS", fileKey: "-", defaultValue: "none",
-                help: "comma-separated API tokens (prefer the _FILE form: secrets in files, not in the environment)"),
+                help: "comma-separated API tokens, each at least 16 characters (prefer the _FILE form: secrets in files, not in the environment)"),
         Setting(environment: "PUSHGW_BEARER_TOKENS_FILE", fileKey: "bearer_tokens_file", defaultValue: "none",
-                help: "file with one API token per line; several may be active (rotation)"),
+                help: "file with one API token per line (at least 16 characters each; # starts a comment); several may be active (rotation)"),
         Setting(environment: "PUSHGW_METRICS_TOKEN_FILE", fileKey: "metrics_token_file", defaultValue: "none (open)",
-                help: "file with the token /metrics requires; unset: /metrics is open"),
+                help: "file whose first token line is the token /metrics requires (one token: no rotation); unset: /metrics is open"),
         Setting(environment: "PUSHGW_INSECURE_NO_AUTH", fileKey: "insecure_no_auth", defaultValue: "false",
                 help: "run without API tokens; only allowed when listening on a loopback address"),
         Setting(environment: "PUSHGW_DEDUP_WINDOW_SECONDS", fileKey: "dedup_window_seconds", defaultValue: "600",
-                help: "how long an event_id is remembered, so a retried event is not sent twice"),
+                help: "0 to 86400: how long an event_id is remembered, so a retried event is not sent twice (0: not remembered)"),
         Setting(environment: "PUSHGW_DEDUP_CAPACITY", fileKey: "dedup_capacity", defaultValue: "20000",
-                help: "most events remembered at once (about 0.5 KB each); beyond it the oldest are forgotten first"),
+                help: "1 to 10000000: most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
-                help: "per-request budget for provider retries"),
+                help: "1 to 600: per-request budget for provider retries"),
         Setting(environment: "PUSHGW_DEFAULT_LOCALE", fileKey: "default_locale", defaultValue: "en",
-                help: "placeholder language for recipients without a locale (en, vi, fr)"),
+                help: "placeholder language for recipients without a locale: en, vi or fr (a region such as vi-VN is ignored)"),
         Setting(environment: "PUSHGW_SELF_SENDER_IDS", fileKey: "self_sender_ids", defaultValue: "none",
                 help: "comma-separated sender ids whose events are never sent (the owner's own replies)"),
         Setting(environment: "PUSHGW_LOG_LEVEL", fileKey: "log_level", defaultValue: "info",
                 help: "debug, info, warning or error; logs are JSON lines on standard error"),
         Setting(environment: "PUSHGW_APP_NAME", fileKey: "apps[].name", defaultValue: "default",
-                help: "name of the app configured from the environment (the file may list several apps)"),
+                help: "the app the PUSHGW_APNS_*/PUSHGW_FCM_*/PUSHGW_DATA_KEYS settings describe; with a configuration file, "
+                    + "one of its apps (needed when it lists several)"),
         Setting(environment: "PUSHGW_APNS_KEY_FILE", fileKey: "apps[].apns.key_file", defaultValue: "none",
                 help: "APNs auth key (.p8, PKCS#8 PEM); with key id, team id and topic enables direct APNs"),
         Setting(environment: "PUSHGW_APNS_KEY_ID", fileKey: "apps[].apns.key_id", defaultValue: "none", help: "10-character APNs key id"),
@@ -45,19 +49,24 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_APNS_ENVIRONMENT", fileKey: "apps[].apns.environment", defaultValue: "production",
                 help: "production or sandbox"),
         Setting(environment: "PUSHGW_APNS_BASE_URL", fileKey: "apps[].apns.base_url", defaultValue: "per environment",
-                help: "explicit APNs origin (a proxy or a simulator)"),
+                help: "explicit APNs origin https://host[:port] (a proxy or a simulator)"),
         Setting(environment: "PUSHGW_APNS_CA_FILE", fileKey: "apps[].apns.ca_file", defaultValue: "system CAs",
                 help: "PEM file of CAs to trust for APNs"),
         Setting(environment: "PUSHGW_APNS_CONNECTIONS", fileKey: "apps[].apns.connections", defaultValue: "one per core, at least 2",
-                help: "HTTP/2 connections to APNs per app (one per core keeps every event on one thread)"),
+                help: "1 to 64: HTTP/2 connections to APNs per app (one per core keeps every event on one thread)"),
+        Setting(environment: "PUSHGW_APNS_TOKEN_REFRESH_MINUTES", fileKey: "apps[].apns.token_refresh_minutes", defaultValue: "40",
+                help: "20 to 50: age at which the APNs provider token (JWT) is replaced (Apple: not more often than every 20 minutes, "
+                    + "valid for 60)"),
         Setting(environment: "PUSHGW_FCM_SERVICE_ACCOUNT_FILE", fileKey: "apps[].fcm.service_account_file", defaultValue: "none",
-                help: "Firebase service-account JSON; enables FCM HTTP v1 (project from the file)"),
+                help: "Firebase service-account JSON; enables FCM HTTP v1"),
+        Setting(environment: "PUSHGW_FCM_PROJECT_ID", fileKey: "apps[].fcm.project_id", defaultValue: "the service account's",
+                help: "the Firebase project to send through"),
         Setting(environment: "PUSHGW_FCM_BASE_URL", fileKey: "apps[].fcm.base_url", defaultValue: "https://fcm.googleapis.com",
-                help: "explicit FCM origin (a proxy or a simulator)"),
+                help: "explicit FCM origin https://host[:port] (a proxy or a simulator)"),
         Setting(environment: "PUSHGW_FCM_CA_FILE", fileKey: "apps[].fcm.ca_file", defaultValue: "system CAs",
                 help: "PEM file of CAs to trust for FCM and its OAuth token endpoint"),
         Setting(environment: "PUSHGW_FCM_CONNECTIONS", fileKey: "apps[].fcm.connections", defaultValue: "one per core, at least 2",
-                help: "HTTP/2 connections to FCM per app (one per core keeps every event on one thread)"),
+                help: "1 to 64: HTTP/2 connections to FCM per app (one per core keeps every event on one thread)"),
         Setting(environment: "PUSHGW_DATA_KEYS", fileKey: "apps[].data_keys", defaultValue: "none",
                 help: "JSON object renaming data keys, e.g. {\"ps_thread_id\":\"conversationId\",\"avatar_url\":null}"),
         Setting(environment: "PUSHGW_AVATAR_ALLOW_HTTP", fileKey: "avatar.allow_http", defaultValue: "false",
@@ -68,17 +77,23 @@ public enum SettingCatalog {
                 help: "let avatars come from private, loopback or link-local addresses"),
     ]
 
-    /// The `--help` text.
+    /// The `--help` text (also `pushgw serve --help`).
     public static var helpText: String {
         var lines = [
             "usage: pushgw [serve] [--config FILE] [--insecure-no-auth] [--demo]",
-            "       pushgw render EVENT.json [--config FILE] [--now EPOCH_SECONDS] [--compact]",
-            "       pushgw simulators [--env-file FILE]",
+            "       pushgw render EVENT.json [--config FILE] [--now EPOCH_SECONDS] [--compact]   (pushgw render --help)",
+            "       pushgw simulators [--env-file FILE]                                           (pushgw simulators --help)",
             "",
-            "With no provider credentials configured, `pushgw` runs against built-in APNs and FCM",
-            "simulators with throwaway keys and prints a bearer token to try it with.",
-            "`pushgw simulators` runs only those simulators, in their own process, and prints the",
-            "settings that point a gateway at them.",
+            "  --config FILE       the JSON configuration file (as PUSHGW_CONFIG_FILE)",
+            "  --insecure-no-auth  serve without API tokens; only on a loopback address",
+            "  --demo              send to the built-in APNs and FCM simulators (throwaway keys, on 127.0.0.1)",
+            "                      instead of the configured providers; the first app keeps its name and data keys",
+            "",
+            "Credentials: an app needs PUSHGW_APNS_KEY_FILE, PUSHGW_APNS_KEY_ID, PUSHGW_APNS_TEAM_ID and",
+            "PUSHGW_APNS_TOPIC (direct APNs), and/or PUSHGW_FCM_SERVICE_ACCOUNT_FILE (FCM); a partial set refuses",
+            "the start. With nothing provider-related configured and a loopback listen address, `pushgw` runs the",
+            "demo (as with --demo) and prints the commands to try it; on another address it refuses to start.",
+            "An unknown PUSHGW_* variable refuses the start.",
             "",
             "Settings (environment variable, configuration-file key, default):",
         ]
@@ -89,4 +104,32 @@ public enum SettingCatalog {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// `pushgw render --help`.
+    public static let renderHelpText = """
+        usage: pushgw render EVENT.json [--config FILE] [--now EPOCH_SECONDS] [--compact]
+
+        Prints the /v1/render answer for one event (EVENT.json, or - for standard input), offline:
+        no provider is called and no avatar downloaded. A refused event prints the JSON error and exits 1.
+
+          --config FILE   the service's configuration file (pushgw --help); PUSHGW_* variables apply
+                          as for the service. No secret is read (keys, CA and token files need not be
+                          readable); a service account is read only when fcm.project_id is not given.
+                          With no app configured: one demo app (topic com.example.pushgw, project pushgw-demo).
+          --now SECONDS   the clock for apns-expiration (default: now)
+          --compact       one line of JSON
+        """
+
+    /// `pushgw simulators --help`.
+    public static let simulatorsHelpText = """
+        usage: pushgw simulators [--env-file FILE]
+
+        Runs only the built-in strict APNs and FCM simulators (with FCM's OAuth token endpoint), on
+        127.0.0.1 with throwaway keys and certificates, until SIGTERM or Ctrl-C, and prints the settings
+        that point a gateway at them: the PUSHGW_APNS_* and PUSHGW_FCM_* provider settings, and a token
+        file with a fresh API token in PUSHGW_BEARER_TOKENS_FILE. A gateway started with them is
+        configured as for real providers (the benchmarks run it that way).
+
+          --env-file FILE  also write those settings to FILE (mode 0600) as `export NAME=value` lines
+        """
 }

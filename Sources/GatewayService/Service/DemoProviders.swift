@@ -19,6 +19,9 @@ public final class DemoProviders: Sendable {
     public let caFile: String
     public let serviceAccountFile: String
     public let fcmCAFile: String
+    /// A file with one fresh API token, for a gateway started from
+    /// `gatewayEnvironment` (the in-process demo does not use it).
+    public let tokensFile: String
 
     public init() throws(ServiceError) {
         do {
@@ -47,6 +50,10 @@ public final class DemoProviders: Sendable {
             serviceAccountFile = folder + "/demo-service-account.json"
             _ = FileManager.default.createFile(atPath: serviceAccountFile, contents: Data(account.json(tokenURI: fcm.tokenURI).utf8),
                                            attributes: [.posixPermissions: 0o600])
+            var generator = SystemRandomNumberGenerator()
+            let token = (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
+            tokensFile = folder + "/demo-tokens"
+            _ = FileManager.default.createFile(atPath: tokensFile, contents: Data("\(token)\n".utf8), attributes: [.posixPermissions: 0o600])
         } catch {
             throw ServiceError(setting: "demo", "cannot start the built-in provider simulators: \(error)")
         }
@@ -67,7 +74,7 @@ public final class DemoProviders: Sendable {
     }
 
     /// The environment that points a gateway at these simulators, as for
-    /// real providers (what `pushgw simulators` prints).
+    /// real providers, with a token file (what `pushgw simulators` prints).
     public var gatewayEnvironment: [(name: String, value: String)] {
         [
             ("PUSHGW_APNS_KEY_FILE", keyFile),
@@ -80,6 +87,7 @@ public final class DemoProviders: Sendable {
             ("PUSHGW_FCM_BASE_URL", fcm.url),
             ("PUSHGW_FCM_CA_FILE", fcmCAFile),
             ("PUSHGW_AVATAR_ALLOWED_HOSTS", "localhost,127.0.0.1"),
+            ("PUSHGW_BEARER_TOKENS_FILE", tokensFile),
         ]
     }
 

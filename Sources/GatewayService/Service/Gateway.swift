@@ -26,7 +26,7 @@ public final class Gateway: Sendable {
     public init(configuration: GatewayConfiguration, logger: Logger) throws(ServiceError) {
         guard !configuration.bearerTokens.isEmpty || (configuration.insecureNoAuth && configuration.listensOnLoopback) else {
             if configuration.insecureNoAuth {
-                throw ServiceError(setting: "PUSHGW_INSECURE_NO_AUTH",
+                throw ServiceError(setting: configuration.insecureNoAuthSetting,
                                    "only allowed on a loopback address; \(configuration.listenAddress) is not one")
             }
             throw ServiceError(setting: "PUSHGW_BEARER_TOKENS_FILE",
@@ -97,37 +97,61 @@ public final class Gateway: Sendable {
             })
         server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, handler: handler,
                             loops: loops, log: { logger.log(.debug, "http server", [("detail", $0)]) })
-        try server.start()
+        do {
+            try server.start()
+        } catch where error.setting == "listen" {
+            throw ServiceError(setting: configuration.listenSetting, error.message)
+        }
         started = true
     }
 
     private static func apnsClient(_ settings: GatewayConfiguration.APNsSettings,
                                    app: String, loops: [HTTP2EventLoop]) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
         let setting = "apps.\(app).apns"
+        let keySetting = settings.keyFileSetting ?? "\(setting).key_file"
+        let pem: [UInt8]
         do {
-            let pem = try String(contentsOfFile: settings.keyFile, encoding: .utf8)
-            let key = try ES256SigningKey(pem: pem)
-            let cache = try ProviderTokenCache(keyID: settings.keyID, teamID: settings.teamID, signingKey: key)
+            pem = try FileReader.read(settings.keyFile)
+        } catch {
+            throw ServiceError(setting: keySetting, ConfigurationLoader.cannotRead(settings.keyFile, error))
+        }
+        let key: ES256SigningKey
+        do {
+            key = try ES256SigningKey(pem: String(decoding: pem, as: UTF8.self))
+        } catch {
+            throw ServiceError(setting: keySetting, "cannot use the APNs key in that file: \(error)")
+        }
+        let cache: ProviderTokenCache
+        do {
+            cache = try ProviderTokenCache(keyID: settings.keyID, teamID: settings.teamID, signingKey: key,
+                                           refreshAge: settings.tokenRefreshAge)
+        } catch let error as ProviderTokenCacheError {
+            throw ServiceError(setting: settings.tokenRefreshSetting ?? "\(setting).token_refresh_minutes", "\(error)")
+        } catch {
+            throw ServiceError(setting: "\(setting).key_id", "\(error)")
+        }
+        do {
             let client = try APNsClient(origin: settings.baseURL, tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
                                         connections: settings.connections, loops: loops, now: { Int64(Date().timeIntervalSince1970) })
             return (client, cache)
-        } catch let error as ServiceError {
-            throw error
         } catch {
-            throw ServiceError(setting: settings.keyFileSetting ?? "\(setting).key_file",
-                               "cannot use the APNs key in that file: \(error)")
+            throw Self.clientError(error, caFileSetting: settings.caFileSetting ?? "\(setting).ca_file",
+                                   baseURLSetting: settings.baseURLSetting ?? "\(setting).base_url")
         }
     }
 
     private static func fcmClient(_ settings: GatewayConfiguration.FCMSettings,
                                   app: String, loops: [HTTP2EventLoop]) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
         let setting = settings.serviceAccountFileSetting ?? "apps.\(app).fcm.service_account_file"
-        guard let bytes = FileManager.default.contents(atPath: settings.serviceAccountFile) else {
-            throw ServiceError(setting: setting, ConfigurationLoader.cannotRead(settings.serviceAccountFile))
+        let bytes: [UInt8]
+        do {
+            bytes = try FileReader.read(settings.serviceAccountFile)
+        } catch {
+            throw ServiceError(setting: setting, ConfigurationLoader.cannotRead(settings.serviceAccountFile, error))
         }
         let account: ServiceAccount
         do {
-            account = try ServiceAccount(json: Array(bytes))
+            account = try ServiceAccount(json: bytes)
         } catch {
             throw ServiceError(setting: setting, "not a usable service account: \(error)")
         }
@@ -138,8 +162,18 @@ public final class Gateway: Sendable {
                                        connections: settings.connections, loops: loops)
             return (client, cache)
         } catch {
-            throw ServiceError(setting: "apps.\(app).fcm.base_url", "\(error)")
+            throw Self.clientError(error, caFileSetting: settings.caFileSetting ?? "apps.\(app).fcm.ca_file",
+                                   baseURLSetting: settings.baseURLSetting ?? "apps.\(app).fcm.base_url")
         }
+    }
+
+    /// A provider client that cannot be made: a certificate problem is the
+    /// CA file's (the loader checked the base URL's shape already).
+    private static func clientError(_ error: TransportError, caFileSetting: String, baseURLSetting: String) -> ServiceError {
+        if error.kind == .certificateRejected {
+            return ServiceError(setting: caFileSetting, "cannot use the CA file: \(error.detail)")
+        }
+        return ServiceError(setting: baseURLSetting, "\(error)")
     }
 
     /// Graceful stop: no new connections and no new notifications (one

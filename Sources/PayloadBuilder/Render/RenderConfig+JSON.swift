@@ -9,19 +9,20 @@
 /// ```
 ///
 /// `apns.base_url` / `fcm.base_url` override the provider origin (a
-/// simulator, a proxy). Keys listed in `extraKeys` (per section: `""`,
-/// `"apps[]"`, `"apns"`, `"fcm"`) are tolerated for the service's own
-/// settings; any other unknown key is an error naming it.
+/// simulator, a proxy). The file is the service's configuration file: the
+/// keys are `ConfigFileKeys`, the service's settings (listen, credential
+/// files, …) are accepted and ignored here, and any other key is an error
+/// naming it. Being pure, this reader takes `fcm.project_id` from the file
+/// only (the service also reads it from the service account).
 extension RenderConfig {
-    public init(json bytes: [UInt8], extraKeys: [String: Set<String>] = [:]) throws(ConfigError) {
+    public init(json bytes: [UInt8]) throws(ConfigError) {
         let document: JSONValue
         do {
             document = try JSONParser.parse(bytes)
         } catch {
             throw ConfigError(setting: error.field ?? "(file)", "not valid JSON: \(error.message)")
         }
-        let root = try ConfigObject(document, setting: "", allowed: ["default_locale", "self_sender_ids", "apps"],
-                                    extra: extraKeys[""] ?? [])
+        let root = try ConfigObject(document, setting: "", allowed: ConfigFileKeys.root)
         let defaultLocale = try root.string("default_locale") ?? "en"
         let selfSenders = try root.stringArray("self_sender_ids") ?? []
         guard case let .array(appValues)? = root.value("apps") else {
@@ -29,21 +30,19 @@ extension RenderConfig {
         }
         var apps: [AppProfile] = []
         for (index, value) in appValues.enumerated() {
-            apps.append(try RenderConfig.app(value, setting: "apps[\(index)]", extraKeys: extraKeys))
+            apps.append(try RenderConfig.app(value, setting: "apps[\(index)]"))
         }
         try self.init(apps: apps, defaultLocale: defaultLocale, selfSenderIDs: Set(selfSenders))
     }
 
-    private static func app(_ value: JSONValue, setting: String, extraKeys: [String: Set<String>]) throws(ConfigError) -> AppProfile {
-        let object = try ConfigObject(value, setting: setting, allowed: ["name", "apns", "fcm", "data_keys"],
-                                      extra: extraKeys["apps[]"] ?? [])
+    private static func app(_ value: JSONValue, setting: String) throws(ConfigError) -> AppProfile {
+        let object = try ConfigObject(value, setting: setting, allowed: ConfigFileKeys.app)
         guard let name = try object.string("name"), !name.isEmpty else {
             throw ConfigError(setting: "\(setting).name", "required: a non-empty app name")
         }
         var apns: APNsTarget?
         if let apnsValue = object.value("apns"), apnsValue != .null {
-            let section = try ConfigObject(apnsValue, setting: "\(setting).apns", allowed: ["topic", "environment", "base_url"],
-                                           extra: extraKeys["apns"] ?? [])
+            let section = try ConfigObject(apnsValue, setting: "\(setting).apns", allowed: ConfigFileKeys.apns)
             guard let topic = try section.string("topic"), !topic.isEmpty else {
                 throw ConfigError(setting: "\(setting).apns.topic", "required: the app's bundle id")
             }
@@ -58,8 +57,7 @@ extension RenderConfig {
         }
         var fcm: FCMTarget?
         if let fcmValue = object.value("fcm"), fcmValue != .null {
-            let section = try ConfigObject(fcmValue, setting: "\(setting).fcm", allowed: ["project_id", "base_url"],
-                                           extra: extraKeys["fcm"] ?? [])
+            let section = try ConfigObject(fcmValue, setting: "\(setting).fcm", allowed: ConfigFileKeys.fcm)
             let project = try section.string("project_id")
             guard let project, !project.isEmpty, project.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {
                 throw ConfigError(setting: "\(setting).fcm.project_id", "required: the Firebase project id")
@@ -79,13 +77,13 @@ private struct ConfigObject {
     let members: [(key: String, value: JSONValue)]
     let setting: String
 
-    init(_ value: JSONValue, setting: String, allowed: Set<String>, extra: Set<String>) throws(ConfigError) {
+    init(_ value: JSONValue, setting: String, allowed: Set<String>) throws(ConfigError) {
         guard case let .object(members) = value else {
             throw ConfigError(setting: setting.isEmpty ? "(file)" : setting, "must be a JSON object")
         }
-        for member in members where !allowed.contains(member.key) && !extra.contains(member.key) {
+        for member in members where !allowed.contains(member.key) {
             throw ConfigError(setting: name(member.key, in: setting),
-                              "unknown setting (known here: \(allowed.union(extra).sorted().joined(separator: ", ")))")
+                              "unknown setting (known here: \(allowed.sorted().joined(separator: ", ")))")
         }
         self.members = members
         self.setting = setting

@@ -1,0 +1,101 @@
+import PayloadBuilder
+
+/// Checking one app: credentials complete and usable, each error under the
+/// setting the user wrote.
+extension ConfigurationLoader {
+    func settings(of app: AppDraft, use: Use) throws(ServiceError) -> GatewayConfiguration.AppSettings {
+        guard app.apns != nil || app.fcm != nil else {
+            let how = app.fromFile
+                ? "add \"apns\" {key_file, key_id, team_id, topic} or \"fcm\" {service_account_file} to it"
+                : "set PUSHGW_APNS_KEY_FILE, PUSHGW_APNS_KEY_ID, PUSHGW_APNS_TEAM_ID and PUSHGW_APNS_TOPIC, or PUSHGW_FCM_SERVICE_ACCOUNT_FILE"
+            throw ServiceError(setting: app.fromFile ? "\(app.label) (\(app.name))" : app.label, "no credentials: \(how)")
+        }
+        var settings = GatewayConfiguration.AppSettings(name: app.name)
+        if let apns = app.apns { settings.apns = try apnsSettings(apns, of: app, use: use) }
+        if let fcm = app.fcm { settings.fcm = try fcmSettings(fcm, of: app, use: use) }
+        if let (value, setting) = app.dataKeys {
+            do {
+                settings.dataKeys = try DataKeyNames(json: value, setting: setting)
+            } catch {
+                throw ServiceError(setting: error.setting, error.message)
+            }
+        }
+        return settings
+    }
+
+    private func apnsSettings(_ draft: AppDraft.APNs, of app: AppDraft, use: Use) throws(ServiceError) -> GatewayConfiguration.APNsSettings {
+        let required: [(key: String, value: Sourced?)] = [
+            ("key_file", draft.keyFile), ("key_id", draft.keyID), ("team_id", draft.teamID), ("topic", draft.topic),
+        ]
+        let missing = required.filter { $0.value == nil }.map { app.settingName("apns", $0.key) }
+        guard missing.isEmpty, let keyFile = draft.keyFile, let keyID = draft.keyID, let teamID = draft.teamID,
+              let topic = draft.topic else {
+            throw ServiceError(setting: missing[0], "required for APNs, with the other three of "
+                + "\(required.map { app.settingName("apns", $0.key) }.joined(separator: ", ")); missing: \(missing.joined(separator: ", "))")
+        }
+        if use == .service { _ = try read(keyFile) }
+        for field in [keyID, teamID] where !(field.value.count == 10 && field.value.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })) {
+            throw ServiceError(setting: field.setting, "10 characters A-Z and 0-9, as shown in Apple's developer account")
+        }
+        guard !topic.value.isEmpty, !topic.value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw ServiceError(setting: topic.setting, "the app's bundle id, without spaces or control characters")
+        }
+        var origin = APNsTarget.production
+        switch draft.environment?.value ?? "production" {
+        case "production": break
+        case "sandbox", "development": origin = APNsTarget.sandbox
+        case let other: throw ServiceError(setting: draft.environment!.setting, "\"\(other)\": use production or sandbox")
+        }
+        if let baseURL = draft.baseURL { origin = try Self.origin(baseURL.value, baseURL.setting) }
+        if let caFile = draft.caFile { try checkCAFile(caFile, use: use) }
+        var settings = GatewayConfiguration.APNsSettings(keyFile: keyFile.value, keyID: keyID.value, teamID: teamID.value,
+                                                         topic: topic.value, baseURL: origin, caFile: draft.caFile?.value)
+        if let connections = draft.connections { settings.connections = try Self.number(connections.value, connections.setting, 1...64) }
+        if let minutes = draft.tokenRefreshMinutes {
+            settings.tokenRefreshAge = .seconds(60 * (try Self.number(minutes.value, minutes.setting, 20...50)))
+        }
+        settings.keyFileSetting = keyFile.setting
+        settings.baseURLSetting = draft.baseURL?.setting ?? draft.environment?.setting
+        settings.caFileSetting = draft.caFile?.setting
+        settings.tokenRefreshSetting = draft.tokenRefreshMinutes?.setting
+        return settings
+    }
+
+    private func fcmSettings(_ draft: AppDraft.FCM, of app: AppDraft, use: Use) throws(ServiceError) -> GatewayConfiguration.FCMSettings {
+        guard let file = draft.serviceAccountFile else {
+            throw ServiceError(setting: app.settingName("fcm", "service_account_file"), "required for FCM: the Firebase service-account JSON file")
+        }
+        var project = draft.projectID.map(\.value)
+        if let given = draft.projectID,
+           given.value.isEmpty || !given.value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) {
+            throw ServiceError(setting: given.setting, "the Firebase project id, without spaces or /")
+        }
+        if use == .service || project == nil {
+            let bytes: [UInt8]
+            do {
+                bytes = try read(file)
+            } catch where use == .offlineRender {
+                throw ServiceError(setting: error.setting, error.message + "; an offline render reads it only for the project id: "
+                    + "give \(app.settingName("fcm", "project_id")) instead")
+            }
+            guard let document = try? JSONParser.parse(bytes) else {
+                throw ServiceError(setting: file.setting,
+                                   "the file is not valid JSON: use the service-account key file downloaded from the Google Cloud console")
+            }
+            if project == nil, case let .string(found)? = document["project_id"] { project = found }
+        }
+        guard let project, !project.isEmpty else {
+            throw ServiceError(setting: file.setting, "the service-account JSON has no project_id")
+        }
+        var origin = FCMTarget.production
+        if let baseURL = draft.baseURL { origin = try Self.origin(baseURL.value, baseURL.setting) }
+        if let caFile = draft.caFile { try checkCAFile(caFile, use: use) }
+        var settings = GatewayConfiguration.FCMSettings(serviceAccountFile: file.value, projectID: project, baseURL: origin,
+                                                        caFile: draft.caFile?.value)
+        if let connections = draft.connections { settings.connections = try Self.number(connections.value, connections.setting, 1...64) }
+        settings.serviceAccountFileSetting = file.setting
+        settings.baseURLSetting = draft.baseURL?.setting
+        settings.caFileSetting = draft.caFile?.setting
+        return settings
+    }
+}

@@ -1,0 +1,22 @@
+/// The keys of the gateway's JSON configuration file, per object. One list
+/// for both readers of that file: the service's `ConfigurationLoader` and
+/// the pure `RenderConfig(json:)`, which uses the rendering keys and
+/// accepts (and ignores) the others, so every file the service accepts
+/// parses here too.
+public enum ConfigFileKeys {
+    /// The top-level object.
+    public static let root: Set<String> = [
+        "listen", "bearer_tokens_file", "metrics_token_file", "insecure_no_auth", "dedup_window_seconds",
+        "request_deadline_seconds", "dedup_capacity", "default_locale", "self_sender_ids", "log_level", "avatar", "apps",
+    ]
+    /// `avatar`.
+    public static let avatar: Set<String> = ["allow_http", "allowed_hosts", "allow_private_addresses"]
+    /// One item of `apps`.
+    public static let app: Set<String> = ["name", "apns", "fcm", "data_keys"]
+    /// `apps[].apns`.
+    public static let apns: Set<String> = [
+        "key_file", "key_id", "team_id", "topic", "environment", "base_url", "ca_file", "connections", "token_refresh_minutes",
+    ]
+    /// `apps[].fcm`.
+    public static let fcm: Set<String> = ["service_account_file", "project_id", "base_url", "ca_file", "connections"]
+}
