@@ -100,8 +100,10 @@ enum ServeCommand {
         return (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
     }
 
+    /// Why the gateway cannot start, as one JSON log line on standard
+    /// error like every other line it writes (log shippers parse them all).
     private static func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("pushgw: \(message)\n".utf8))
+        Logger(minimumLevel: .error).log(.error, "pushgw cannot start", [("detail", message)])
         return 2
     }
 }
