@@ -22,6 +22,7 @@ final class FCMSendScannerTests: XCTestCase {
         ##"{"message":{"token":"t","android":{"priority":"NORMAL","ttl":"3.5s","data":{"x":"y"},"notification":{"color":"#a0B1c2","notification_count":"7","notificationPriority":"PRIORITY_HIGH","visibility":2,"light_settings":{"color":{"red":0.5,"green":"1"},"lightOnDuration":"1s"},"vibrate_timings":["1s","2.5s"],"sticky":true}}}}"##,
         #"{"message":{"token":"t","webpush":{"data":{"k":"v"},"headers":{"TTL":"1"},"notification":{"title":{"nested":[1,2,{}]}}},"apns":{"payload":{"aps":{}},"fcm_options":{"image":"i"}}}}"#,
         #"{"message":{"token":"t","data":{"k":"v","k2":"v"}}}"#,
+        #"{"message":{"token":"t","data":{"k":"\#(String(repeating: "x", count: 3000))"},"android":{"data":{"k":"\#(String(repeating: "x", count: 3000))"},"notification":{"title":"t"}},"webpush":{"data":{"k":"v"}}}}"#,
     ]
 
     /// Bodies each broken in one way (or unusual), the strict path's to word.
@@ -52,6 +53,12 @@ final class FCMSendScannerTests: XCTestCase {
         #"{"message":{"token":"t","android":{"notification":{"bodyLocKey":"x","body_loc_key":"y"}}}}"#,
         #"{"message":{"token":"t","data":{"big":"\#(String(repeating: "x", count: 5000))"}}}"#,
         #"{"message":{"topic":"news","notification":{"body":"\#(String(repeating: "x", count: 3000))"}}}"#,
+        #"{"message":{"token":"t","android":{"data":{"k":"\#(String(repeating: "x", count: 5000))"}}}}"#,
+        #"{"message":{"token":"t","android":{"data":{"k":"v","k":"w"}}}}"#,
+        #"{"message":{"token":"t","webpush":{"data":{"k":"\#(String(repeating: "x", count: 5000))"}}}}"#,
+        #"{"message":{"token":"t","android":{"notification":{"body":"\#(String(repeating: "x", count: 5000))"}}}}"#,
+        #"{"message":{"token":"t","apns":{"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 5000))"}}}}}"#,
+        #"{"message":{"token":"t","apns":{"payload":{"aps":{"alert":"\#(String(repeating: "\\f", count: 1500))"}}}}}"#,
         #"{"message":{"token":"t","apns":{"payload":{"aps":{"a":\#(String(repeating: "[", count: 70))\#(String(repeating: "]", count: 70))}}}}}"#,
     ]
 

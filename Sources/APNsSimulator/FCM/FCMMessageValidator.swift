@@ -12,8 +12,10 @@
 ///    case-insensitively ("Invalid data payload key: from").
 /// 4. `android.ttl` not negative; `android.notification.color` `#rrggbb`.
 /// 5. `apns.payload`, when present, holds an `aps` object.
-/// 6. At most 4096 bytes of `data` keys and values plus `notification`
-///    texts (2048 for topic and condition messages), else "Message is too big".
+/// 6. Every platform's payload within its limit (`FCMMessageSize`: the
+///    message's, Android's and web push's data and notification texts at
+///    most 4096 bytes, 2048 for topic and condition messages; the compact
+///    `apns.payload` at most 4096), else "Message is too big".
 enum FCMMessageValidator {
     /// The parts of a valid message the simulator acts on.
     struct ValidMessage {
@@ -73,9 +75,15 @@ enum FCMMessageValidator {
                                              description: "The APNs payload must contain an \"aps\" dictionary."))
         }
         let limit = token != nil || fid != nil ? payloadLimit : topicPayloadLimit
-        if countedBytes(message) > limit {
-            return .failure(.invalidArgument("Message is too big", field: "message",
-                                             description: "Message is too big: data and notification exceed \(limit) bytes."))
+        if let (part, bytes, partLimit) = FCMMessageSize(message: message).oversizedPart(dataLimit: limit) {
+            let field = switch part {
+            case .message: "message"
+            case .android: "message.android"
+            case .webpush: "message.webpush"
+            case .apns: "message.apns.payload"
+            }
+            return .failure(.invalidArgument("Message is too big", field: field,
+                                             description: FCMMessageSize.description(part, bytes: bytes, limit: partLimit)))
         }
         return .success(ValidMessage(token: token ?? fid, topic: topic, condition: condition, validateOnly: validateOnly))
     }
@@ -146,19 +154,5 @@ enum FCMMessageValidator {
     static func isColor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 7, bytes[0] == UInt8(ascii: "#") else { return false }
         return bytes.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    /// Bytes of `data` keys and values plus the `notification` texts.
-    static func countedBytes(_ message: OrderedJSON) -> Int {
-        var total = 0
-        for (key, value) in field(message, "data")?.members ?? [] {
-            total += key.utf8.count + (value.stringValue?.utf8.count ?? 0)
-        }
-        if let notification = field(message, "notification") {
-            for name in ["title", "body", "image"] {
-                total += field(notification, name)?.stringValue?.utf8.count ?? 0
-            }
-        }
-        return total
     }
 }

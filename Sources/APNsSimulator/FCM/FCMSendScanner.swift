@@ -52,8 +52,9 @@ enum FCMSendScanner {
         var topic: String?
         var condition: String?
         var fid: String?
-        /// `message.data` keys and values plus `message.notification` texts, in bytes.
-        var countedBytes = 0
+        /// What FCM counts against its limits (the compact `apns.payload`
+        /// only bounded from above, within its limit).
+        var size = FCMMessageSize()
 
         /// Notes the string field `role` names in an object at `place`;
         /// `false` when FCM refuses it (`android.notification.color`).
@@ -69,9 +70,10 @@ enum FCMSendScanner {
                 default: break
                 }
             case .notification:
-                if role == .title || role == .body || role == .image { countedBytes += text.count }
+                size.notification.add(text.count, for: role)
             case .androidNotification:
                 if role == .color { return FCMMessageValidator.isColor(text) }
+                size.androidNotification.add(text.count, for: role)
             default:
                 break
             }
@@ -85,7 +87,7 @@ enum FCMSendScanner {
             if let token, !FCMMessageValidator.isWellFormedToken(token) { return nil }
             if let topic, !FCMMessageValidator.isWellFormedTopic(topic) { return nil }
             let limit = token != nil || fid != nil ? FCMMessageValidator.payloadLimit : FCMMessageValidator.topicPayloadLimit
-            guard countedBytes <= limit else { return nil }
+            guard size.oversizedPart(dataLimit: limit) == nil else { return nil }
             return FCMMessageValidator.ValidMessage(token: token ?? fid, topic: topic, condition: condition,
                                                     validateOnly: validateOnly)
         }
