@@ -22,6 +22,7 @@ final class FCMSendScannerTests: XCTestCase {
         ##"{"message":{"token":"t","android":{"priority":"NORMAL","ttl":"3.5s","data":{"x":"y"},"notification":{"color":"#a0B1c2","notification_count":"7","notificationPriority":"PRIORITY_HIGH","visibility":2,"light_settings":{"color":{"red":0.5,"green":"1"},"lightOnDuration":"1s"},"vibrate_timings":["1s","2.5s"],"sticky":true}}}}"##,
         #"{"message":{"token":"t","webpush":{"data":{"k":"v"},"headers":{"TTL":"1"},"notification":{"title":{"nested":[1,2,{}]}}},"apns":{"payload":{"aps":{}},"fcm_options":{"image":"i"}}}}"#,
         #"{"message":{"token":"t","data":{"k":"v","k2":"v"}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-priority":"5","apns-push-type":"background","apns-expiration":"0"},"payload":{"aps":{"content-available":1}}}}}"#,
         #"{"message":{"token":"t","data":{"k":"\#(String(repeating: "x", count: 3000))"},"android":{"data":{"k":"\#(String(repeating: "x", count: 3000))"},"notification":{"title":"t"}},"webpush":{"data":{"k":"v"}}}}"#,
     ]
 
@@ -59,6 +60,11 @@ final class FCMSendScannerTests: XCTestCase {
         #"{"message":{"token":"t","android":{"notification":{"body":"\#(String(repeating: "x", count: 5000))"}}}}"#,
         #"{"message":{"token":"t","apns":{"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 5000))"}}}}}"#,
         #"{"message":{"token":"t","apns":{"payload":{"aps":{"alert":"\#(String(repeating: "\\f", count: 1500))"}}}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-priority":"7"},"payload":{"aps":{}}}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-collapse-id":"\#(String(repeating: "c", count: 65))"},"payload":{"aps":{}}}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-push-type":"background"},"payload":{"aps":{"content-available":1}}}}}"#,
+        #"{"message":{"token":"t","apns":{"payload":{"aps":{"content-available":1}}}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-expiration":"soon"}}}}"#,
         #"{"message":{"token":"t","apns":{"payload":{"aps":{"a":\#(String(repeating: "[", count: 70))\#(String(repeating: "]", count: 70))}}}}}"#,
     ]
 

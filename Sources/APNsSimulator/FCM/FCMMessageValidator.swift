@@ -12,7 +12,11 @@
 ///    case-insensitively ("Invalid data payload key: from").
 /// 4. `android.ttl` not negative; `android.notification.color` `#rrggbb`.
 /// 5. `apns.payload`, when present, holds an `aps` object.
-/// 6. Every platform's payload within its limit (`FCMMessageSize`: the
+/// 6. `apns.headers` as APNs would take them (`FCMAPNsHeaders`: push type,
+///    priority with FCM's default 10, 5 for a data-only push, id, collapse
+///    id, expiration), else INVALID_ARGUMENT with APNs' reason in an
+///    ApnsError detail.
+/// 7. Every platform's payload within its limit (`FCMMessageSize`: the
 ///    message's, Android's and web push's data and notification texts at
 ///    most 4096 bytes, 2048 for topic and condition messages; the compact
 ///    `apns.payload` at most 4096), else "Message is too big".
@@ -74,8 +78,15 @@ enum FCMMessageValidator {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.apns.payload",
                                              description: "The APNs payload must contain an \"aps\" dictionary."))
         }
+        let size = FCMMessageSize(message: message)
+        let apns = field(message, "apns")
+        let contentAvailableOnly = FCMAPNsHeaders.apsFacts(ofPayload: apns.flatMap { field($0, "payload") }).isContentAvailableOnly
+            && size.notification.title == 0 && size.notification.body == 0
+        if let reason = FCMAPNsHeaders(apns: apns).refusal(contentAvailableOnly: contentAvailableOnly) {
+            return .failure(FCMAPNsHeaders.error(reason: reason))
+        }
         let limit = token != nil || fid != nil ? payloadLimit : topicPayloadLimit
-        if let (part, bytes, partLimit) = FCMMessageSize(message: message).oversizedPart(dataLimit: limit) {
+        if let (part, bytes, partLimit) = size.oversizedPart(dataLimit: limit) {
             let field = switch part {
             case .message: "message"
             case .android: "message.android"

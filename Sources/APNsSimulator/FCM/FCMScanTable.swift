@@ -15,7 +15,7 @@ final class FCMScanTable: Sendable {
     /// whichever the spelling); every other field is `other`.
     enum Role: UInt8, Sendable {
         case other, token, topic, condition, fid, title, body, image, color, validateOnly, ttl, data, payload
-        case message, notification, android, webpush, apns
+        case message, notification, android, webpush, apns, headers
 
         init(_ name: String) {
             switch name {
@@ -36,6 +36,7 @@ final class FCMScanTable: Sendable {
             case "android": self = .android
             case "webpush": self = .webpush
             case "apns": self = .apns
+            case "headers": self = .headers
             default: self = .other
             }
         }

@@ -55,6 +55,10 @@ enum FCMSendScanner {
         /// What FCM counts against its limits (the compact `apns.payload`
         /// only bounded from above, within its limit).
         var size = FCMMessageSize()
+        /// `apns.headers`, as far as APNs' rules read them.
+        var apnsHeaders = FCMAPNsHeaders()
+        /// The facts of `apns.payload.aps`.
+        var aps = APNsPayloadShape.APSFacts()
 
         /// Notes the string field `role` names in an object at `place`;
         /// `false` when FCM refuses it (`android.notification.color`).
@@ -87,7 +91,9 @@ enum FCMSendScanner {
             if let token, !FCMMessageValidator.isWellFormedToken(token) { return nil }
             if let topic, !FCMMessageValidator.isWellFormedTopic(topic) { return nil }
             let limit = token != nil || fid != nil ? FCMMessageValidator.payloadLimit : FCMMessageValidator.topicPayloadLimit
-            guard size.oversizedPart(dataLimit: limit) == nil else { return nil }
+            let contentAvailableOnly = aps.isContentAvailableOnly && size.notification.title == 0 && size.notification.body == 0
+            guard apnsHeaders.refusal(contentAvailableOnly: contentAvailableOnly) == nil,
+                  size.oversizedPart(dataLimit: limit) == nil else { return nil }
             return FCMMessageValidator.ValidMessage(token: token ?? fid, topic: topic, condition: condition,
                                                     validateOnly: validateOnly)
         }

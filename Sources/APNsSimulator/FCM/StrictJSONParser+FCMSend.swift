@@ -69,7 +69,9 @@ extension StrictJSONParser where Value == APNsPayloadShape {
             guard isString else { return scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
             return readString { table.isValue($0, of: field) } == true
         case .stringMap:
-            return byte == UInt8(ascii: "{") && scanStringMap(data: field.role == .data ? place : .other, facts: &facts)
+            guard byte == UInt8(ascii: "{") else { return false }
+            if place == .apns, field.role == .headers { return scanAPNsHeaders(facts: &facts) }
+            return scanStringMap(data: field.role == .data ? place : .other, facts: &facts)
         case .stringList:
             return byte == UInt8(ascii: "[") && scanStringList()
         case .object:
@@ -79,8 +81,9 @@ extension StrictJSONParser where Value == APNsPayloadShape {
             return scanObject(childTable, place: child, facts: &facts)
         case .freeObject:
             let start = index
-            guard byte == UInt8(ascii: "{"), case .object(let hasAPSObject)? = parseValue() else { return false }
+            guard byte == UInt8(ascii: "{"), case .object(let hasAPSObject, let aps, _)? = parseValue() else { return false }
             guard place == .apns, field.role == .payload else { return true }
+            facts.aps = aps
             return hasAPSObject && notePayloadSize(UnsafeBufferPointer(rebasing: bytes[start..<index]), facts: &facts)
         }
     }
@@ -153,6 +156,27 @@ extension StrictJSONParser where Value == APNsPayloadShape {
                     return true
                 case .malformed: return false
                 }
+            }
+        }
+    }
+
+    /// At `{` of `apns.headers`: every header noted (`FCMAPNsHeaders`);
+    /// one the rules read given twice leaves it to the strict path.
+    private mutating func scanAPNsHeaders(facts: inout Facts) -> Bool {
+        guard enter() else { return false }
+        defer { depth -= 1 }
+        if closes(UInt8(ascii: "}")) { return true }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+                  let name = readString({ String(decoding: $0, as: UTF8.self) }),
+                  colon(), bytes[index] == UInt8(ascii: "\""),
+                  let value = readString({ String(decoding: $0, as: UTF8.self) }),
+                  facts.apnsHeaders.add(name: name, value: value) else { return false }
+            switch next(closing: UInt8(ascii: "}")) {
+            case .more: continue
+            case .closed: return true
+            case .malformed: return false
             }
         }
     }

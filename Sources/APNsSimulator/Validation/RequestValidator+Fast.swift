@@ -62,7 +62,7 @@ extension RequestValidator {
                 expiration = seconds
             }
             guard request.bodyLength > 0, request.bodyLength <= (isVoIP ? Self.voipPayloadLimit : Self.payloadLimit),
-                  case .object(let hasAPSObject)? = APNsPayloadShape.parse(request.body),
+                  case .object(let hasAPSObject, _, _)? = APNsPayloadShape.parse(request.body),
                   hasAPSObject || !requiresAPSDictionary else { return nil }
             if var bound = registeredTopic({ Self.lowercased(deviceToken) }),
                !bound.withUTF8({ TextBytes.same($0, bundle) }) {

@@ -129,7 +129,7 @@ struct RequestValidator {
         guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
         let limit = pushType == "voip" ? Self.voipPayloadLimit : Self.payloadLimit
         guard request.bodyLength <= limit else { return reject(413, "PayloadTooLarge") }
-        guard case .object(let hasAPSObject)? = APNsPayloadShape.parse(request.body) else {
+        guard case .object(let hasAPSObject, _, _)? = APNsPayloadShape.parse(request.body) else {
             return reject(400, "PayloadEmpty")
         }
         if requiresAPSDictionary, !hasAPSObject { return reject(400, "PayloadEmpty") }
