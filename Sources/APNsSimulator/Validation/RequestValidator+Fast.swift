@@ -32,25 +32,25 @@ extension RequestValidator {
             guard Self.isWellFormedDeviceToken(deviceToken),
                   let topic = value(.topic), let bundle = Self.bundleID(of: topic, in: asciiTopics) else { return nil }
 
-            var isBackground = false
             var isVoIP = false
-            if let pushType = value(.pushType) {
+            let pushType = value(.pushType)
+            if let pushType {
                 guard Self.pushTypeBytes.contains(where: { $0.withUnsafeBufferPointer { TextBytes.equal(pushType, $0) } }) else {
                     return nil
                 }
-                isBackground = TextBytes.equal(pushType, "background")
                 isVoIP = TextBytes.equal(pushType, "voip")
             }
-            var priority = 10
+            var priority = APNsHeaderRules.defaultPriority
             if let text = value(.priority) {
                 if TextBytes.equal(text, "5") {
                     priority = 5
                 } else if TextBytes.equal(text, "1") {
                     priority = 1
-                } else if !TextBytes.equal(text, "10") || isBackground {
+                } else if !TextBytes.equal(text, "10") {
                     return nil
                 }
             }
+            guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: false) else { return nil }
             let sentID = value(.id)
             if let sentID, !APNsIdentifier.isValid(sentID) { return nil }
             if let collapseID = value(.collapseID), collapseID.count > Self.collapseIDLimit || !TextBytes.isASCII(collapseID) {

@@ -11,8 +11,9 @@
 ///    a topic plus a push-type suffix (400 `BadTopic`), and the token's own
 ///    topic when the token is registered (400 `DeviceTokenNotForTopic`).
 /// 6. `apns-push-type`, when sent, one of Apple's 11 (400 `InvalidPushType`).
-/// 7. `apns-priority`, when sent, 10, 5 or 1; and not 10 for `background`
-///    (400 `BadPriority`).
+/// 7. `apns-priority`, when sent, 10, 5 or 1; the effective priority (the
+///    header's, else the default 10) 5 for `background` and 10 or 5 for
+///    `location` (400 `BadPriority`; `APNsHeaderRules`).
 /// 8. `apns-id`, when sent, a lowercase 8-4-4-4-12 UUID (400 `BadMessageId`).
 /// 9. `apns-collapse-id` at most 64 bytes (400 `BadCollapseId`).
 /// 10. `apns-expiration`, when sent, decimal digits (400 `BadExpirationDate`).
@@ -104,13 +105,13 @@ struct RequestValidator {
         let pushType = request.value("apns-push-type")
         if let pushType, !Self.pushTypes.contains(pushType) { return reject(400, "InvalidPushType") }
 
-        var priority = 10
+        var priority = APNsHeaderRules.defaultPriority
         if let text = request.value("apns-priority") {
-            guard let value = Int(text), [10, 5, 1].contains(value), String(value) == text else {
-                return reject(400, "BadPriority")
-            }
+            guard let value = APNsHeaderRules.priority(text) else { return reject(400, "BadPriority") }
             priority = value
-            if pushType == "background", value == 10 { return reject(400, "BadPriority") }
+        }
+        guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: false) else {
+            return reject(400, "BadPriority")
         }
 
         if sentID != nil, validSentID == nil { return reject(400, "BadMessageId") }
