@@ -59,4 +59,22 @@ final class RequestValidatorRulesTests: XCTestCase {
         XCTAssertEqual(answer(pushType: "alert", priority: "1"), "200")
         XCTAssertEqual(answer(pushType: nil, priority: nil), "200")
     }
+
+    func testThePushTypeAndTheTopicSuffixMustNameTheSameKindOfPush() {
+        let big = Array(#"{"aps":{},"x":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 4935) + Array(#""}"#.utf8)
+        XCTAssertEqual(answer(pushType: "voip", priority: nil, body: big), "400 BadTopic", "no 5120 limit off a .voip topic")
+        XCTAssertEqual(answer(topic: Self.bundle + ".voip", pushType: "voip", priority: nil, body: big), "200")
+        XCTAssertEqual(answer(topic: Self.bundle + ".voip", pushType: nil, priority: nil, body: big), "413 PayloadTooLarge")
+        XCTAssertEqual(answer(topic: Self.bundle + ".voip", pushType: "alert", priority: nil), "400 BadTopic")
+        XCTAssertEqual(answer(pushType: "liveactivity", priority: nil), "400 BadTopic")
+        let pairs = [("liveactivity", ".push-type.liveactivity"), ("complication", ".complication"),
+                     ("fileprovider", ".pushkit.fileprovider"), ("location", ".location-query"), ("pushtotalk", ".voip-ptt"),
+                     ("widgets", ".push-type.widgets"), ("controls", ".push-type.controls"), ("alert", ""), ("mdm", "")]
+        for (pushType, suffix) in pairs {
+            XCTAssertEqual(answer(topic: Self.bundle + suffix, pushType: pushType, priority: "5"), "200", pushType)
+            let other = suffix == ".voip-ptt" ? ".voip" : ".voip-ptt"
+            XCTAssertEqual(answer(topic: Self.bundle + other, pushType: pushType, priority: "5"), "400 BadTopic", pushType)
+        }
+        XCTAssertEqual(answer(topic: Self.bundle + ".complication", pushType: nil, priority: nil), "200", "no push type: not paired")
+    }
 }

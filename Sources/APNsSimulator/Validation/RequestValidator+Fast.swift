@@ -31,13 +31,12 @@ extension RequestValidator {
             let deviceToken = UnsafeBufferPointer(rebasing: path[Self.devicePathPrefix.utf8.count...])
             guard Self.isWellFormedDeviceToken(deviceToken),
                   let topic = value(.topic), let bundle = Self.bundleID(of: topic, in: asciiTopics) else { return nil }
+            let suffix = UnsafeBufferPointer(rebasing: topic[bundle.count...])
 
             var isVoIP = false
             let pushType = value(.pushType)
             if let pushType {
-                guard Self.pushTypeBytes.contains(where: { $0.withUnsafeBufferPointer { TextBytes.equal(pushType, $0) } }) else {
-                    return nil
-                }
+                guard APNsHeaderRules.pairs(pushType: pushType, withSuffix: suffix) else { return nil }  // a known type, paired
                 isVoIP = TextBytes.equal(pushType, "voip")
             }
             var priority = APNsHeaderRules.defaultPriority
@@ -116,6 +115,5 @@ extension RequestValidator {
         }
     }
 
-    private static let pushTypeBytes = pushTypes.map { Array($0.utf8) }
     private static let topicSuffixBytes = topicSuffixes.map { Array($0.utf8) }
 }

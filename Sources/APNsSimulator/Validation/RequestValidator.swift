@@ -10,7 +10,10 @@
 /// 5. `apns-topic` present (400 `MissingTopic`), one of the team's topics or
 ///    a topic plus a push-type suffix (400 `BadTopic`), and the token's own
 ///    topic when the token is registered (400 `DeviceTokenNotForTopic`).
-/// 6. `apns-push-type`, when sent, one of Apple's 11 (400 `InvalidPushType`).
+/// 6. `apns-push-type`, when sent, one of Apple's 11 (400 `InvalidPushType`),
+///    on a topic with its suffix: `voip` on `<bundle>.voip`, `alert` on
+///    `<bundle>`… (400 `BadTopic`; `APNsHeaderRules.pairs` says why that
+///    reason).
 /// 7. `apns-priority`, when sent, 10, 5 or 1; the effective priority (the
 ///    header's, else the default 10) 5 for `background` and 10 or 5 for
 ///    `location` (400 `BadPriority`; `APNsHeaderRules`).
@@ -18,6 +21,7 @@
 /// 9. `apns-collapse-id` at most 64 bytes (400 `BadCollapseId`).
 /// 10. `apns-expiration`, when sent, decimal digits (400 `BadExpirationDate`).
 /// 11. A body (400 `PayloadEmpty`) of at most 4096 bytes, 5120 for `voip`
+///     (which step 6 has put on a `.voip` topic)
 ///     (413 `PayloadTooLarge`), that is a JSON object with an `aps` object.
 ///     Apple has no reason for malformed JSON; the simulator answers 400
 ///     `PayloadEmpty`, the nearest reason Apple documents ("the message
@@ -34,16 +38,8 @@ struct RequestValidator {
     let asciiTopics: [[UInt8]]?
     let requiresAPSDictionary: Bool
 
-    /// The push types Apple lists (PROTOCOLS.md A2).
-    static let pushTypes: Set<String> = [
-        "alert", "background", "location", "voip", "complication", "fileprovider",
-        "liveactivity", "pushtotalk", "widgets", "controls", "mdm",
-    ]
     /// Topic suffixes some push types require after the bundle ID.
-    static let topicSuffixes = [
-        ".voip", ".complication", ".pushkit.fileprovider", ".location-query",
-        ".push-type.liveactivity", ".voip-ptt", ".push-type.widgets", ".push-type.controls",
-    ]
+    static let topicSuffixes = APNsHeaderRules.topicSuffixes.map(\.suffix).filter { !$0.isEmpty }
     static let payloadLimit = 4096
     static let voipPayloadLimit = 5120
     static let collapseIDLimit = 64
@@ -97,13 +93,16 @@ struct RequestValidator {
         }
 
         guard let topic = request.value("apns-topic"), !topic.isEmpty else { return reject(400, "MissingTopic") }
-        guard let bundle = bundleID(of: topic) else { return reject(400, "BadTopic") }
+        guard let (bundle, suffix) = bundleID(of: topic) else { return reject(400, "BadTopic") }
         if let bound = registeredTopic({ deviceToken.lowercased() }), bound != bundle {
             return reject(400, "DeviceTokenNotForTopic")
         }
 
         let pushType = request.value("apns-push-type")
-        if let pushType, !Self.pushTypes.contains(pushType) { return reject(400, "InvalidPushType") }
+        if let pushType {
+            guard APNsHeaderRules.isPushType(pushType) else { return reject(400, "InvalidPushType") }
+            guard APNsHeaderRules.pairs(pushType: pushType, withSuffix: suffix) else { return reject(400, "BadTopic") }
+        }
 
         var priority = APNsHeaderRules.defaultPriority
         if let text = request.value("apns-priority") {
@@ -128,7 +127,7 @@ struct RequestValidator {
         }
 
         guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
-        let limit = pushType == "voip" ? Self.voipPayloadLimit : Self.payloadLimit
+        let limit = pushType?.utf8.elementsEqual("voip".utf8) == true ? Self.voipPayloadLimit : Self.payloadLimit
         guard request.bodyLength <= limit else { return reject(413, "PayloadTooLarge") }
         guard case .object(let hasAPSObject, _, _)? = APNsPayloadShape.parse(request.body) else {
             return reject(400, "PayloadEmpty")
@@ -158,12 +157,13 @@ struct RequestValidator {
         return true
     }
 
-    /// The configured bundle ID `topic` belongs to, if any.
-    private func bundleID(of topic: String) -> String? {
-        if topics.contains(topic) { return topic }
+    /// The configured bundle ID `topic` belongs to, if any, and the push-type
+    /// suffix after it (`""` for the bundle ID itself).
+    private func bundleID(of topic: String) -> (bundle: String, suffix: String)? {
+        if topics.contains(topic) { return (topic, "") }
         for suffix in Self.topicSuffixes where topic.hasSuffix(suffix) {
             let bundle = String(topic.dropLast(suffix.count))
-            if topics.contains(bundle) { return bundle }
+            if topics.contains(bundle) { return (bundle, suffix) }
         }
         return nil
     }
