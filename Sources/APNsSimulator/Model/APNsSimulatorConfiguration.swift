@@ -23,8 +23,10 @@ public struct APNsSimulatorConfiguration: Sendable {
     public var port: Int
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` advertised to every connection.
     public var maxConcurrentStreams: Int
-    /// Apple's token-auth behaviour: advertise only 1 stream until a request
-    /// with a valid JWT arrives on the connection, then `maxConcurrentStreams`.
+    /// Apple's token-auth behaviour (PROTOCOLS.md A6, the default): advertise
+    /// only 1 stream until a request with a valid JWT arrives on the
+    /// connection, then `maxConcurrentStreams`. A test that needs the full
+    /// window from the first byte turns it off and says why.
     public var limitStreamsUntilAuthenticated: Bool
     /// At most this many connections at once; more are closed on accept.
     public var maxConnections: Int
@@ -62,7 +64,7 @@ public struct APNsSimulatorConfiguration: Sendable {
         registeredDevices: [String: String] = [:],
         port: Int = 0,
         maxConcurrentStreams: Int = 1000,
-        limitStreamsUntilAuthenticated: Bool = false,
+        limitStreamsUntilAuthenticated: Bool = true,
         maxConnections: Int = 64,
         pki: ThrowawayPKI? = nil,
         recordsNotifications: Bool = true,
