@@ -37,11 +37,15 @@ final class ServerConnection {
         let streamID: Int32
         var fields = HeaderFields.reserved()
 
-        /// Appends a field of `streamID`'s block, up to `headerFieldLimit` fields.
+        /// Appends a field of `streamID`'s block; `false` when the block
+        /// already holds `headerFieldLimit` fields, so the request cannot be
+        /// validated whole and must be refused.
         mutating func append(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
-                             neverIndexed: Bool) {
-            guard streamID == self.streamID, fields.count < ServerConnection.headerFieldLimit else { return }
+                             neverIndexed: Bool) -> Bool {
+            guard streamID == self.streamID else { return true }
+            guard fields.count < ServerConnection.headerFieldLimit else { return false }
             fields.append(name: name, value: value, neverIndexed: neverIndexed)
+            return true
         }
     }
 
@@ -84,7 +88,8 @@ final class ServerConnection {
     static let outboundBacklogLimit = 4 * 1024 * 1024
     /// The most plaintext encrypted in one go: TLS's largest record.
     static let recordSize = 16 * 1024
-    /// At most this many header fields are kept per request.
+    /// At most this many header fields per request; a request with more is
+    /// reset (RST_STREAM), never validated on a truncated list.
     static let headerFieldLimit = 256
 
     init(service: any HTTP2Service, context: TLSServerContext, registry: ConnectionRegistry, number: Int, socket: Int32,
