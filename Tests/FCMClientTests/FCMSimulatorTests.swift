@@ -278,6 +278,26 @@ final class FCMSimulatorTests: XCTestCase {
         XCTAssertEqual(statistics.grantsRefused["invalid_grant"], 4)
     }
 
+    /// The assertion's `kid` must be the account's `private_key_id` byte
+    /// for byte: U+212A KELVIN SIGN is not `K`.
+    func testTheAssertionKeyIDIsComparedAsBytes() async throws {
+        let keyed = try ThrowawayServiceAccount(projectID: FCMTestbed.projectID, clientEmail: "keyed@example.iam.gserviceaccount.com",
+                                                privateKeyID: "KEYID0000001")
+        let testbed = try FCMTestbed { $0.serviceAccounts.append(keyed.registration) }
+        let probe = try await FCMSimulatorProbe(testbed)
+        let json = keyed.json(tokenURI: testbed.simulator.tokenURI)
+        let kelvin = try ServiceAccount(json: json.replacingOccurrences(of: "KEYID0000001", with: "\u{212A}EYID0000001"))
+        let exact = try ServiceAccount(json: json)
+        func form(_ account: ServiceAccount) throws -> String {
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + (try account.assertion(issuedAt: testbed.clock.now))
+        }
+        let accepted = try await probe.grant(form: form(exact))
+        XCTAssertEqual(accepted.status, 200)
+        let refused = try await probe.grant(form: form(kelvin))
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("Invalid JWT Signature."))
+    }
+
     func testTheSimulatorRefusesAServiceAccountWithoutAnRSAKey() throws {
         let ecKey = try ES256SigningKey.generate()
         let account = FCMSimulatorServiceAccount(clientEmail: "x@y", privateKeyID: "k", publicKeyPEM: ecKey.publicKeyPEM)

@@ -127,10 +127,14 @@ enum FCMMessageValidator {
         return text
     }
 
-    /// Whether `key` is one FCM reserves (PROTOCOLS.md B3's safe rule).
+    /// Whether `key` is one FCM reserves (PROTOCOLS.md B3's safe rule),
+    /// case-insensitively, the prefixes tested on UTF-8 bytes: `gcḿx` (`gcm`
+    /// then U+0301) starts with the bytes of `gcm` though not with its
+    /// Characters.
     static func isReserved(_ key: String) -> Bool {
-        let lower = key.lowercased()
-        return lower == "from" || lower == "message_type" || lower.hasPrefix("google") || lower.hasPrefix("gcm")
+        let lower = key.lowercased().utf8
+        return lower.elementsEqual("from".utf8) || lower.elementsEqual("message_type".utf8)
+            || lower.starts(with: "google".utf8) || lower.starts(with: "gcm".utf8)
     }
 
     static func isWellFormedToken(_ token: String) -> Bool {

@@ -32,13 +32,14 @@ struct OAuthGrantVerifier {
     ]
     static let maximumLifetime: Int64 = 3600
 
-    private let accounts: [String: FCMSimulatorServiceAccount]
+    /// By `client_email`, compared as bytes (`UTF8Key`).
+    private let accounts: [UTF8Key: FCMSimulatorServiceAccount]
     private let allowedClockSkew: Double
     private var parsedKeys: [String: OwnedKey] = [:]
 
     init(configuration: FCMSimulatorConfiguration) {
-        var accounts: [String: FCMSimulatorServiceAccount] = [:]
-        for account in configuration.serviceAccounts { accounts[account.clientEmail] = account }
+        var accounts: [UTF8Key: FCMSimulatorServiceAccount] = [:]
+        for account in configuration.serviceAccounts { accounts[UTF8Key(account.clientEmail)] = account }
         self.accounts = accounts
         allowedClockSkew = configuration.allowedClockSkew
     }
@@ -71,19 +72,19 @@ struct OAuthGrantVerifier {
               let claims = SimulatorJSONParser.parse(claimBytes), claims.isObject else {
             return .failure(Refusal(error: "invalid_grant", description: "Invalid JWT: malformed assertion."))
         }
-        guard header["alg"]?.stringValue == "RS256" else { return .failure(badSignature) }
-        guard let issuer = claims["iss"]?.stringValue, let account = accounts[issuer] else {
+        guard header["alg"]?.stringValue?.sameBytes(as: "RS256") == true else { return .failure(badSignature) }
+        guard let issuer = claims["iss"]?.stringValue, let account = accounts[UTF8Key(issuer)] else {
             return .failure(Refusal(error: "invalid_grant", description: "Invalid grant: account not found"))
         }
         if let keyID = header["kid"] {
-            guard keyID.stringValue == account.privateKeyID else { return .failure(badSignature) }
+            guard keyID.stringValue?.sameBytes(as: account.privateKeyID) == true else { return .failure(badSignature) }
         }
         guard let key = key(for: account) else { return .failure(badSignature) }
         let signedPart = Array(assertion.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard RS256Verifier.verify(signature: signature, message: signedPart, key: key) else {
             return .failure(badSignature)
         }
-        guard claims["aud"]?.stringValue == tokenURI else {
+        guard claims["aud"]?.stringValue?.sameBytes(as: tokenURI) == true else {
             return .failure(Refusal(error: "invalid_grant",
                                     description: "Invalid JWT: Failed audience check. The right audience is \(tokenURI)"))
         }

@@ -64,7 +64,7 @@ extension RequestValidator {
                   case .object(let hasAPSObject, _, _)? = APNsPayloadShape.parse(request.body),
                   hasAPSObject || !requiresAPSDictionary else { return nil }
             if var bound = registeredTopic({ Self.lowercased(deviceToken) }),
-               !bound.withUTF8({ TextBytes.same($0, bundle) }) {
+               !bound.withUTF8({ TextBytes.equal($0, bundle) }) {
                 return nil
             }
 

@@ -32,7 +32,8 @@
 /// header bytes); everything else this strict one, which words every
 /// rejection.
 struct RequestValidator {
-    private let topics: Set<String>
+    /// Compared as bytes (`UTF8Key`).
+    private let topics: Set<UTF8Key>
     /// The topics as bytes, or `nil` when one is not ASCII (the fast path
     /// then stands aside: only ASCII bytes compare as Strings do).
     let asciiTopics: [[UInt8]]?
@@ -46,7 +47,7 @@ struct RequestValidator {
     static let devicePathPrefix = "/3/device/"
 
     init(configuration: APNsSimulatorConfiguration) {
-        topics = Set(configuration.topics)
+        topics = Set(configuration.topics.map(UTF8Key.init))
         asciiTopics = configuration.topics.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
             ? configuration.topics.map { Array($0.utf8) } : nil
         requiresAPSDictionary = configuration.requiresAPSDictionary
@@ -94,7 +95,7 @@ struct RequestValidator {
 
         guard let topic = request.value("apns-topic"), !topic.isEmpty else { return reject(400, "MissingTopic") }
         guard let (bundle, suffix) = bundleID(of: topic) else { return reject(400, "BadTopic") }
-        if let bound = registeredTopic({ deviceToken.lowercased() }), bound != bundle {
+        if let bound = registeredTopic({ deviceToken.lowercased() }), !bound.sameBytes(as: bundle) {
             return reject(400, "DeviceTokenNotForTopic")
         }
 
@@ -160,10 +161,10 @@ struct RequestValidator {
     /// The configured bundle ID `topic` belongs to, if any, and the push-type
     /// suffix after it (`""` for the bundle ID itself).
     private func bundleID(of topic: String) -> (bundle: String, suffix: String)? {
-        if topics.contains(topic) { return (topic, "") }
-        for suffix in Self.topicSuffixes where topic.hasSuffix(suffix) {
-            let bundle = String(topic.dropLast(suffix.count))
-            if topics.contains(bundle) { return (bundle, suffix) }
+        if topics.contains(UTF8Key(topic)) { return (topic, "") }
+        for suffix in Self.topicSuffixes where topic.hasSuffixBytes(suffix) {
+            let bundleBytes = Array(topic.utf8.dropLast(suffix.utf8.count))
+            if topics.contains(UTF8Key(bytes: bundleBytes)) { return (String(decoding: bundleBytes, as: UTF8.self), suffix) }
         }
         return nil
     }
