@@ -128,8 +128,10 @@ final class FCMSimulatorTests: XCTestCase {
         let error = try GoogleErrorBody(badToken)
         XCTAssertEqual(error.fcmErrorCode, "INVALID_ARGUMENT")
         XCTAssertEqual(error.message, "The registration token is not a valid FCM registration token")
-        let topic = try await probe.send(message: #"{"topic":"/topics/news-1","data":{"a":"b"}}"#)
+        let topic = try await probe.send(message: #"{"topic":"news-1","data":{"a":"b"}}"#)
         XCTAssertEqual(topic.status, 200)
+        let prefixed = try await probe.send(message: #"{"topic":"/topics/news-1","data":{"a":"b"}}"#)
+        XCTAssertEqual(try GoogleErrorBody(prefixed).violations.first?.field, "message.topic", "only the SDKs strip /topics/")
         let condition = try await probe.send(message: #"{"condition":"'a' in topics","data":{"a":"b"}}"#)
         XCTAssertEqual(condition.status, 200)
     }
@@ -296,6 +298,21 @@ final class FCMSimulatorTests: XCTestCase {
         let refused = try await probe.grant(form: form(kelvin))
         XCTAssertEqual(refused.status, 400)
         XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("Invalid JWT Signature."))
+    }
+
+    func testABodyNotSentAsApplicationJSONIsRefused() async throws {
+        let testbed = try FCMTestbed()
+        let probe = try await FCMSimulatorProbe(testbed)
+        let body = #"{"message":\#(message())}"#
+        for contentType in ["text/plain", "application/x-www-form-urlencoded"] {
+            let response = try await probe.post(body, contentType: contentType)
+            XCTAssertEqual(response.status, 400, contentType)
+            let error = try GoogleErrorBody(response)
+            XCTAssertEqual(error.status, "INVALID_ARGUMENT")
+            XCTAssertNil(error.fcmErrorCode, "raised before FCM sees the message")
+        }
+        let charset = try await probe.post(body, contentType: "application/json; charset=UTF-8")
+        XCTAssertEqual(charset.status, 200)
     }
 
     func testTheSimulatorRefusesAServiceAccountWithoutAnRSAKey() throws {

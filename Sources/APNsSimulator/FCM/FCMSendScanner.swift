@@ -28,7 +28,7 @@ enum FCMSendScanner {
 
     /// Where an object sits, as far as FCM's checks care.
     enum Place {
-        case root, message, notification, android, androidNotification, webpush, apns, other
+        case root, message, notification, android, androidNotification, webpush, webpushFcmOptions, apns, other
 
         /// The place of this object's field `role` names, when it is an object.
         func child(_ role: FCMScanTable.Role) -> Place {
@@ -39,6 +39,7 @@ enum FCMSendScanner {
             case (.message, .webpush): return .webpush
             case (.message, .apns): return .apns
             case (.android, .notification): return .androidNotification
+            case (.webpush, .fcmOptions): return .webpushFcmOptions
             default: return .other
             }
         }
@@ -47,6 +48,9 @@ enum FCMSendScanner {
     /// What FCM's checks need, collected while reading.
     struct Facts {
         var hasMessage = false
+        /// `message.android` and `message.androidV2` are set (not null).
+        var hasAndroid = false
+        var hasAndroidV2 = false
         var validateOnly = false
         var token: String?
         var topic: String?
@@ -75,6 +79,8 @@ enum FCMSendScanner {
                 }
             case .notification:
                 size.notification.add(text.count, for: role)
+            case .webpushFcmOptions:
+                if role == .link { return FCMMessageValidator.isHTTPS(text) }
             case .androidNotification:
                 if role == .color { return FCMMessageValidator.isColor(text) }
                 size.androidNotification.add(text.count, for: role)
@@ -87,7 +93,7 @@ enum FCMSendScanner {
         /// FCM's own checks (`FCMMessageValidator`) on what was read.
         func validMessage() -> FCMMessageValidator.ValidMessage? {
             let targets = (token == nil ? 0 : 1) + (topic == nil ? 0 : 1) + (condition == nil ? 0 : 1) + (fid == nil ? 0 : 1)
-            guard hasMessage, targets == 1 else { return nil }
+            guard hasMessage, targets == 1, !(hasAndroid && hasAndroidV2) else { return nil }
             if let token, !FCMMessageValidator.isWellFormedToken(token) { return nil }
             if let topic, !FCMMessageValidator.isWellFormedTopic(topic) { return nil }
             let limit = token != nil || fid != nil ? FCMMessageValidator.payloadLimit : FCMMessageValidator.topicPayloadLimit

@@ -60,11 +60,14 @@ extension StrictJSONParser where Value == APNsPayloadShape {
             if isString { return readString { Double(String(decoding: $0, as: UTF8.self)) != nil } == true }
             return scanNumber { _ in true }
         case .duration:
-            let negativeRefused = place == .android && field.role == .ttl
+            let isTTL = place == .android && field.role == .ttl
             return isString && readString { text in
-                FCMMessageReader.isDuration(String(decoding: text, as: UTF8.self))
-                    && !(negativeRefused && text.first == UInt8(ascii: "-"))
+                FCMMessageReader.isDuration(String(decoding: text, as: UTF8.self)) && (!isTTL || FCMMessageValidator.isAcceptedTTL(text))
             } == true
+        case .durationList:
+            return byte == UInt8(ascii: "[") && scanStringList { FCMMessageReader.isDuration(String(decoding: $0, as: UTF8.self)) }
+        case .timestamp:
+            return isString && readString { FCMMessageReader.isTimestamp(Array($0)) } == true
         case .enumeration:
             guard isString else { return scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
             return readString { table.isValue($0, of: field) } == true
@@ -73,15 +76,17 @@ extension StrictJSONParser where Value == APNsPayloadShape {
             if place == .apns, field.role == .headers { return scanAPNsHeaders(facts: &facts) }
             return scanStringMap(data: field.role == .data ? place : .other, facts: &facts)
         case .stringList:
-            return byte == UInt8(ascii: "[") && scanStringList()
+            return byte == UInt8(ascii: "[") && scanStringList { _ in true }
         case .object:
             guard byte == UInt8(ascii: "{"), let childTable = table.children[position] else { return false }
             let child = place.child(field.role)
             if child == .message { facts.hasMessage = true }
+            if child == .android { facts.hasAndroid = true }
             return scanObject(childTable, place: child, facts: &facts)
         case .freeObject:
             let start = index
             guard byte == UInt8(ascii: "{"), case .object(let hasAPSObject, let aps, _)? = parseValue() else { return false }
+            if place == .message, field.role == .androidV2 { facts.hasAndroidV2 = true }
             guard place == .apns, field.role == .payload else { return true }
             facts.aps = aps
             return hasAPSObject && notePayloadSize(UnsafeBufferPointer(rebasing: bytes[start..<index]), facts: &facts)
@@ -181,14 +186,14 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         }
     }
 
-    /// At `[` of a `repeated string`.
-    private mutating func scanStringList() -> Bool {
+    /// At `[` of a `repeated string`, each element one `accept` takes.
+    private mutating func scanStringList(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         guard enter() else { return false }
         defer { depth -= 1 }
         if closes(UInt8(ascii: "]")) { return true }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), readString({ _ in true }) != nil else { return false }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), readString({ accept($0) }) == true else { return false }
             switch next(closing: UInt8(ascii: "]")) {
             case .more: continue
             case .closed: return true
