@@ -315,6 +315,31 @@ final class FCMSimulatorTests: XCTestCase {
         XCTAssertEqual(charset.status, 200)
     }
 
+    /// An expired assertion is never exchanged; a future `iat` only within
+    /// the allowed skew (60 s by default, configurable).
+    func testAnExpiredOrFutureDatedAssertionIsRefused() async throws {
+        let testbed = try FCMTestbed()
+        let probe = try await FCMSimulatorProbe(testbed)
+        let now = testbed.clock.now
+        func status(issuedAt: Int64, lifetime: Int64 = 3600, on probe: FCMSimulatorProbe) async throws -> Int {
+            let assertion = try probe.testbed.serviceAccount.assertion(issuedAt: issuedAt, lifetime: lifetime)
+            return try await probe.grant(form: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion).status
+        }
+        let expired = try await status(issuedAt: now - 3800, on: probe)
+        XCTAssertEqual(expired, 400, "exp 200 s ago")
+        let justExpired = try await status(issuedAt: now - 61, lifetime: 60, on: probe)
+        XCTAssertEqual(justExpired, 400, "exp 1 s ago")
+        let ahead = try await status(issuedAt: now + 250, on: probe)
+        XCTAssertEqual(ahead, 400, "iat 250 s ahead")
+        let slightlyAhead = try await status(issuedAt: now + 30, on: probe)
+        XCTAssertEqual(slightlyAhead, 200, "iat 30 s ahead, within the skew")
+
+        let lenient = try FCMTestbed { $0.allowedClockSkew = 300 }
+        let lenientProbe = try await FCMSimulatorProbe(lenient)
+        let aheadAllowed = try await status(issuedAt: lenient.clock.now + 250, on: lenientProbe)
+        XCTAssertEqual(aheadAllowed, 200, "the skew is configurable")
+    }
+
     func testTheSimulatorRefusesAServiceAccountWithoutAnRSAKey() throws {
         let ecKey = try ES256SigningKey.generate()
         let account = FCMSimulatorServiceAccount(clientEmail: "x@y", privateKeyID: "k", publicKeyPEM: ecKey.publicKeyPEM)

@@ -16,8 +16,9 @@ public struct FCMSimulatorConfiguration: Sendable {
     public var port: Int
     /// `expires_in` of new access tokens, in seconds (Google: 3599).
     public var accessTokenLifetime: Int
-    /// A JWT `iat` further ahead, or an `exp` further behind, than this many
-    /// seconds is refused.
+    /// An assertion whose `iat` is further ahead than this many seconds is
+    /// refused (default 60, for clocks slightly apart); one whose `exp` has
+    /// passed is refused whatever the skew.
     public var allowedClockSkew: Double
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` advertised to every connection.
     public var maxConcurrentStreams: Int
@@ -43,7 +44,7 @@ public struct FCMSimulatorConfiguration: Sendable {
         serviceAccounts: [FCMSimulatorServiceAccount],
         port: Int = 0,
         accessTokenLifetime: Int = 3599,
-        allowedClockSkew: Double = 300,
+        allowedClockSkew: Double = 60,
         maxConcurrentStreams: Int = 1000,
         maxConnections: Int = 64,
         pki: ThrowawayPKI? = nil,

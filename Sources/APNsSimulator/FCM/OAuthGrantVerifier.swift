@@ -10,8 +10,9 @@
 ///    account's `private_key_id`, and the RS256 signature must verify under
 ///    its key (else "Invalid JWT Signature.").
 /// 4. `aud` the token URI (else `invalid_grant` naming the expected value).
-/// 5. Integer `iat` and `exp`, `exp > iat`, `exp - iat <= 3600`, `iat` not
-///    in the future and `exp` not in the past beyond the allowed skew (else
+/// 5. Integer `iat` and `exp`, `exp > iat`, `exp - iat <= 3600`, `exp` not
+///    in the past (an expired assertion is never exchanged), and `iat` no
+///    further in the future than the allowed skew (60 s by default) (else
 ///    `invalid_grant` "Invalid JWT: Token must be a short-lived token (60
 ///    minutes) and in a reasonable timeframe…").
 /// 6. `scope` (space-separated) including `…/auth/firebase.messaging` or
@@ -90,7 +91,7 @@ struct OAuthGrantVerifier {
         }
         guard let issuedAt = claims["iat"]?.integerValue, let expiry = claims["exp"]?.integerValue,
               expiry > issuedAt, expiry - issuedAt <= Self.maximumLifetime,
-              Double(issuedAt) <= now + allowedClockSkew, Double(expiry) >= now - allowedClockSkew else {
+              Double(issuedAt) <= now + allowedClockSkew, Double(expiry) >= now else {
             return .failure(Refusal(error: "invalid_grant", description:
                 "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."))
         }
