@@ -9,6 +9,36 @@ final class APNsSimulatorFaultTests: XCTestCase {
         (0..<count).map { _ in UUID().uuidString.lowercased() }
     }
 
+    /// A connection that sends nothing for `idleTimeout` is sent GOAWAY
+    /// `{"reason":"IdleTimeout"}` and closed, so idle clients cannot hold
+    /// every connection slot.
+    func testAnIdleConnectionIsSentGoAwayIdleTimeoutAndClosedFreeingItsSlot() throws {
+        let fixture = try SimTestFixture {
+            $0.idleTimeout = .milliseconds(300)
+            $0.maxConnections = 1
+        }
+        do {
+            let client = try fixture.client()
+            XCTAssertEqual(client.send(fixture.request()).status, 200)
+            client.pump(until: { client.goAway != nil }, timeout: .seconds(3))
+            let goAway = try XCTUnwrap(client.goAway)
+            XCTAssertEqual(goAway.errorCode, 0)
+            XCTAssertEqual(goAway.lastStreamID, 1)
+            XCTAssertEqual(String(decoding: goAway.debugData, as: UTF8.self), #"{"reason":"IdleTimeout"}"#)
+            XCTAssertTrue(client.waitForClose())
+        }  // the client closes its end, so the simulator's linger ends
+
+        var connected: SimTestClient?
+        let deadline = ContinuousClock.now + .seconds(3)
+        while connected == nil, ContinuousClock.now < deadline {
+            connected = try? fixture.client()
+            if connected == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let next = try XCTUnwrap(connected, "the slot is released")
+        XCTAssertEqual(next.send(fixture.request()).status, 200, "the slot is free again")
+        XCTAssertEqual(fixture.simulator.statistics.acceptedTotal, 2)
+    }
+
     func testGoAwayAfterThreeStreamsNamesTheLastProcessedStreamAndLeavesTheRestUnanswered() throws {
         let fixture = try SimTestFixture()
         fixture.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 3))

@@ -33,6 +33,11 @@ public struct FCMSimulatorConfiguration: Sendable {
     public var recordsMessages: Bool
     /// How long a TLS handshake may take before the connection is closed.
     public var handshakeTimeout: Duration
+    /// How long a connection may stay silent (no byte received: idle, or a
+    /// request left unfinished) before the simulator sends GOAWAY and
+    /// closes it, so idle clients cannot hold every `maxConnections` slot;
+    /// `nil` never closes. APNs' GOAWAY carries `{"reason":"IdleTimeout"}`.
+    public var idleTimeout: Duration?
     /// The time, as seconds since the UNIX epoch, for JWT and access-token
     /// ages. Tests inject a controllable clock.
     public var clock: @Sendable () -> Double
@@ -50,6 +55,7 @@ public struct FCMSimulatorConfiguration: Sendable {
         pki: ThrowawayPKI? = nil,
         recordsMessages: Bool = true,
         handshakeTimeout: Duration = .seconds(10),
+        idleTimeout: Duration? = .seconds(300),
         clock: @escaping @Sendable () -> Double = APNsSimulatorConfiguration.systemClock
     ) {
         self.projectID = projectID
@@ -63,6 +69,7 @@ public struct FCMSimulatorConfiguration: Sendable {
         self.pki = pki
         self.recordsMessages = recordsMessages
         self.handshakeTimeout = handshakeTimeout
+        self.idleTimeout = idleTimeout
         self.clock = clock
     }
 }

@@ -52,6 +52,11 @@ public struct APNsSimulatorConfiguration: Sendable {
     public var providerTokenAllowedClockSkew: Double
     /// How long a TLS handshake may take before the connection is closed.
     public var handshakeTimeout: Duration
+    /// How long a connection may stay silent (no byte received: idle, or a
+    /// request left unfinished) before the simulator sends GOAWAY and
+    /// closes it, so idle clients cannot hold every `maxConnections` slot;
+    /// `nil` never closes. APNs' GOAWAY carries `{"reason":"IdleTimeout"}`.
+    public var idleTimeout: Duration?
     /// The time, as seconds since the UNIX epoch, used for JWT ages and
     /// refresh intervals. Tests inject a controllable clock.
     public var clock: @Sendable () -> Double
@@ -74,6 +79,7 @@ public struct APNsSimulatorConfiguration: Sendable {
         providerTokenMinimumRefreshInterval: Double = 1200,
         providerTokenAllowedClockSkew: Double = 300,
         handshakeTimeout: Duration = .seconds(10),
+        idleTimeout: Duration? = .seconds(300),
         clock: @escaping @Sendable () -> Double = APNsSimulatorConfiguration.systemClock
     ) {
         self.teamID = teamID
@@ -92,6 +98,7 @@ public struct APNsSimulatorConfiguration: Sendable {
         self.providerTokenMinimumRefreshInterval = providerTokenMinimumRefreshInterval
         self.providerTokenAllowedClockSkew = providerTokenAllowedClockSkew
         self.handshakeTimeout = handshakeTimeout
+        self.idleTimeout = idleTimeout
         self.clock = clock
     }
 

@@ -83,6 +83,8 @@ final class ServerConnection {
     /// When the `malformedFrameAfter` fault strikes, if it is set.
     var malformedFrameDue: ContinuousClock.Instant?
     var peerClosed = false
+    /// When the connection last received a byte (`idleTimeout` counts from it).
+    var lastReceived = ContinuousClock.now
 
     /// Bytes waiting for the socket beyond which the connection stops reading.
     static let outboundBacklogLimit = 4 * 1024 * 1024
@@ -165,9 +167,14 @@ final class ServerConnection {
 
     private func serve() {
         guard let session else { return }
+        lastReceived = ContinuousClock.now
         while true {
             if dropRequested {
                 dropConnection()
+                return
+            }
+            if let due = idleDeadline, due <= ContinuousClock.now {
+                closeIdle()
                 return
             }
             if let due = malformedFrameDue, due <= ContinuousClock.now {
@@ -216,10 +223,27 @@ final class ServerConnection {
         return false
     }
 
-    /// Milliseconds until the next delayed answer (or the malformed frame)
-    /// is due, or -1.
+    /// When the idle timeout strikes, if the service has one (not while a
+    /// delayed answer of the simulator's own is pending).
+    private var idleDeadline: ContinuousClock.Instant? {
+        guard pending.isEmpty else { return nil }
+        return service.idleTimeout.map { lastReceived + $0 }
+    }
+
+    /// The idle timeout struck: GOAWAY (no error, the last stream answered,
+    /// the service's debug data), then a graceful close; streams left
+    /// unfinished are never answered.
+    private func closeIdle() {
+        session?.submitGoAway(lastStreamID: highestCompletedStreamID, debugData: service.idleGoAwayDebugData)
+        let unfinished = streams.values.filter { $0.phase == .receiving }.count
+        if unfinished > 0 { service.recordUnanswered(unfinished) }
+        closeGracefully()
+    }
+
+    /// Milliseconds until the next delayed answer (or the malformed frame,
+    /// or the idle timeout) is due, or -1.
     private func pollTimeout() -> Int32 {
-        guard let due = [pending.first?.due, malformedFrameDue].compactMap({ $0 }).min() else { return -1 }
+        guard let due = [pending.first?.due, malformedFrameDue, idleDeadline].compactMap({ $0 }).min() else { return -1 }
         let remaining = ContinuousClock.now.duration(to: due)
         if remaining <= .zero { return 0 }
         let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
@@ -233,6 +257,7 @@ final class ServerConnection {
         let count = recv(socket, readBuffer.baseAddress, readBuffer.count, 0)
         if count == 0 { return false }
         if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR }
+        lastReceived = ContinuousClock.now
         tls.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
         while !dropRequested {
             switch tls.read(into: plainBuffer) {
