@@ -9,11 +9,11 @@ struct ToolOptions {
     var topics: [String] = []
     var caOutputPath: String?
     var maxStreams = 1000
-    var limitStreamsUntilAuthenticated = false
+    var limitStreamsUntilAuthenticated = true
 
     static let usage = """
         usage: apns-simulator --team-id TEAM --key-id KEY --public-key FILE --topic TOPIC [--topic TOPIC ...]
-                              [--port P] [--ca-out FILE] [--max-streams N] [--limit-streams-until-auth]
+                              [--port P] [--ca-out FILE] [--max-streams N] [--no-limit-streams-until-auth]
 
         A strict APNs provider-API simulator on https://127.0.0.1:P (HTTP/2, TLS, ALPN h2).
           --port P              TCP port on 127.0.0.1; 0 (default) picks a free one
@@ -23,8 +23,9 @@ struct ToolOptions {
           --topic TOPIC         an allowed bundle ID (repeatable)
           --ca-out FILE         where to write the throwaway CA certificate (default: a file in /tmp)
           --max-streams N       SETTINGS_MAX_CONCURRENT_STREAMS (default 1000)
-          --limit-streams-until-auth
-                                advertise 1 stream until a valid JWT arrives, as Apple does
+          --no-limit-streams-until-auth
+                                advertise --max-streams from the start, instead of 1 stream
+                                until a valid JWT arrives as Apple does (the default)
         Runs until SIGINT or SIGTERM.
         """
 
@@ -50,7 +51,8 @@ struct ToolOptions {
             case "--topic": options.topics.append(try value(argument))
             case "--ca-out": options.caOutputPath = try value(argument)
             case "--max-streams": options.maxStreams = try number(argument)
-            case "--limit-streams-until-auth": options.limitStreamsUntilAuthenticated = true
+            case "--limit-streams-until-auth": options.limitStreamsUntilAuthenticated = true  // the default; kept for old scripts
+            case "--no-limit-streams-until-auth": options.limitStreamsUntilAuthenticated = false
             case "--help", "-h": throw ToolError(nil)
             default: throw ToolError("unknown argument \(argument)")
             }

@@ -9,6 +9,36 @@ final class APNsSimulatorFaultTests: XCTestCase {
         (0..<count).map { _ in UUID().uuidString.lowercased() }
     }
 
+    /// A connection that sends nothing for `idleTimeout` is sent GOAWAY
+    /// `{"reason":"IdleTimeout"}` and closed, so idle clients cannot hold
+    /// every connection slot.
+    func testAnIdleConnectionIsSentGoAwayIdleTimeoutAndClosedFreeingItsSlot() throws {
+        let fixture = try SimTestFixture {
+            $0.idleTimeout = .milliseconds(300)
+            $0.maxConnections = 1
+        }
+        do {
+            let client = try fixture.client()
+            XCTAssertEqual(client.send(fixture.request()).status, 200)
+            client.pump(until: { client.goAway != nil }, timeout: .seconds(3))
+            let goAway = try XCTUnwrap(client.goAway)
+            XCTAssertEqual(goAway.errorCode, 0)
+            XCTAssertEqual(goAway.lastStreamID, 1)
+            XCTAssertEqual(String(decoding: goAway.debugData, as: UTF8.self), #"{"reason":"IdleTimeout"}"#)
+            XCTAssertTrue(client.waitForClose())
+        }  // the client closes its end, so the simulator's linger ends
+
+        var connected: SimTestClient?
+        let deadline = ContinuousClock.now + .seconds(3)
+        while connected == nil, ContinuousClock.now < deadline {
+            connected = try? fixture.client()
+            if connected == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let next = try XCTUnwrap(connected, "the slot is released")
+        XCTAssertEqual(next.send(fixture.request()).status, 200, "the slot is free again")
+        XCTAssertEqual(fixture.simulator.statistics.acceptedTotal, 2)
+    }
+
     func testGoAwayAfterThreeStreamsNamesTheLastProcessedStreamAndLeavesTheRestUnanswered() throws {
         let fixture = try SimTestFixture()
         fixture.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 3))
@@ -46,7 +76,9 @@ final class APNsSimulatorFaultTests: XCTestCase {
     }
 
     func testSilentModeAcceptsStreamsButNeverAnswersThem() throws {
-        let fixture = try SimTestFixture()
+        // The unanswered stream keeps the only pre-authentication stream
+        // taken, so this test starts with the full window.
+        let fixture = try SimTestFixture { $0.limitStreamsUntilAuthenticated = false }
         fixture.simulator.setFaults(APNsSimulatorFaults(silent: true))
         let client = try fixture.client()
         let unanswered = client.send(fixture.request(), timeout: .milliseconds(500))
@@ -113,20 +145,25 @@ final class APNsSimulatorFaultTests: XCTestCase {
         let fixture = try SimTestFixture()
         let client = try fixture.client()
         XCTAssertEqual(client.send(fixture.request()).status, 200)
-        XCTAssertEqual(client.peerMaxConcurrentStreams, [1000])
+        client.pump(until: { client.peerMaxConcurrentStreams.last == 1000 })
+        XCTAssertEqual(client.peerMaxConcurrentStreams, [1, 1000], "1 until the first valid JWT")
 
         fixture.simulator.setMaxConcurrentStreams(7)
         client.pump(until: { client.peerMaxConcurrentStreams.last == 7 })
-        XCTAssertEqual(client.peerMaxConcurrentStreams, [1000, 7])
+        XCTAssertEqual(client.peerMaxConcurrentStreams, [1, 1000, 7])
         XCTAssertEqual(client.send(fixture.request()).status, 200)
 
         let late = try fixture.client()
         XCTAssertEqual(late.send(fixture.request()).status, 200)
-        XCTAssertEqual(late.peerMaxConcurrentStreams, [7])
+        late.pump(until: { late.peerMaxConcurrentStreams.last == 7 })
+        XCTAssertEqual(late.peerMaxConcurrentStreams, [1, 7])
     }
 
-    func testOneStreamIsAllowedUntilAValidProviderTokenWhenConfigured() throws {
-        let fixture = try SimTestFixture { $0.limitStreamsUntilAuthenticated = true }
+    /// Apple's behaviour is the default (PROTOCOLS.md A6), so every test,
+    /// the demo and the benchmarks meet the 1-stream window.
+    func testOneStreamIsAllowedUntilAValidProviderTokenByDefault() throws {
+        XCTAssertTrue(APNsSimulatorConfiguration(teamID: "T", keys: [:], topics: []).limitStreamsUntilAuthenticated)
+        let fixture = try SimTestFixture()
         let client = try fixture.client()
         let stranger = try SimTestKey()
         let forged = stranger.jwt(keyID: SimTestFixture.keyID, teamID: SimTestFixture.teamID, issuedAt: simNowSeconds())

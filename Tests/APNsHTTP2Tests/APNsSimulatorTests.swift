@@ -275,8 +275,14 @@ final class SimTestClient {
     /// Sends `requests` concurrently and waits until each stream closed, the
     /// connection closed, or `timeout` passed. Unanswered requests come back
     /// with `status == nil`.
+    ///
+    /// Like any well-behaved client it first waits for the server's
+    /// SETTINGS, so nghttp2 keeps to the advertised stream limit: before a
+    /// valid JWT the simulator allows 1 stream (PROTOCOLS.md A6), and the
+    /// rest wait their turn until it raises the limit.
     func send(_ requests: [SimTestRequest], timeout: Duration = .seconds(5)) -> [SimTestResponse] {
         guard let session else { return requests.map { _ in SimTestResponse() } }
+        if peerMaxConcurrentStreams.isEmpty { pump(until: { !self.peerMaxConcurrentStreams.isEmpty }, timeout: timeout) }
         var streamIDs: [Int32] = []
         for request in requests {
             var fields = [(":method", request.method), (":scheme", "https"), (":authority", "localhost"), (":path", request.path)]

@@ -77,6 +77,44 @@ final class APNsSimulatorValidationTests: XCTestCase {
         XCTAssertEqual(bound.check(authorization: otherToken, now: Double(start + 1300))?.reason, "UnrelatedKeyIdInToken")
     }
 
+    /// `kid`, topics and reserved data keys are compared as UTF-8 bytes:
+    /// canonically equivalent text (U+212A KELVIN SIGN for `K`, a combining
+    /// accent after `gcm`) is a different identifier, as at Apple and Google.
+    func testProtocolIdentifiersAreComparedAsBytes() throws {
+        let key = try SimTestKey()
+        let configuration = APNsSimulatorConfiguration(teamID: "TEAM123456", keys: ["KEY1234567": key.publicKeyPEM],
+                                                       topics: ["com.example.K"])
+        var verifier = ProviderTokenVerifier(configuration: configuration, keyring: ProviderKeyring(pems: configuration.keys))
+        let kelvin = "bearer " + key.jwt(keyID: "\u{212A}EY1234567", teamID: "TEAM123456", issuedAt: 1_700_000_000)
+        XCTAssertEqual(verifier.check(authorization: kelvin, now: 1_700_000_000)?.reason, "InvalidProviderToken")
+        var unparsed = ProviderTokenVerifier(configuration: configuration)
+        XCTAssertEqual(unparsed.check(authorization: kelvin, now: 1_700_000_000)?.reason, "InvalidProviderToken")
+        let good = "bearer " + key.jwt(keyID: "KEY1234567", teamID: "TEAM123456", issuedAt: 1_700_000_000)
+        XCTAssertNil(verifier.check(authorization: good, now: 1_700_000_000))
+
+        let validator = RequestValidator(configuration: configuration)
+        for (topic, expected) in [("com.example.K", "200"), ("com.example.\u{212A}", "400 BadTopic"),
+                                  ("com.example.\u{212A}.voip", "400 BadTopic")] {
+            var request = ReceivedRequest()
+            request.headers = [(":method", "POST"), (":path", "/3/device/" + String(repeating: "ab", count: 32)),
+                               ("authorization", good), ("apns-topic", topic)]
+            request.body = Array(#"{"aps":{}}"#.utf8)
+            request.bodyLength = request.body.count
+            var tokens = ProviderTokenVerifier(configuration: configuration)
+            let verdict = validator.validate(request, tokens: &tokens, registeredTopic: { _ in nil }, now: 1_700_000_000)
+            switch verdict {
+            case .valid: XCTAssertEqual("200", expected, topic)
+            case .rejected(let response, _): XCTAssertEqual("\(response.status) \(response.reason ?? "")", expected, topic)
+            }
+        }
+
+        XCTAssertTrue(FCMMessageValidator.isReserved("gcm\u{301}x"))
+        XCTAssertTrue(FCMMessageValidator.isReserved("GOOGLE.x"))
+        XCTAssertFalse(FCMMessageValidator.isReserved("gc"))
+        let body = #"{"message":{"token":"abc","data":{"gcm\#u{301}x":"v"}}}"#
+        XCTAssertEqual(FCMBothPaths.refusal(body)?.message, "Invalid data payload key: gcm\u{301}x")
+    }
+
     func testResponseBodiesAreWrittenAsAppleWritesThem() {
         XCTAssertEqual(APNsSimulatorResponse.success.body, [])
         XCTAssertEqual(String(decoding: APNsSimulatorResponse.badDeviceToken.body, as: UTF8.self), #"{"reason":"BadDeviceToken"}"#)

@@ -16,12 +16,14 @@ final class FCMSendScannerTests: XCTestCase {
     static let valid: [String] = [
         rendered,
         #"{"message":{"token":"abc"}}"#,
-        #" { "message" : { "topic" : "/topics/news" } , "validate_only" : true } "#,
+        #" { "message" : { "topic" : "news" } , "validate_only" : true } "#,
         #"{"validateOnly":false,"message":{"condition":"'a' in topics","token":""}}"#,
         #"{"message":{"fid":"f1","name":null,"data":{"a":"\u0041\n","b":""}}}"#,
         ##"{"message":{"token":"t","android":{"priority":"NORMAL","ttl":"3.5s","data":{"x":"y"},"notification":{"color":"#a0B1c2","notification_count":"7","notificationPriority":"PRIORITY_HIGH","visibility":2,"light_settings":{"color":{"red":0.5,"green":"1"},"lightOnDuration":"1s"},"vibrate_timings":["1s","2.5s"],"sticky":true}}}}"##,
         #"{"message":{"token":"t","webpush":{"data":{"k":"v"},"headers":{"TTL":"1"},"notification":{"title":{"nested":[1,2,{}]}}},"apns":{"payload":{"aps":{}},"fcm_options":{"image":"i"}}}}"#,
         #"{"message":{"token":"t","data":{"k":"v","k2":"v"}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-priority":"5","apns-push-type":"background","apns-expiration":"0"},"payload":{"aps":{"content-available":1}}}}}"#,
+        #"{"message":{"token":"t","data":{"k":"\#(String(repeating: "x", count: 3000))"},"android":{"data":{"k":"\#(String(repeating: "x", count: 3000))"},"notification":{"title":"t"}},"webpush":{"data":{"k":"v"}}}}"#,
     ]
 
     /// Bodies each broken in one way (or unusual), the strict path's to word.
@@ -45,6 +47,11 @@ final class FCMSendScannerTests: XCTestCase {
         #"{"message":{"token":"t","android":{"notification":{"notification_count":1e3}}}}"#,
         #"{"message":{"token":"t","android":{"notification":{"light_settings":{"color":{"red":"x"}}}}}}"#,
         #"{"message":{"token":"t","android":{"notification":{"vibrate_timings":["1s",2]}}}}"#,
+        #"{"message":{"topic":"/topics/news"}}"#, #"{"message":{"token":"t","android":{"ttl":"2419201s"}}}"#,
+        #"{"message":{"token":"t","android":{"notification":{"vibrate_timings":["x"]}}}}"#,
+        #"{"message":{"token":"t","android":{"notification":{"eventTime":"now"}}}}"#,
+        #"{"message":{"token":"t","webpush":{"fcmOptions":{"link":"http://a"}}}}"#,
+        #"{"message":{"token":"t","android":{},"androidV2":{}}}"#,
         #"{"message":{"token":"t","apns":{"payload":{"alert":"x"}}}}"#, #"{"message":{"token":"t","apns":{"payload":[]}}}"#,
         #"{"message":{"token":"t","apns":{"payload":{"aps":{},"aps":1}}}}"#, #"{"message":{"token":1}}"#,
         #"{"message":{"token":"t","notification":{"title":true}}}"#, #"{"message":{"token":"t","webpush":{"notification":1}}}"#,
@@ -52,6 +59,17 @@ final class FCMSendScannerTests: XCTestCase {
         #"{"message":{"token":"t","android":{"notification":{"bodyLocKey":"x","body_loc_key":"y"}}}}"#,
         #"{"message":{"token":"t","data":{"big":"\#(String(repeating: "x", count: 5000))"}}}"#,
         #"{"message":{"topic":"news","notification":{"body":"\#(String(repeating: "x", count: 3000))"}}}"#,
+        #"{"message":{"token":"t","android":{"data":{"k":"\#(String(repeating: "x", count: 5000))"}}}}"#,
+        #"{"message":{"token":"t","android":{"data":{"k":"v","k":"w"}}}}"#,
+        #"{"message":{"token":"t","webpush":{"data":{"k":"\#(String(repeating: "x", count: 5000))"}}}}"#,
+        #"{"message":{"token":"t","android":{"notification":{"body":"\#(String(repeating: "x", count: 5000))"}}}}"#,
+        #"{"message":{"token":"t","apns":{"payload":{"aps":{"alert":"\#(String(repeating: "x", count: 5000))"}}}}}"#,
+        #"{"message":{"token":"t","apns":{"payload":{"aps":{"alert":"\#(String(repeating: "\\f", count: 1500))"}}}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-priority":"7"},"payload":{"aps":{}}}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-collapse-id":"\#(String(repeating: "c", count: 65))"},"payload":{"aps":{}}}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-push-type":"background"},"payload":{"aps":{"content-available":1}}}}}"#,
+        #"{"message":{"token":"t","apns":{"payload":{"aps":{"content-available":1}}}}}"#,
+        #"{"message":{"token":"t","apns":{"headers":{"apns-expiration":"soon"}}}}"#,
         #"{"message":{"token":"t","apns":{"payload":{"aps":{"a":\#(String(repeating: "[", count: 70))\#(String(repeating: "]", count: 70))}}}}}"#,
     ]
 

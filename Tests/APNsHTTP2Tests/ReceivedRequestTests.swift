@@ -30,3 +30,24 @@ final class SimulatorHeaderBlockTests: XCTestCase {
         XCTAssertEqual(responses[1].reason, "DuplicateHeaders")
     }
 }
+
+/// A request with more header fields than the simulator keeps is refused
+/// whole, never validated on what was kept.
+final class SimulatorHeaderLimitTests: XCTestCase {
+    func testARequestOverTheHeaderFieldLimitIsResetAndTheConnectionGoesOn() throws {
+        let fixture = try SimTestFixture()
+        let client = try fixture.client()
+        XCTAssertEqual(client.send(fixture.request()).status, 200)
+        let fillers = (0..<260).map { ("x-fill-\($0)", "v") }
+        var over = fixture.request()
+        over.headers += fillers + [("apns-topic", "other.topic"), ("apns-push-type", "background"), ("apns-priority", "10")]
+        let refused = client.send(over)
+        XCTAssertNil(refused.status, "no answer from a truncated header list")
+        XCTAssertTrue(refused.closed)
+        XCTAssertEqual(refused.resetCode, 2, "RST_STREAM INTERNAL_ERROR")
+        var within = fixture.request()
+        within.headers += (0..<200).map { ("x-fill-\($0)", "v") }
+        XCTAssertEqual(client.send(within).status, 200, "the connection and the limit's own side still work")
+        XCTAssertEqual(fixture.simulator.statistics.acceptedTotal, 2)
+    }
+}

@@ -238,6 +238,13 @@ final class RequestValidatorFastPathTests: XCTestCase {
         cases.append(("background priority 10", background, body))
         background = background.filter { $0.name != "apns-priority" }
         cases.append(("background without priority", background, body))
+        cases.append(("background priority 1", background + [("apns-priority", "1", false)], body))
+        cases.append(("background priority 5", background + [("apns-priority", "5", false)], body))
+        var location = setting("apns-push-type", "location").filter { $0.name != "apns-priority" }
+        location = location.map { $0.name == "apns-topic" ? ($0.name, topic + ".location-query", false) : $0 }
+        for priority in ["1", "5", "10"] {
+            cases.append(("location priority \(priority)", location + [("apns-priority", priority, false)], body))
+        }
         return cases
     }
 }

@@ -70,7 +70,7 @@ final class SimulatorJSONParserTests: XCTestCase {
     func testThePayloadShapeFollowsTheLastAPSMember() {
         func shape(_ text: String) -> APNsPayloadShape? { APNsPayloadShape.parse(Array(text.utf8)) }
         func hasAPSObject(_ text: String) -> Bool? {
-            guard case .object(let hasAPSObject)? = shape(text) else { return nil }
+            guard case .object(let hasAPSObject, _, _)? = shape(text) else { return nil }
             return hasAPSObject
         }
         XCTAssertEqual(hasAPSObject(#"{"aps":{"alert":"hi"},"x":[1,{"aps":1}]}"#), true)

@@ -128,8 +128,10 @@ final class FCMSimulatorTests: XCTestCase {
         let error = try GoogleErrorBody(badToken)
         XCTAssertEqual(error.fcmErrorCode, "INVALID_ARGUMENT")
         XCTAssertEqual(error.message, "The registration token is not a valid FCM registration token")
-        let topic = try await probe.send(message: #"{"topic":"/topics/news-1","data":{"a":"b"}}"#)
+        let topic = try await probe.send(message: #"{"topic":"news-1","data":{"a":"b"}}"#)
         XCTAssertEqual(topic.status, 200)
+        let prefixed = try await probe.send(message: #"{"topic":"/topics/news-1","data":{"a":"b"}}"#)
+        XCTAssertEqual(try GoogleErrorBody(prefixed).violations.first?.field, "message.topic", "only the SDKs strip /topics/")
         let condition = try await probe.send(message: #"{"condition":"'a' in topics","data":{"a":"b"}}"#)
         XCTAssertEqual(condition.status, 200)
     }
@@ -276,6 +278,66 @@ final class FCMSimulatorTests: XCTestCase {
         let statistics = testbed.simulator.statistics
         XCTAssertEqual(statistics.grantsIssued, 1, "only the probe's own grant")
         XCTAssertEqual(statistics.grantsRefused["invalid_grant"], 4)
+    }
+
+    /// The assertion's `kid` must be the account's `private_key_id` byte
+    /// for byte: U+212A KELVIN SIGN is not `K`.
+    func testTheAssertionKeyIDIsComparedAsBytes() async throws {
+        let keyed = try ThrowawayServiceAccount(projectID: FCMTestbed.projectID, clientEmail: "keyed@example.iam.gserviceaccount.com",
+                                                privateKeyID: "KEYID0000001")
+        let testbed = try FCMTestbed { $0.serviceAccounts.append(keyed.registration) }
+        let probe = try await FCMSimulatorProbe(testbed)
+        let json = keyed.json(tokenURI: testbed.simulator.tokenURI)
+        let kelvin = try ServiceAccount(json: json.replacingOccurrences(of: "KEYID0000001", with: "\u{212A}EYID0000001"))
+        let exact = try ServiceAccount(json: json)
+        func form(_ account: ServiceAccount) throws -> String {
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + (try account.assertion(issuedAt: testbed.clock.now))
+        }
+        let accepted = try await probe.grant(form: form(exact))
+        XCTAssertEqual(accepted.status, 200)
+        let refused = try await probe.grant(form: form(kelvin))
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("Invalid JWT Signature."))
+    }
+
+    func testABodyNotSentAsApplicationJSONIsRefused() async throws {
+        let testbed = try FCMTestbed()
+        let probe = try await FCMSimulatorProbe(testbed)
+        let body = #"{"message":\#(message())}"#
+        for contentType in ["text/plain", "application/x-www-form-urlencoded"] {
+            let response = try await probe.post(body, contentType: contentType)
+            XCTAssertEqual(response.status, 400, contentType)
+            let error = try GoogleErrorBody(response)
+            XCTAssertEqual(error.status, "INVALID_ARGUMENT")
+            XCTAssertNil(error.fcmErrorCode, "raised before FCM sees the message")
+        }
+        let charset = try await probe.post(body, contentType: "application/json; charset=UTF-8")
+        XCTAssertEqual(charset.status, 200)
+    }
+
+    /// An expired assertion is never exchanged; a future `iat` only within
+    /// the allowed skew (60 s by default, configurable).
+    func testAnExpiredOrFutureDatedAssertionIsRefused() async throws {
+        let testbed = try FCMTestbed()
+        let probe = try await FCMSimulatorProbe(testbed)
+        let now = testbed.clock.now
+        func status(issuedAt: Int64, lifetime: Int64 = 3600, on probe: FCMSimulatorProbe) async throws -> Int {
+            let assertion = try probe.testbed.serviceAccount.assertion(issuedAt: issuedAt, lifetime: lifetime)
+            return try await probe.grant(form: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion).status
+        }
+        let expired = try await status(issuedAt: now - 3800, on: probe)
+        XCTAssertEqual(expired, 400, "exp 200 s ago")
+        let justExpired = try await status(issuedAt: now - 61, lifetime: 60, on: probe)
+        XCTAssertEqual(justExpired, 400, "exp 1 s ago")
+        let ahead = try await status(issuedAt: now + 250, on: probe)
+        XCTAssertEqual(ahead, 400, "iat 250 s ahead")
+        let slightlyAhead = try await status(issuedAt: now + 30, on: probe)
+        XCTAssertEqual(slightlyAhead, 200, "iat 30 s ahead, within the skew")
+
+        let lenient = try FCMTestbed { $0.allowedClockSkew = 300 }
+        let lenientProbe = try await FCMSimulatorProbe(lenient)
+        let aheadAllowed = try await status(issuedAt: lenient.clock.now + 250, on: lenientProbe)
+        XCTAssertEqual(aheadAllowed, 200, "the skew is configurable")
     }
 
     func testTheSimulatorRefusesAServiceAccountWithoutAnRSAKey() throws {

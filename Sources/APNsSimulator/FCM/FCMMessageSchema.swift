@@ -16,12 +16,17 @@ struct FCMMessageSchema: Sendable {
         /// `google.protobuf.Duration`: `"3.5s"`; negative durations are read
         /// here and refused by FCM's own checks.
         case duration
+        /// `repeated google.protobuf.Duration` (`vibrateTimings`).
+        case durationList
+        /// `google.protobuf.Timestamp`: RFC 3339, `"2026-12-01T05:00:00.5Z"`
+        /// (`FCMMessageReader.isTimestamp`).
+        case timestamp
         /// An enum; `caseInsensitive` for AndroidMessagePriority, which the
         /// SDKs send as `high`/`normal`.
         case enumeration(typeName: String, values: Set<String>, caseInsensitive: Bool)
         /// `map<string, string>`.
         case stringMap
-        /// `repeated string` (durations in `vibrateTimings` included).
+        /// `repeated string`.
         case stringList
         /// A nested message.
         case object(FCMMessageSchema)
@@ -85,13 +90,13 @@ struct FCMMessageSchema: Sendable {
         "title": .string, "body": .string, "icon": .string, "color": .string, "sound": .string, "tag": .string,
         "clickAction": .string, "bodyLocKey": .string, "bodyLocArgs": .stringList, "titleLocKey": .string,
         "titleLocArgs": .stringList, "channelId": .string, "ticker": .string, "sticky": .bool,
-        "eventTime": .string, "localOnly": .bool,
+        "eventTime": .timestamp, "localOnly": .bool,
         "notificationPriority": .enumeration(typeName: fcm + "AndroidNotification.NotificationPriority",
                                              values: ["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW",
                                                       "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX"],
                                              caseInsensitive: false),
         "defaultSound": .bool, "defaultVibrateTimings": .bool, "defaultLightSettings": .bool,
-        "vibrateTimings": .stringList,
+        "vibrateTimings": .durationList,
         "visibility": .enumeration(typeName: fcm + "AndroidNotification.Visibility",
                                    values: ["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"], caseInsensitive: false),
         "notificationCount": .integer, "lightSettings": .object(lightSettings), "image": .string,
@@ -127,6 +132,8 @@ struct FCMMessageSchema: Sendable {
     static let message = FCMMessageSchema(fcm + "Message", [
         "name": .string, "data": .stringMap, "notification": .object(notification), "android": .object(android),
         "webpush": .object(webpush), "apns": .object(apns), "fcmOptions": .object(fcmOptions),
+        // AndroidConfig v2: read as any object (its schema is not in PROTOCOLS.md); never beside `android`.
+        "androidV2": .freeObject,
         "token": .string, "topic": .string, "condition": .string, "fid": .string,
     ])
 

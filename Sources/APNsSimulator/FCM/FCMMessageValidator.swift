@@ -6,14 +6,24 @@
 ///    string is unset, as in proto3).
 /// 2. A token of the right shape (1–4096 characters of `A–Z a–z 0–9 - _ : .`),
 ///    else "The registration token is not a valid FCM registration token";
-///    a topic matching `[a-zA-Z0-9-_.~%]+` after an optional `/topics/`.
+///    a topic matching `[a-zA-Z0-9-_.~%]+` as sent (B2: "no `/topics/`";
+///    only the SDKs strip that prefix).
+/// 2a. Not both `android` and `androidV2` (B2).
 /// 3. No reserved data key in `data`, `android.data` or `webpush.data`:
 ///    `from`, `message_type`, or anything starting with `google` or `gcm`,
 ///    case-insensitively ("Invalid data payload key: from").
-/// 4. `android.ttl` not negative; `android.notification.color` `#rrggbb`.
+/// 4. `android.ttl` not negative and at most 4 weeks (2,419,200 s, B2);
+///    `android.notification.color` `#rrggbb`; `webpush.fcmOptions.link`
+///    an `https://` URL (B2, B6).
 /// 5. `apns.payload`, when present, holds an `aps` object.
-/// 6. At most 4096 bytes of `data` keys and values plus `notification`
-///    texts (2048 for topic and condition messages), else "Message is too big".
+/// 6. `apns.headers` as APNs would take them (`FCMAPNsHeaders`: push type,
+///    priority with FCM's default 10, 5 for a data-only push, id, collapse
+///    id, expiration), else INVALID_ARGUMENT with APNs' reason in an
+///    ApnsError detail.
+/// 7. Every platform's payload within its limit (`FCMMessageSize`: the
+///    message's, Android's and web push's data and notification texts at
+///    most 4096 bytes, 2048 for topic and condition messages; the compact
+///    `apns.payload` at most 4096), else "Message is too big".
 enum FCMMessageValidator {
     /// The parts of a valid message the simulator acts on.
     struct ValidMessage {
@@ -48,6 +58,10 @@ enum FCMMessageValidator {
                                              description: "Invalid topic name: \(topic)"))
         }
         let android = field(message, "android")
+        if android != nil, field(message, "androidV2") != nil {
+            return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.android_v2",
+                                             description: "android and android_v2 cannot both be set."))
+        }
         let dataMaps: [(String, OrderedJSON?)] = [
             ("message.data", field(message, "data")),
             ("message.android.data", android.flatMap { field($0, "data") }),
@@ -58,9 +72,10 @@ enum FCMMessageValidator {
                 return .failure(.invalidArgument("Invalid data payload key: \(key)", field: path))
             }
         }
-        if let ttl = android.flatMap({ field($0, "ttl") })?.stringValue, ttl.hasPrefix("-") {
+        if let ttl = android.flatMap({ field($0, "ttl") })?.stringValue, !Array(ttl.utf8).withUnsafeBufferPointer(isAcceptedTTL) {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.android.ttl",
-                                             description: "TTL must not be negative: \(ttl)"))
+                                             description: ttl.hasPrefix("-") ? "TTL must not be negative: \(ttl)"
+                                                 : "TTL must be at most 4 weeks (2419200s): \(ttl)"))
         }
         if let color = android.flatMap({ field($0, "notification") }).flatMap({ field($0, "color") })?.stringValue,
            !isColor(color) {
@@ -68,14 +83,32 @@ enum FCMMessageValidator {
                                              field: "message.android.notification.color",
                                              description: "Invalid color: \(color); expected #rrggbb"))
         }
+        if let link = field(message, "webpush").flatMap({ field($0, "fcmOptions") }).flatMap({ field($0, "link") })?.stringValue,
+           !Array(link.utf8).withUnsafeBufferPointer(isHTTPS) {
+            return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.webpush.fcm_options.link",
+                                             description: "The link must be an HTTPS URL: \(link)"))
+        }
         if let payload = field(message, "apns").flatMap({ field($0, "payload") }), payload["aps"]?.isObject != true {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.apns.payload",
                                              description: "The APNs payload must contain an \"aps\" dictionary."))
         }
+        let size = FCMMessageSize(message: message)
+        let apns = field(message, "apns")
+        let contentAvailableOnly = FCMAPNsHeaders.apsFacts(ofPayload: apns.flatMap { field($0, "payload") }).isContentAvailableOnly
+            && size.notification.title == 0 && size.notification.body == 0
+        if let reason = FCMAPNsHeaders(apns: apns).refusal(contentAvailableOnly: contentAvailableOnly) {
+            return .failure(FCMAPNsHeaders.error(reason: reason))
+        }
         let limit = token != nil || fid != nil ? payloadLimit : topicPayloadLimit
-        if countedBytes(message) > limit {
-            return .failure(.invalidArgument("Message is too big", field: "message",
-                                             description: "Message is too big: data and notification exceed \(limit) bytes."))
+        if let (part, bytes, partLimit) = size.oversizedPart(dataLimit: limit) {
+            let field = switch part {
+            case .message: "message"
+            case .android: "message.android"
+            case .webpush: "message.webpush"
+            case .apns: "message.apns.payload"
+            }
+            return .failure(.invalidArgument("Message is too big", field: field,
+                                             description: FCMMessageSize.description(part, bytes: bytes, limit: partLimit)))
         }
         return .success(ValidMessage(token: token ?? fid, topic: topic, condition: condition, validateOnly: validateOnly))
     }
@@ -108,10 +141,14 @@ enum FCMMessageValidator {
         return text
     }
 
-    /// Whether `key` is one FCM reserves (PROTOCOLS.md B3's safe rule).
+    /// Whether `key` is one FCM reserves (PROTOCOLS.md B3's safe rule),
+    /// case-insensitively, the prefixes tested on UTF-8 bytes: `gcḿx` (`gcm`
+    /// then U+0301) starts with the bytes of `gcm` though not with its
+    /// Characters.
     static func isReserved(_ key: String) -> Bool {
-        let lower = key.lowercased()
-        return lower == "from" || lower == "message_type" || lower.hasPrefix("google") || lower.hasPrefix("gcm")
+        let lower = key.lowercased().utf8
+        return lower.elementsEqual("from".utf8) || lower.elementsEqual("message_type".utf8)
+            || lower.starts(with: "google".utf8) || lower.starts(with: "gcm".utf8)
     }
 
     static func isWellFormedToken(_ token: String) -> Bool {
@@ -130,12 +167,31 @@ enum FCMMessageValidator {
     }
 
     static func isWellFormedTopic(_ topic: String) -> Bool {
-        let name = topic.hasPrefix("/topics/") ? topic.dropFirst(8) : Substring(topic)
-        guard !name.isEmpty else { return false }
-        return name.utf8.allSatisfy { byte in
+        guard !topic.isEmpty else { return false }
+        return topic.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%")].contains(byte)
         }
+    }
+
+    /// The longest `android.ttl`: 4 weeks (PROTOCOLS.md B2).
+    static let maximumTTLSeconds: Int64 = 2_419_200
+
+    /// A Duration text (already read as one) not negative and at most 4 weeks.
+    static func isAcceptedTTL(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let (seconds, hasFraction, negative) = FCMMessageReader.durationSeconds(text)
+        return !negative && (seconds < maximumTTLSeconds || (seconds == maximumTTLSeconds && !hasFraction))
+    }
+
+    /// An `https://` URL (the scheme in any ASCII case, as URL schemes are).
+    static func isHTTPS(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let scheme = Array("https://".utf8)
+        guard text.count > scheme.count else { return false }
+        for offset in 0..<scheme.count {
+            let byte = text[offset]
+            if ((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) != scheme[offset] { return false }
+        }
+        return true
     }
 
     private static func isColor(_ color: String) -> Bool {
@@ -146,19 +202,5 @@ enum FCMMessageValidator {
     static func isColor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 7, bytes[0] == UInt8(ascii: "#") else { return false }
         return bytes.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    /// Bytes of `data` keys and values plus the `notification` texts.
-    static func countedBytes(_ message: OrderedJSON) -> Int {
-        var total = 0
-        for (key, value) in field(message, "data")?.members ?? [] {
-            total += key.utf8.count + (value.stringValue?.utf8.count ?? 0)
-        }
-        if let notification = field(message, "notification") {
-            for name in ["title", "body", "image"] {
-                total += field(notification, name)?.stringValue?.utf8.count ?? 0
-            }
-        }
-        return total
     }
 }

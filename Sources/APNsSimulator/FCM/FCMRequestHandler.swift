@@ -5,7 +5,9 @@
 ///   `{"error","error_description"}`; 503 while the endpoint is set down.
 /// - `POST /v1/projects/{project}/messages:send`: the bearer access token
 ///   (401 UNAUTHENTICATED without FcmError when missing, unknown or
-///   expired), the project (403 PERMISSION_DENIED), the JSON body
+///   expired), the project (403 PERMISSION_DENIED), a `content-type` of
+///   `application/json` (B1; parameters such as `charset` allowed; else 400
+///   INVALID_ARGUMENT without FcmError, `GoogleError.unsupportedContentType`), the JSON body
 ///   (`FCMMessageReader`), FCM's own checks (`FCMMessageValidator`), then
 ///   the token's script or success `{"name":"projects/{p}/messages/0:…"}`.
 /// - Anything else: 404 NOT_FOUND.
@@ -105,6 +107,15 @@ final class FCMRequestHandler: HTTP2RequestHandler {
         }
     }
 
+    /// Whether the media type of `contentType` is `application/json` (ASCII
+    /// case-insensitive, parameters after `;` ignored).
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }
+        let trimmed = mediaType.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+        return trimmed.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }.elementsEqual("application/json".utf8)
+    }
+
     private static let jsonHeaders: [(name: String, value: String)] = [("content-type", "application/json; charset=utf-8")]
     private static let successHeaders: [(name: String, value: String)] = [("content-type", "application/json; charset=UTF-8")]
 
@@ -145,6 +156,9 @@ final class FCMRequestHandler: HTTP2RequestHandler {
         }
         guard project == core.configuration.projectID || project == core.configuration.projectNumber else {
             return .failure(.permissionDenied(project: project))
+        }
+        guard Self.isJSON(request.value("content-type")) else {
+            return .failure(.unsupportedContentType(request.value("content-type")))
         }
         // The fast path settles the usual valid body; it leaves every refusal
         // (and anything unusual) to the strict path below, which words it.

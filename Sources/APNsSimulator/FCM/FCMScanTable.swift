@@ -8,14 +8,14 @@
 final class FCMScanTable: Sendable {
     /// What a field holds, without the payload `FCMMessageSchema.Kind` carries.
     enum Shape: UInt8, Sendable {
-        case string, bool, integer, number, duration, enumeration, stringMap, stringList, object, freeObject
+        case string, bool, integer, number, duration, durationList, timestamp, enumeration, stringMap, stringList, object, freeObject
     }
 
     /// The fields the scanner's rules single out by name (lowerCamelCase,
     /// whichever the spelling); every other field is `other`.
     enum Role: UInt8, Sendable {
-        case other, token, topic, condition, fid, title, body, image, color, validateOnly, ttl, data, payload
-        case message, notification, android, webpush, apns
+        case other, token, topic, condition, fid, title, body, image, color, validateOnly, ttl, data, payload, link
+        case message, notification, android, androidV2, webpush, apns, headers, fcmOptions
 
         init(_ name: String) {
             switch name {
@@ -36,6 +36,10 @@ final class FCMScanTable: Sendable {
             case "android": self = .android
             case "webpush": self = .webpush
             case "apns": self = .apns
+            case "headers": self = .headers
+            case "link": self = .link
+            case "androidV2": self = .androidV2
+            case "fcmOptions": self = .fcmOptions
             default: self = .other
             }
         }
@@ -93,6 +97,8 @@ final class FCMScanTable: Sendable {
             case .integer: shape = .integer
             case .number: shape = .number
             case .duration: shape = .duration
+            case .durationList: shape = .durationList
+            case .timestamp: shape = .timestamp
             case .enumeration(_, let names, let insensitive):
                 shape = .enumeration
                 caseInsensitive = insensitive

@@ -28,7 +28,7 @@ enum FCMSendScanner {
 
     /// Where an object sits, as far as FCM's checks care.
     enum Place {
-        case root, message, notification, android, androidNotification, webpush, apns, other
+        case root, message, notification, android, androidNotification, webpush, webpushFcmOptions, apns, other
 
         /// The place of this object's field `role` names, when it is an object.
         func child(_ role: FCMScanTable.Role) -> Place {
@@ -39,6 +39,7 @@ enum FCMSendScanner {
             case (.message, .webpush): return .webpush
             case (.message, .apns): return .apns
             case (.android, .notification): return .androidNotification
+            case (.webpush, .fcmOptions): return .webpushFcmOptions
             default: return .other
             }
         }
@@ -47,13 +48,21 @@ enum FCMSendScanner {
     /// What FCM's checks need, collected while reading.
     struct Facts {
         var hasMessage = false
+        /// `message.android` and `message.androidV2` are set (not null).
+        var hasAndroid = false
+        var hasAndroidV2 = false
         var validateOnly = false
         var token: String?
         var topic: String?
         var condition: String?
         var fid: String?
-        /// `message.data` keys and values plus `message.notification` texts, in bytes.
-        var countedBytes = 0
+        /// What FCM counts against its limits (the compact `apns.payload`
+        /// only bounded from above, within its limit).
+        var size = FCMMessageSize()
+        /// `apns.headers`, as far as APNs' rules read them.
+        var apnsHeaders = FCMAPNsHeaders()
+        /// The facts of `apns.payload.aps`.
+        var aps = APNsPayloadShape.APSFacts()
 
         /// Notes the string field `role` names in an object at `place`;
         /// `false` when FCM refuses it (`android.notification.color`).
@@ -69,9 +78,12 @@ enum FCMSendScanner {
                 default: break
                 }
             case .notification:
-                if role == .title || role == .body || role == .image { countedBytes += text.count }
+                size.notification.add(text.count, for: role)
+            case .webpushFcmOptions:
+                if role == .link { return FCMMessageValidator.isHTTPS(text) }
             case .androidNotification:
                 if role == .color { return FCMMessageValidator.isColor(text) }
+                size.androidNotification.add(text.count, for: role)
             default:
                 break
             }
@@ -81,11 +93,13 @@ enum FCMSendScanner {
         /// FCM's own checks (`FCMMessageValidator`) on what was read.
         func validMessage() -> FCMMessageValidator.ValidMessage? {
             let targets = (token == nil ? 0 : 1) + (topic == nil ? 0 : 1) + (condition == nil ? 0 : 1) + (fid == nil ? 0 : 1)
-            guard hasMessage, targets == 1 else { return nil }
+            guard hasMessage, targets == 1, !(hasAndroid && hasAndroidV2) else { return nil }
             if let token, !FCMMessageValidator.isWellFormedToken(token) { return nil }
             if let topic, !FCMMessageValidator.isWellFormedTopic(topic) { return nil }
             let limit = token != nil || fid != nil ? FCMMessageValidator.payloadLimit : FCMMessageValidator.topicPayloadLimit
-            guard countedBytes <= limit else { return nil }
+            let contentAvailableOnly = aps.isContentAvailableOnly && size.notification.title == 0 && size.notification.body == 0
+            guard apnsHeaders.refusal(contentAvailableOnly: contentAvailableOnly) == nil,
+                  size.oversizedPart(dataLimit: limit) == nil else { return nil }
             return FCMMessageValidator.ValidMessage(token: token ?? fid, topic: topic, condition: condition,
                                                     validateOnly: validateOnly)
         }

@@ -16,8 +16,9 @@ public struct FCMSimulatorConfiguration: Sendable {
     public var port: Int
     /// `expires_in` of new access tokens, in seconds (Google: 3599).
     public var accessTokenLifetime: Int
-    /// A JWT `iat` further ahead, or an `exp` further behind, than this many
-    /// seconds is refused.
+    /// An assertion whose `iat` is further ahead than this many seconds is
+    /// refused (default 60, for clocks slightly apart); one whose `exp` has
+    /// passed is refused whatever the skew.
     public var allowedClockSkew: Double
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` advertised to every connection.
     public var maxConcurrentStreams: Int
@@ -32,6 +33,11 @@ public struct FCMSimulatorConfiguration: Sendable {
     public var recordsMessages: Bool
     /// How long a TLS handshake may take before the connection is closed.
     public var handshakeTimeout: Duration
+    /// How long a connection may stay silent (no byte received: idle, or a
+    /// request left unfinished) before the simulator sends GOAWAY and
+    /// closes it, so idle clients cannot hold every `maxConnections` slot;
+    /// `nil` never closes. APNs' GOAWAY carries `{"reason":"IdleTimeout"}`.
+    public var idleTimeout: Duration?
     /// The time, as seconds since the UNIX epoch, for JWT and access-token
     /// ages. Tests inject a controllable clock.
     public var clock: @Sendable () -> Double
@@ -43,12 +49,13 @@ public struct FCMSimulatorConfiguration: Sendable {
         serviceAccounts: [FCMSimulatorServiceAccount],
         port: Int = 0,
         accessTokenLifetime: Int = 3599,
-        allowedClockSkew: Double = 300,
+        allowedClockSkew: Double = 60,
         maxConcurrentStreams: Int = 1000,
         maxConnections: Int = 64,
         pki: ThrowawayPKI? = nil,
         recordsMessages: Bool = true,
         handshakeTimeout: Duration = .seconds(10),
+        idleTimeout: Duration? = .seconds(300),
         clock: @escaping @Sendable () -> Double = APNsSimulatorConfiguration.systemClock
     ) {
         self.projectID = projectID
@@ -62,6 +69,7 @@ public struct FCMSimulatorConfiguration: Sendable {
         self.pki = pki
         self.recordsMessages = recordsMessages
         self.handshakeTimeout = handshakeTimeout
+        self.idleTimeout = idleTimeout
         self.clock = clock
     }
 }

@@ -42,6 +42,8 @@ final class FCMSimulatorCore: HTTP2Service {
 
     var handshakeTimeout: Duration { configuration.handshakeTimeout }
     var goAwayDebugData: [UInt8] { [] }
+    var idleTimeout: Duration? { configuration.idleTimeout }
+    var idleGoAwayDebugData: [UInt8] { [] }
 
     var faults: APNsSimulatorFaults {
         get { control.withLock { $0.faults } }

@@ -113,6 +113,13 @@ struct GoogleError: Error, Sendable {
                            otherDetails: [info])
     }
 
+    /// 400 for a body that is not sent as `application/json` (PROTOCOLS.md
+    /// B1); raised before FCM sees the message, so no FcmError detail.
+    static func unsupportedContentType(_ contentType: String?) -> GoogleError {
+        GoogleError(httpStatus: 400, status: "INVALID_ARGUMENT",
+                    message: "Invalid Content-Type \(contentType.map { JSONText.quoted($0) } ?? "(none)"): the request body must be application/json.")
+    }
+
     /// 404 for a path that names no method; no FcmError detail.
     static func notFound(path: String) -> GoogleError {
         GoogleError(httpStatus: 404, status: "NOT_FOUND", message: "The requested URL \(path) was not found on this server.")

@@ -10,8 +10,9 @@
 ///    account's `private_key_id`, and the RS256 signature must verify under
 ///    its key (else "Invalid JWT Signature.").
 /// 4. `aud` the token URI (else `invalid_grant` naming the expected value).
-/// 5. Integer `iat` and `exp`, `exp > iat`, `exp - iat <= 3600`, `iat` not
-///    in the future and `exp` not in the past beyond the allowed skew (else
+/// 5. Integer `iat` and `exp`, `exp > iat`, `exp - iat <= 3600`, `exp` not
+///    in the past (an expired assertion is never exchanged), and `iat` no
+///    further in the future than the allowed skew (60 s by default) (else
 ///    `invalid_grant` "Invalid JWT: Token must be a short-lived token (60
 ///    minutes) and in a reasonable timeframe…").
 /// 6. `scope` (space-separated) including `…/auth/firebase.messaging` or
@@ -32,13 +33,14 @@ struct OAuthGrantVerifier {
     ]
     static let maximumLifetime: Int64 = 3600
 
-    private let accounts: [String: FCMSimulatorServiceAccount]
+    /// By `client_email`, compared as bytes (`UTF8Key`).
+    private let accounts: [UTF8Key: FCMSimulatorServiceAccount]
     private let allowedClockSkew: Double
     private var parsedKeys: [String: OwnedKey] = [:]
 
     init(configuration: FCMSimulatorConfiguration) {
-        var accounts: [String: FCMSimulatorServiceAccount] = [:]
-        for account in configuration.serviceAccounts { accounts[account.clientEmail] = account }
+        var accounts: [UTF8Key: FCMSimulatorServiceAccount] = [:]
+        for account in configuration.serviceAccounts { accounts[UTF8Key(account.clientEmail)] = account }
         self.accounts = accounts
         allowedClockSkew = configuration.allowedClockSkew
     }
@@ -71,25 +73,25 @@ struct OAuthGrantVerifier {
               let claims = SimulatorJSONParser.parse(claimBytes), claims.isObject else {
             return .failure(Refusal(error: "invalid_grant", description: "Invalid JWT: malformed assertion."))
         }
-        guard header["alg"]?.stringValue == "RS256" else { return .failure(badSignature) }
-        guard let issuer = claims["iss"]?.stringValue, let account = accounts[issuer] else {
+        guard header["alg"]?.stringValue?.sameBytes(as: "RS256") == true else { return .failure(badSignature) }
+        guard let issuer = claims["iss"]?.stringValue, let account = accounts[UTF8Key(issuer)] else {
             return .failure(Refusal(error: "invalid_grant", description: "Invalid grant: account not found"))
         }
         if let keyID = header["kid"] {
-            guard keyID.stringValue == account.privateKeyID else { return .failure(badSignature) }
+            guard keyID.stringValue?.sameBytes(as: account.privateKeyID) == true else { return .failure(badSignature) }
         }
         guard let key = key(for: account) else { return .failure(badSignature) }
         let signedPart = Array(assertion.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard RS256Verifier.verify(signature: signature, message: signedPart, key: key) else {
             return .failure(badSignature)
         }
-        guard claims["aud"]?.stringValue == tokenURI else {
+        guard claims["aud"]?.stringValue?.sameBytes(as: tokenURI) == true else {
             return .failure(Refusal(error: "invalid_grant",
                                     description: "Invalid JWT: Failed audience check. The right audience is \(tokenURI)"))
         }
         guard let issuedAt = claims["iat"]?.integerValue, let expiry = claims["exp"]?.integerValue,
               expiry > issuedAt, expiry - issuedAt <= Self.maximumLifetime,
-              Double(issuedAt) <= now + allowedClockSkew, Double(expiry) >= now - allowedClockSkew else {
+              Double(issuedAt) <= now + allowedClockSkew, Double(expiry) >= now else {
             return .failure(Refusal(error: "invalid_grant", description:
                 "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."))
         }

@@ -60,36 +60,70 @@ extension StrictJSONParser where Value == APNsPayloadShape {
             if isString { return readString { Double(String(decoding: $0, as: UTF8.self)) != nil } == true }
             return scanNumber { _ in true }
         case .duration:
-            let negativeRefused = place == .android && field.role == .ttl
+            let isTTL = place == .android && field.role == .ttl
             return isString && readString { text in
-                FCMMessageReader.isDuration(String(decoding: text, as: UTF8.self))
-                    && !(negativeRefused && text.first == UInt8(ascii: "-"))
+                FCMMessageReader.isDuration(String(decoding: text, as: UTF8.self)) && (!isTTL || FCMMessageValidator.isAcceptedTTL(text))
             } == true
+        case .durationList:
+            return byte == UInt8(ascii: "[") && scanStringList { FCMMessageReader.isDuration(String(decoding: $0, as: UTF8.self)) }
+        case .timestamp:
+            return isString && readString { FCMMessageReader.isTimestamp(Array($0)) } == true
         case .enumeration:
             guard isString else { return scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
             return readString { table.isValue($0, of: field) } == true
         case .stringMap:
-            return byte == UInt8(ascii: "{") && scanStringMap(data: field.role == .data ? place : .other, facts: &facts)
+            guard byte == UInt8(ascii: "{") else { return false }
+            if place == .apns, field.role == .headers { return scanAPNsHeaders(facts: &facts) }
+            return scanStringMap(data: field.role == .data ? place : .other, facts: &facts)
         case .stringList:
-            return byte == UInt8(ascii: "[") && scanStringList()
+            return byte == UInt8(ascii: "[") && scanStringList { _ in true }
         case .object:
             guard byte == UInt8(ascii: "{"), let childTable = table.children[position] else { return false }
             let child = place.child(field.role)
             if child == .message { facts.hasMessage = true }
+            if child == .android { facts.hasAndroid = true }
             return scanObject(childTable, place: child, facts: &facts)
         case .freeObject:
-            guard byte == UInt8(ascii: "{"), case .object(let hasAPSObject)? = parseValue() else { return false }
-            return place != .apns || field.role != .payload || hasAPSObject
+            let start = index
+            guard byte == UInt8(ascii: "{"), case .object(let hasAPSObject, let aps, _)? = parseValue() else { return false }
+            if place == .message, field.role == .androidV2 { facts.hasAndroidV2 = true }
+            guard place == .apns, field.role == .payload else { return true }
+            facts.aps = aps
+            return hasAPSObject && notePayloadSize(UnsafeBufferPointer(rebasing: bytes[start..<index]), facts: &facts)
         }
+    }
+
+    /// `apns.payload` as written, `text`, settles its size when that can
+    /// only shrink in compact form (FCMMessageSize counts the compact JSON):
+    /// whitespace goes and escapes keep or lose length, except `\b` and `\f`,
+    /// which grow to `\u0008` and `\u000c`. So a text within APNs' limit
+    /// with no backslash before `b` or `f` fits; anything else (a larger
+    /// text, which may still fit once compact) is the strict path's.
+    private func notePayloadSize(_ text: UnsafeBufferPointer<UInt8>, facts: inout Facts) -> Bool {
+        guard text.count <= FCMMessageSize.apnsPayloadLimit else { return false }
+        var position = text.startIndex
+        while position < text.endIndex - 1 {
+            if text[position] == UInt8(ascii: "\\") {
+                let escaped = text[position + 1]
+                if escaped == UInt8(ascii: "b") || escaped == UInt8(ascii: "f") { return false }
+                position += 2
+            } else {
+                position += 1
+            }
+        }
+        facts.size.apnsPayload = text.count  // an upper bound of the compact size, within the limit
+        return true
     }
 
     /// At `{` of a `map<string, string>`. For the `data` maps FCM checks
     /// (`data` is the place holding one: message, android, webpush), no
-    /// reserved and no non-ASCII key; `message.data` is counted, and a key
-    /// written twice there (or a hash collision) leaves it to the strict path.
+    /// reserved and no non-ASCII key; each is counted (`FCMMessageSize`),
+    /// and a key written twice in one (or a hash collision) leaves it to the
+    /// strict path.
     private mutating func scanStringMap(data place: Place, facts: inout Facts) -> Bool {
         let checksKeys = place == .message || place == .android || place == .webpush
-        let counts = place == .message
+        let counts = checksKeys
+        var counted = 0
         guard enter() else { return false }
         defer { depth -= 1 }
         if closes(UInt8(ascii: "}")) { return true }
@@ -110,28 +144,56 @@ extension StrictJSONParser where Value == APNsPayloadShape {
                     guard keyCount < capacity, !hashes[0..<keyCount].contains(key.hash) else { return false }
                     hashes[keyCount] = key.hash
                     keyCount += 1
-                    facts.countedBytes += key.count
+                    counted += key.count
                 }
                 guard colon(), bytes[index] == UInt8(ascii: "\""),
                       let valueCount = readString({ $0.count }) else { return false }
-                if counts { facts.countedBytes += valueCount }
+                if counts { counted += valueCount }
                 switch next(closing: UInt8(ascii: "}")) {
                 case .more: continue
-                case .closed: return true
+                case .closed:
+                    switch place {
+                    case .message: facts.size.messageData = counted
+                    case .android: facts.size.androidData = counted
+                    case .webpush: facts.size.webpushData = counted
+                    default: break
+                    }
+                    return true
                 case .malformed: return false
                 }
             }
         }
     }
 
-    /// At `[` of a `repeated string`.
-    private mutating func scanStringList() -> Bool {
+    /// At `{` of `apns.headers`: every header noted (`FCMAPNsHeaders`);
+    /// one the rules read given twice leaves it to the strict path.
+    private mutating func scanAPNsHeaders(facts: inout Facts) -> Bool {
+        guard enter() else { return false }
+        defer { depth -= 1 }
+        if closes(UInt8(ascii: "}")) { return true }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+                  let name = readString({ String(decoding: $0, as: UTF8.self) }),
+                  colon(), bytes[index] == UInt8(ascii: "\""),
+                  let value = readString({ String(decoding: $0, as: UTF8.self) }),
+                  facts.apnsHeaders.add(name: name, value: value) else { return false }
+            switch next(closing: UInt8(ascii: "}")) {
+            case .more: continue
+            case .closed: return true
+            case .malformed: return false
+            }
+        }
+    }
+
+    /// At `[` of a `repeated string`, each element one `accept` takes.
+    private mutating func scanStringList(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         guard enter() else { return false }
         defer { depth -= 1 }
         if closes(UInt8(ascii: "]")) { return true }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), readString({ _ in true }) != nil else { return false }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), readString({ accept($0) }) == true else { return false }
             switch next(closing: UInt8(ascii: "]")) {
             case .more: continue
             case .closed: return true

@@ -23,8 +23,10 @@ public struct APNsSimulatorConfiguration: Sendable {
     public var port: Int
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` advertised to every connection.
     public var maxConcurrentStreams: Int
-    /// Apple's token-auth behaviour: advertise only 1 stream until a request
-    /// with a valid JWT arrives on the connection, then `maxConcurrentStreams`.
+    /// Apple's token-auth behaviour (PROTOCOLS.md A6, the default): advertise
+    /// only 1 stream until a request with a valid JWT arrives on the
+    /// connection, then `maxConcurrentStreams`. A test that needs the full
+    /// window from the first byte turns it off and says why.
     public var limitStreamsUntilAuthenticated: Bool
     /// At most this many connections at once; more are closed on accept.
     public var maxConnections: Int
@@ -50,6 +52,11 @@ public struct APNsSimulatorConfiguration: Sendable {
     public var providerTokenAllowedClockSkew: Double
     /// How long a TLS handshake may take before the connection is closed.
     public var handshakeTimeout: Duration
+    /// How long a connection may stay silent (no byte received: idle, or a
+    /// request left unfinished) before the simulator sends GOAWAY and
+    /// closes it, so idle clients cannot hold every `maxConnections` slot;
+    /// `nil` never closes. APNs' GOAWAY carries `{"reason":"IdleTimeout"}`.
+    public var idleTimeout: Duration?
     /// The time, as seconds since the UNIX epoch, used for JWT ages and
     /// refresh intervals. Tests inject a controllable clock.
     public var clock: @Sendable () -> Double
@@ -62,7 +69,7 @@ public struct APNsSimulatorConfiguration: Sendable {
         registeredDevices: [String: String] = [:],
         port: Int = 0,
         maxConcurrentStreams: Int = 1000,
-        limitStreamsUntilAuthenticated: Bool = false,
+        limitStreamsUntilAuthenticated: Bool = true,
         maxConnections: Int = 64,
         pki: ThrowawayPKI? = nil,
         recordsNotifications: Bool = true,
@@ -72,6 +79,7 @@ public struct APNsSimulatorConfiguration: Sendable {
         providerTokenMinimumRefreshInterval: Double = 1200,
         providerTokenAllowedClockSkew: Double = 300,
         handshakeTimeout: Duration = .seconds(10),
+        idleTimeout: Duration? = .seconds(300),
         clock: @escaping @Sendable () -> Double = APNsSimulatorConfiguration.systemClock
     ) {
         self.teamID = teamID
@@ -90,6 +98,7 @@ public struct APNsSimulatorConfiguration: Sendable {
         self.providerTokenMinimumRefreshInterval = providerTokenMinimumRefreshInterval
         self.providerTokenAllowedClockSkew = providerTokenAllowedClockSkew
         self.handshakeTimeout = handshakeTimeout
+        self.idleTimeout = idleTimeout
         self.clock = clock
     }
 

@@ -21,17 +21,20 @@ let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
     return 0
 }
 
-/// One request header field (trailers are ignored).
+/// One request header field (trailers are ignored). A field past the
+/// connection's limit resets the stream: nghttp2 answers
+/// `NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE` with RST_STREAM (INTERNAL_ERROR)
+/// and delivers nothing more of it.
 let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, flags, userData in
     guard let frame, let name, let value, isRequestHeaders(frame) else { return 0 }
-    connection(userData).receiveHeader(
+    let kept = connection(userData).receiveHeader(
         streamID: frame.pointee.hd.stream_id,
         name: UnsafeBufferPointer(start: name, count: nameLength),
         value: UnsafeBufferPointer(start: value, count: valueLength),
         // HPACK "literal never indexed" (RFC 7541 §6.2.3), as nghttp2 reports it.
         neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
     )
-    return 0
+    return kept ? 0 : Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
 }
 
 /// A chunk of request body.

@@ -20,6 +20,12 @@ protocol HTTP2Service: Sendable {
     var maxConcurrentStreams: Int { get }
     /// The debug data of the GOAWAY frame sent by `goAwayAfterStreams`.
     var goAwayDebugData: [UInt8] { get }
+    /// How long a connection may go without receiving a byte before it is
+    /// sent GOAWAY (`idleGoAwayDebugData`) and closed; `nil`: never. Covers
+    /// an idle connection and a request that was never finished alike.
+    var idleTimeout: Duration? { get }
+    /// The debug data of the idle-timeout GOAWAY.
+    var idleGoAwayDebugData: [UInt8] { get }
 
     /// Counts a new TCP connection and returns its 1-based number.
     func connectionAccepted() -> Int

@@ -10,9 +10,16 @@ extension ServerConnection {
         incomingHeaders = IncomingHeaders(streamID: streamID)
     }
 
-    /// One field of the header block being received, copied as bytes.
-    func receiveHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
-        incomingHeaders?.append(streamID: streamID, name: name, value: value, neverIndexed: neverIndexed)
+    /// One field of the header block being received, copied as bytes;
+    /// `false` when the block is over `headerFieldLimit` (the stream is
+    /// then reset and its fields dropped).
+    func receiveHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
+                       neverIndexed: Bool) -> Bool {
+        guard incomingHeaders?.append(streamID: streamID, name: name, value: value, neverIndexed: neverIndexed) != false else {
+            incomingHeaders = nil
+            return false
+        }
+        return true
     }
 
     /// The request header block of `streamID` is complete: its fields join the stream.

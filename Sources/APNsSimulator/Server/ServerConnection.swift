@@ -37,11 +37,15 @@ final class ServerConnection {
         let streamID: Int32
         var fields = HeaderFields.reserved()
 
-        /// Appends a field of `streamID`'s block, up to `headerFieldLimit` fields.
+        /// Appends a field of `streamID`'s block; `false` when the block
+        /// already holds `headerFieldLimit` fields, so the request cannot be
+        /// validated whole and must be refused.
         mutating func append(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
-                             neverIndexed: Bool) {
-            guard streamID == self.streamID, fields.count < ServerConnection.headerFieldLimit else { return }
+                             neverIndexed: Bool) -> Bool {
+            guard streamID == self.streamID else { return true }
+            guard fields.count < ServerConnection.headerFieldLimit else { return false }
             fields.append(name: name, value: value, neverIndexed: neverIndexed)
+            return true
         }
     }
 
@@ -79,12 +83,15 @@ final class ServerConnection {
     /// When the `malformedFrameAfter` fault strikes, if it is set.
     var malformedFrameDue: ContinuousClock.Instant?
     var peerClosed = false
+    /// When the connection last received a byte (`idleTimeout` counts from it).
+    var lastReceived = ContinuousClock.now
 
     /// Bytes waiting for the socket beyond which the connection stops reading.
     static let outboundBacklogLimit = 4 * 1024 * 1024
     /// The most plaintext encrypted in one go: TLS's largest record.
     static let recordSize = 16 * 1024
-    /// At most this many header fields are kept per request.
+    /// At most this many header fields per request; a request with more is
+    /// reset (RST_STREAM), never validated on a truncated list.
     static let headerFieldLimit = 256
 
     init(service: any HTTP2Service, context: TLSServerContext, registry: ConnectionRegistry, number: Int, socket: Int32,
@@ -160,9 +167,14 @@ final class ServerConnection {
 
     private func serve() {
         guard let session else { return }
+        lastReceived = ContinuousClock.now
         while true {
             if dropRequested {
                 dropConnection()
+                return
+            }
+            if let due = idleDeadline, due <= ContinuousClock.now {
+                closeIdle()
                 return
             }
             if let due = malformedFrameDue, due <= ContinuousClock.now {
@@ -211,10 +223,27 @@ final class ServerConnection {
         return false
     }
 
-    /// Milliseconds until the next delayed answer (or the malformed frame)
-    /// is due, or -1.
+    /// When the idle timeout strikes, if the service has one (not while a
+    /// delayed answer of the simulator's own is pending).
+    private var idleDeadline: ContinuousClock.Instant? {
+        guard pending.isEmpty else { return nil }
+        return service.idleTimeout.map { lastReceived + $0 }
+    }
+
+    /// The idle timeout struck: GOAWAY (no error, the last stream answered,
+    /// the service's debug data), then a graceful close; streams left
+    /// unfinished are never answered.
+    private func closeIdle() {
+        session?.submitGoAway(lastStreamID: highestCompletedStreamID, debugData: service.idleGoAwayDebugData)
+        let unfinished = streams.values.filter { $0.phase == .receiving }.count
+        if unfinished > 0 { service.recordUnanswered(unfinished) }
+        closeGracefully()
+    }
+
+    /// Milliseconds until the next delayed answer (or the malformed frame,
+    /// or the idle timeout) is due, or -1.
     private func pollTimeout() -> Int32 {
-        guard let due = [pending.first?.due, malformedFrameDue].compactMap({ $0 }).min() else { return -1 }
+        guard let due = [pending.first?.due, malformedFrameDue, idleDeadline].compactMap({ $0 }).min() else { return -1 }
         let remaining = ContinuousClock.now.duration(to: due)
         if remaining <= .zero { return 0 }
         let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
@@ -228,6 +257,7 @@ final class ServerConnection {
         let count = recv(socket, readBuffer.baseAddress, readBuffer.count, 0)
         if count == 0 { return false }
         if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR }
+        lastReceived = ContinuousClock.now
         tls.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
         while !dropRequested {
             switch tls.read(into: plainBuffer) {

@@ -43,6 +43,10 @@ final class SimulatorCore: HTTP2Service {
 
     /// Apple's GOAWAY debug data when it closes a connection.
     var goAwayDebugData: [UInt8] { Self.goAwayDebugData }
+    var idleTimeout: Duration? { configuration.idleTimeout }
+    /// Apple's reason for closing an idle connection (PROTOCOLS.md A5).
+    var idleGoAwayDebugData: [UInt8] { Self.idleGoAwayDebugData }
+    private static let idleGoAwayDebugData = Array(#"{"reason":"IdleTimeout"}"#.utf8)
     private static let goAwayDebugData = Array(#"{"reason":"Shutdown"}"#.utf8)
 
     func makeHandler(connection number: Int) -> any HTTP2RequestHandler {

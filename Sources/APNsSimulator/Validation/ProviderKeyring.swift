@@ -15,17 +15,17 @@
 // (openssl-threads(7)); ES256SigningKey and RSASigningKey rely on the same
 // rule. The keys are freed when the last holder releases this object.
 final class ProviderKeyring: @unchecked Sendable {
-    private let keys: [String: OwnedKey]
+    private let keys: [UTF8Key: OwnedKey]
 
     /// Parses `pems` (key ID → PEM).
     init(pems: [String: String]) {
-        var keys: [String: OwnedKey] = [:]
+        var keys: [UTF8Key: OwnedKey] = [:]
         for (keyID, pem) in pems {
-            if let key = try? OwnedKey.publicKey(pem: pem), key.isP256 { keys[keyID] = key }
+            if let key = try? OwnedKey.publicKey(pem: pem), key.isP256 { keys[UTF8Key(keyID)] = key }
         }
         self.keys = keys
     }
 
-    /// The P-256 key registered as `keyID`, if any.
-    func key(for keyID: String) -> OwnedKey? { keys[keyID] }
+    /// The P-256 key registered as `keyID` (the same bytes), if any.
+    func key(for keyID: String) -> OwnedKey? { keys[UTF8Key(keyID)] }
 }

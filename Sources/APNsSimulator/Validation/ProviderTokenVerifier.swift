@@ -20,14 +20,15 @@
 /// (randomized) ECDSA signature is the same token, not an update.
 ///
 /// Thread-confined: one instance per connection, used by its thread only.
-/// The token in use is verified once, then compared byte for byte.
+/// The token in use is verified once, then compared byte for byte; `kid`,
+/// `iss` and `alg` are compared as UTF-8 bytes too (`UTF8Key`).
 struct ProviderTokenVerifier {
     private let teamID: String
-    private let keyPEMs: [String: String]
+    private let keyPEMs: [UTF8Key: String]
     private let maxAge: Double
     private let minimumRefreshInterval: Double
     private let allowedClockSkew: Double
-    private var parsedKeys: [String: OwnedKey] = [:]
+    private var parsedKeys: [UTF8Key: OwnedKey] = [:]
     /// The simulator's parsed keys; without it, each key is parsed here on first use.
     private let keyring: ProviderKeyring?
     private var current: (token: String, keyID: String, issuedAt: Int64, adoptedAt: Double)?
@@ -36,7 +37,7 @@ struct ProviderTokenVerifier {
     init(configuration: APNsSimulatorConfiguration, keyring: ProviderKeyring? = nil) {
         self.keyring = keyring
         teamID = configuration.teamID
-        keyPEMs = configuration.keys
+        keyPEMs = Dictionary(configuration.keys.map { (UTF8Key($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         maxAge = configuration.providerTokenMaxAge
         minimumRefreshInterval = configuration.providerTokenMinimumRefreshInterval
         allowedClockSkew = configuration.providerTokenAllowedClockSkew
@@ -53,13 +54,13 @@ struct ProviderTokenVerifier {
         let token = String(authorization[authorization.index(after: space)...])
         guard !token.isEmpty else { return Self.missing }
 
-        if let current, current.token == token {
+        if let current, current.token.sameBytes(as: token) {
             return now - Double(current.issuedAt) > maxAge ? Self.expired : nil
         }
         guard let claims = verifiedClaims(of: token, now: now) else { return Self.invalid }
-        if let boundKeyID, boundKeyID != claims.keyID { return Self.unrelatedKey }
+        if let boundKeyID, !boundKeyID.sameBytes(as: claims.keyID) { return Self.unrelatedKey }
         if now - Double(claims.issuedAt) > maxAge { return Self.expired }
-        if let current, current.keyID == claims.keyID, current.issuedAt == claims.issuedAt {
+        if let current, current.keyID.sameBytes(as: claims.keyID), current.issuedAt == claims.issuedAt {
             // The same claims signed again (ECDSA signatures are randomized):
             // not a new token, so no refresh is counted.
             self.current?.token = token
@@ -101,9 +102,9 @@ struct ProviderTokenVerifier {
               let signature = Base64URL.decode(parts[2]),
               let header = SimulatorJSONParser.parse(headerBytes),
               let claims = SimulatorJSONParser.parse(claimBytes),
-              header["alg"]?.stringValue == "ES256",
+              header["alg"]?.stringValue?.sameBytes(as: "ES256") == true,
               let keyID = header["kid"]?.stringValue,
-              claims["iss"]?.stringValue == teamID,
+              claims["iss"]?.stringValue?.sameBytes(as: teamID) == true,
               let issuedAt = claims["iat"]?.integerValue,
               Double(issuedAt) <= now + allowedClockSkew,
               let key = key(for: keyID) else { return nil }
@@ -115,9 +116,9 @@ struct ProviderTokenVerifier {
     /// The registered key for `keyID`: the keyring's, or parsed on first use.
     private mutating func key(for keyID: String) -> OwnedKey? {
         if let keyring { return keyring.key(for: keyID) }
-        if let key = parsedKeys[keyID] { return key }
-        guard let pem = keyPEMs[keyID], let key = try? OwnedKey.publicKey(pem: pem), key.isP256 else { return nil }
-        parsedKeys[keyID] = key
+        if let key = parsedKeys[UTF8Key(keyID)] { return key }
+        guard let pem = keyPEMs[UTF8Key(keyID)], let key = try? OwnedKey.publicKey(pem: pem), key.isP256 else { return nil }
+        parsedKeys[UTF8Key(keyID)] = key
         return key
     }
 

@@ -31,26 +31,25 @@ extension RequestValidator {
             let deviceToken = UnsafeBufferPointer(rebasing: path[Self.devicePathPrefix.utf8.count...])
             guard Self.isWellFormedDeviceToken(deviceToken),
                   let topic = value(.topic), let bundle = Self.bundleID(of: topic, in: asciiTopics) else { return nil }
+            let suffix = UnsafeBufferPointer(rebasing: topic[bundle.count...])
 
-            var isBackground = false
             var isVoIP = false
-            if let pushType = value(.pushType) {
-                guard Self.pushTypeBytes.contains(where: { $0.withUnsafeBufferPointer { TextBytes.equal(pushType, $0) } }) else {
-                    return nil
-                }
-                isBackground = TextBytes.equal(pushType, "background")
+            let pushType = value(.pushType)
+            if let pushType {
+                guard APNsHeaderRules.pairs(pushType: pushType, withSuffix: suffix) else { return nil }  // a known type, paired
                 isVoIP = TextBytes.equal(pushType, "voip")
             }
-            var priority = 10
+            var priority = APNsHeaderRules.defaultPriority
             if let text = value(.priority) {
                 if TextBytes.equal(text, "5") {
                     priority = 5
                 } else if TextBytes.equal(text, "1") {
                     priority = 1
-                } else if !TextBytes.equal(text, "10") || isBackground {
+                } else if !TextBytes.equal(text, "10") {
                     return nil
                 }
             }
+            guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: false) else { return nil }
             let sentID = value(.id)
             if let sentID, !APNsIdentifier.isValid(sentID) { return nil }
             if let collapseID = value(.collapseID), collapseID.count > Self.collapseIDLimit || !TextBytes.isASCII(collapseID) {
@@ -62,10 +61,10 @@ extension RequestValidator {
                 expiration = seconds
             }
             guard request.bodyLength > 0, request.bodyLength <= (isVoIP ? Self.voipPayloadLimit : Self.payloadLimit),
-                  case .object(let hasAPSObject)? = APNsPayloadShape.parse(request.body),
+                  case .object(let hasAPSObject, _, _)? = APNsPayloadShape.parse(request.body),
                   hasAPSObject || !requiresAPSDictionary else { return nil }
             if var bound = registeredTopic({ Self.lowercased(deviceToken) }),
-               !bound.withUTF8({ TextBytes.same($0, bundle) }) {
+               !bound.withUTF8({ TextBytes.equal($0, bundle) }) {
                 return nil
             }
 
@@ -116,6 +115,5 @@ extension RequestValidator {
         }
     }
 
-    private static let pushTypeBytes = pushTypes.map { Array($0.utf8) }
     private static let topicSuffixBytes = topicSuffixes.map { Array($0.utf8) }
 }

@@ -10,13 +10,18 @@
 /// 5. `apns-topic` present (400 `MissingTopic`), one of the team's topics or
 ///    a topic plus a push-type suffix (400 `BadTopic`), and the token's own
 ///    topic when the token is registered (400 `DeviceTokenNotForTopic`).
-/// 6. `apns-push-type`, when sent, one of Apple's 11 (400 `InvalidPushType`).
-/// 7. `apns-priority`, when sent, 10, 5 or 1; and not 10 for `background`
-///    (400 `BadPriority`).
+/// 6. `apns-push-type`, when sent, one of Apple's 11 (400 `InvalidPushType`),
+///    on a topic with its suffix: `voip` on `<bundle>.voip`, `alert` on
+///    `<bundle>`… (400 `BadTopic`; `APNsHeaderRules.pairs` says why that
+///    reason).
+/// 7. `apns-priority`, when sent, 10, 5 or 1; the effective priority (the
+///    header's, else the default 10) 5 for `background` and 10 or 5 for
+///    `location` (400 `BadPriority`; `APNsHeaderRules`).
 /// 8. `apns-id`, when sent, a lowercase 8-4-4-4-12 UUID (400 `BadMessageId`).
 /// 9. `apns-collapse-id` at most 64 bytes (400 `BadCollapseId`).
 /// 10. `apns-expiration`, when sent, decimal digits (400 `BadExpirationDate`).
 /// 11. A body (400 `PayloadEmpty`) of at most 4096 bytes, 5120 for `voip`
+///     (which step 6 has put on a `.voip` topic)
 ///     (413 `PayloadTooLarge`), that is a JSON object with an `aps` object.
 ///     Apple has no reason for malformed JSON; the simulator answers 400
 ///     `PayloadEmpty`, the nearest reason Apple documents ("the message
@@ -27,29 +32,22 @@
 /// header bytes); everything else this strict one, which words every
 /// rejection.
 struct RequestValidator {
-    private let topics: Set<String>
+    /// Compared as bytes (`UTF8Key`).
+    private let topics: Set<UTF8Key>
     /// The topics as bytes, or `nil` when one is not ASCII (the fast path
     /// then stands aside: only ASCII bytes compare as Strings do).
     let asciiTopics: [[UInt8]]?
     let requiresAPSDictionary: Bool
 
-    /// The push types Apple lists (PROTOCOLS.md A2).
-    static let pushTypes: Set<String> = [
-        "alert", "background", "location", "voip", "complication", "fileprovider",
-        "liveactivity", "pushtotalk", "widgets", "controls", "mdm",
-    ]
     /// Topic suffixes some push types require after the bundle ID.
-    static let topicSuffixes = [
-        ".voip", ".complication", ".pushkit.fileprovider", ".location-query",
-        ".push-type.liveactivity", ".voip-ptt", ".push-type.widgets", ".push-type.controls",
-    ]
+    static let topicSuffixes = APNsHeaderRules.topicSuffixes.map(\.suffix).filter { !$0.isEmpty }
     static let payloadLimit = 4096
     static let voipPayloadLimit = 5120
     static let collapseIDLimit = 64
     static let devicePathPrefix = "/3/device/"
 
     init(configuration: APNsSimulatorConfiguration) {
-        topics = Set(configuration.topics)
+        topics = Set(configuration.topics.map(UTF8Key.init))
         asciiTopics = configuration.topics.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
             ? configuration.topics.map { Array($0.utf8) } : nil
         requiresAPSDictionary = configuration.requiresAPSDictionary
@@ -96,21 +94,24 @@ struct RequestValidator {
         }
 
         guard let topic = request.value("apns-topic"), !topic.isEmpty else { return reject(400, "MissingTopic") }
-        guard let bundle = bundleID(of: topic) else { return reject(400, "BadTopic") }
-        if let bound = registeredTopic({ deviceToken.lowercased() }), bound != bundle {
+        guard let (bundle, suffix) = bundleID(of: topic) else { return reject(400, "BadTopic") }
+        if let bound = registeredTopic({ deviceToken.lowercased() }), !bound.sameBytes(as: bundle) {
             return reject(400, "DeviceTokenNotForTopic")
         }
 
         let pushType = request.value("apns-push-type")
-        if let pushType, !Self.pushTypes.contains(pushType) { return reject(400, "InvalidPushType") }
+        if let pushType {
+            guard APNsHeaderRules.isPushType(pushType) else { return reject(400, "InvalidPushType") }
+            guard APNsHeaderRules.pairs(pushType: pushType, withSuffix: suffix) else { return reject(400, "BadTopic") }
+        }
 
-        var priority = 10
+        var priority = APNsHeaderRules.defaultPriority
         if let text = request.value("apns-priority") {
-            guard let value = Int(text), [10, 5, 1].contains(value), String(value) == text else {
-                return reject(400, "BadPriority")
-            }
+            guard let value = APNsHeaderRules.priority(text) else { return reject(400, "BadPriority") }
             priority = value
-            if pushType == "background", value == 10 { return reject(400, "BadPriority") }
+        }
+        guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: false) else {
+            return reject(400, "BadPriority")
         }
 
         if sentID != nil, validSentID == nil { return reject(400, "BadMessageId") }
@@ -127,9 +128,9 @@ struct RequestValidator {
         }
 
         guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
-        let limit = pushType == "voip" ? Self.voipPayloadLimit : Self.payloadLimit
+        let limit = pushType?.utf8.elementsEqual("voip".utf8) == true ? Self.voipPayloadLimit : Self.payloadLimit
         guard request.bodyLength <= limit else { return reject(413, "PayloadTooLarge") }
-        guard case .object(let hasAPSObject)? = APNsPayloadShape.parse(request.body) else {
+        guard case .object(let hasAPSObject, _, _)? = APNsPayloadShape.parse(request.body) else {
             return reject(400, "PayloadEmpty")
         }
         if requiresAPSDictionary, !hasAPSObject { return reject(400, "PayloadEmpty") }
@@ -157,12 +158,13 @@ struct RequestValidator {
         return true
     }
 
-    /// The configured bundle ID `topic` belongs to, if any.
-    private func bundleID(of topic: String) -> String? {
-        if topics.contains(topic) { return topic }
-        for suffix in Self.topicSuffixes where topic.hasSuffix(suffix) {
-            let bundle = String(topic.dropLast(suffix.count))
-            if topics.contains(bundle) { return bundle }
+    /// The configured bundle ID `topic` belongs to, if any, and the push-type
+    /// suffix after it (`""` for the bundle ID itself).
+    private func bundleID(of topic: String) -> (bundle: String, suffix: String)? {
+        if topics.contains(UTF8Key(topic)) { return (topic, "") }
+        for suffix in Self.topicSuffixes where topic.hasSuffixBytes(suffix) {
+            let bundleBytes = Array(topic.utf8.dropLast(suffix.utf8.count))
+            if topics.contains(UTF8Key(bytes: bundleBytes)) { return (String(decoding: bundleBytes, as: UTF8.self), suffix) }
         }
         return nil
     }

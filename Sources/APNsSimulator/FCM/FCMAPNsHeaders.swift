@@ -1,0 +1,100 @@
+/// The `apns.headers` of an FCM message, which FCM relays to APNs
+/// (PROTOCOLS.md B2): checked with APNs' own rules (`APNsHeaderRules`, A2),
+/// with FCM's default `apns-priority` of 10 when none is given. APNs'
+/// refusal comes back through FCM as 400 INVALID_ARGUMENT with an
+/// `ApnsError {statusCode, reason}` detail (B4).
+///
+/// Header names are matched ASCII case-insensitively (HTTP names are
+/// case-insensitive, and FCM lowercases them for HTTP/2); a name given
+/// twice, in any case, leaves the later value.
+struct FCMAPNsHeaders {
+    private(set) var pushType: String?
+    private(set) var priority: String?
+    private(set) var id: String?
+    private(set) var collapseID: String?
+    private(set) var expiration: String?
+
+    /// Takes header `name: value` as written; `false` when a header the
+    /// rules read was already set (the fast path then stands aside, so that
+    /// which value wins is the strict path's to settle).
+    @discardableResult
+    mutating func add(name: String, value: String) -> Bool {
+        func set(_ slot: inout String?) -> Bool {
+            defer { slot = value }
+            return slot == nil
+        }
+        func named(_ lowercase: StaticString) -> Bool {
+            name.utf8.elementsEqual(UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)) {
+                ((0x41...0x5A).contains($0) ? $0 + 0x20 : $0) == $1
+            }
+        }
+        guard name.utf8.count > 5 else { return true }
+        if named("apns-push-type") { return set(&pushType) }
+        if named("apns-priority") { return set(&priority) }
+        if named("apns-id") { return set(&id) }
+        if named("apns-collapse-id") { return set(&collapseID) }
+        if named("apns-expiration") { return set(&expiration) }
+        return true
+    }
+
+    /// APNs' reason for refusing these headers, in Apple's order (push
+    /// type, priority, id, collapse id, expiration), or `nil`.
+    /// `contentAvailableOnly`: the push is data-only for iOS (`aps` sets
+    /// `content-available: 1` and no `alert`, `badge` or `sound`, and the
+    /// message has no notification title or body for FCM to show), which
+    /// must go at priority 5 (B2).
+    func refusal(contentAvailableOnly: Bool) -> String? {
+        if let pushType, !APNsHeaderRules.isPushType(pushType) { return "InvalidPushType" }
+        var effective = APNsHeaderRules.defaultPriority
+        if let priority {
+            guard let value = APNsHeaderRules.priority(priority) else { return "BadPriority" }
+            effective = value
+        }
+        guard APNsHeaderRules.allows(priority: effective, pushType: pushType, contentAvailableOnly: contentAvailableOnly) else {
+            return "BadPriority"
+        }
+        if let id, !APNsIdentifier.isValid(id) { return "BadMessageId" }
+        if let collapseID, !APNsHeaderRules.isValidCollapseID(collapseID) { return "BadCollapseId" }
+        if let expiration, APNsHeaderRules.expiration(expiration) == nil { return "BadExpirationDate" }
+        return nil
+    }
+
+    /// The headers of `apns` (an `ApnsConfig` the reader accepted).
+    init(apns: OrderedJSON?) {
+        for (name, value) in apns.flatMap({ FCMMessageValidator.field($0, "headers") })?.members ?? [] {
+            if let text = value.stringValue { add(name: name, value: text) }
+        }
+    }
+
+    /// No header yet (the fast path adds as it reads).
+    init() {}
+
+    /// The facts of `payload`'s `aps` (`APNsPayloadShape.APSFacts`), read
+    /// from the ordered tree as the shape reads them from the text.
+    static func apsFacts(ofPayload payload: OrderedJSON?) -> APNsPayloadShape.APSFacts {
+        var facts = APNsPayloadShape.APSFacts()
+        guard let members = payload?["aps"]?.members else { return facts }
+        for (key, value) in members {
+            let bytes = key.utf8
+            if bytes.elementsEqual("content-available".utf8) {
+                facts.contentAvailable = value == .number("1")
+            } else if bytes.elementsEqual("alert".utf8) || bytes.elementsEqual("badge".utf8) || bytes.elementsEqual("sound".utf8) {
+                facts.alerts = true
+            }
+        }
+        return facts
+    }
+
+    /// APNs' refusal as FCM relays it: INVALID_ARGUMENT with the FcmError
+    /// and ApnsError details and a violation on `message.apns.headers`.
+    static func error(reason: String) -> GoogleError {
+        var error = GoogleError.invalidArgument("Request contains an invalid argument.", field: "message.apns.headers",
+                                                description: "APNs refused the request: \(reason)")
+        error.otherDetails.append(JSONText.object([
+            ("@type", JSONText.quoted("type.googleapis.com/google.firebase.fcm.v1.ApnsError")),
+            ("statusCode", "400"),
+            ("reason", JSONText.quoted(reason)),
+        ]))
+        return error
+    }
+}

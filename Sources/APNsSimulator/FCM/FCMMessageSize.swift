@@ -1,0 +1,108 @@
+/// What FCM counts against its size limits, per platform it may deliver to
+/// (PROTOCOLS.md B2, B3, A3); a token names one device but the simulator
+/// cannot tell which platform, so every platform's payload must fit:
+///
+/// - Android: the data (`android.data`, which replaces `message.data` when
+///   set) plus the notification texts `title`, `body`, `image`, each taken
+///   from `android.notification` when set there, else from
+///   `message.notification`. Limit 4096, 2048 for topic and condition
+///   messages.
+/// - Web push: the data (`webpush.data`, which replaces `message.data` when
+///   set) plus the `message.notification` texts. Same limit.
+/// - The message itself: `message.data` plus the `message.notification`
+///   texts. Same limit.
+/// - APNs: `apns.payload` as compact JSON, against APNs' own 4096 (A3),
+///   whatever the target.
+///
+/// Data counts keys and values, in UTF-8 bytes ("keys and values both
+/// count"). An empty string or an empty map is unset, as in proto3, so it
+/// replaces nothing. Over a limit is "Message is too big" (INVALID_ARGUMENT).
+struct FCMMessageSize: Equatable {
+    /// The three counted notification texts, in UTF-8 bytes (0 when unset).
+    struct Texts: Equatable {
+        var title = 0
+        var body = 0
+        var image = 0
+
+        var total: Int { title + body + image }
+
+        /// `self`'s texts where set, else `fallback`'s.
+        func over(_ fallback: Texts) -> Texts {
+            Texts(title: title > 0 ? title : fallback.title, body: body > 0 ? body : fallback.body,
+                  image: image > 0 ? image : fallback.image)
+        }
+
+        /// Adds `count` bytes to the text `role` names (title, body, image).
+        mutating func add(_ count: Int, for role: FCMScanTable.Role) {
+            switch role {
+            case .title: title += count
+            case .body: body += count
+            case .image: image += count
+            default: break
+            }
+        }
+    }
+
+    /// A part of the message with a limit of its own.
+    enum Part: String {
+        case message, android, webpush, apns
+    }
+
+    static let apnsPayloadLimit = 4096
+
+    var messageData = 0
+    /// `android.data`, `nil` when unset or empty.
+    var androidData: Int?
+    /// `webpush.data`, `nil` when unset or empty.
+    var webpushData: Int?
+    var notification = Texts()
+    var androidNotification = Texts()
+    /// The compact `apns.payload`, `nil` when unset.
+    var apnsPayload: Int?
+
+    /// The first part over its limit (`dataLimit` for all but APNs), in
+    /// the order message, Android, web push, APNs.
+    func oversizedPart(dataLimit: Int) -> (part: Part, bytes: Int, limit: Int)? {
+        let parts: [(Part, Int, Int)] = [
+            (.message, messageData + notification.total, dataLimit),
+            (.android, (androidData ?? messageData) + androidNotification.over(notification).total, dataLimit),
+            (.webpush, (webpushData ?? messageData) + notification.total, dataLimit),
+            (.apns, apnsPayload ?? 0, Self.apnsPayloadLimit),
+        ]
+        return parts.first { $0.1 > $0.2 }.map { (part: $0.0, bytes: $0.1, limit: $0.2) }
+    }
+
+    /// The sizes of a message FCMMessageReader accepted.
+    init(message: OrderedJSON) {
+        typealias V = FCMMessageValidator
+        func dataBytes(_ map: OrderedJSON?) -> Int? {
+            guard let members = map?.members, !members.isEmpty else { return nil }
+            return members.reduce(0) { $0 + $1.key.utf8.count + ($1.value.stringValue?.utf8.count ?? 0) }
+        }
+        func texts(_ object: OrderedJSON?) -> Texts {
+            guard let object else { return Texts() }
+            func count(_ name: String) -> Int { V.field(object, name)?.stringValue?.utf8.count ?? 0 }
+            return Texts(title: count("title"), body: count("body"), image: count("image"))
+        }
+        let android = V.field(message, "android")
+        messageData = dataBytes(V.field(message, "data")) ?? 0
+        androidData = dataBytes(android.flatMap { V.field($0, "data") })
+        webpushData = dataBytes(V.field(message, "webpush").flatMap { V.field($0, "data") })
+        notification = texts(V.field(message, "notification"))
+        androidNotification = texts(android.flatMap { V.field($0, "notification") })
+        apnsPayload = V.field(message, "apns").flatMap { V.field($0, "payload") }?.compactText.utf8.count
+    }
+
+    /// Nothing counted yet (the fast path adds as it reads).
+    init() {}
+
+    /// The description of Google's field violation for `part`.
+    static func description(_ part: Part, bytes: Int, limit: Int) -> String {
+        switch part {
+        case .message: "Message is too big: data and notification exceed \(limit) bytes."
+        case .android: "Message is too big: the Android payload (data and notification) has \(bytes) bytes, over \(limit)."
+        case .webpush: "Message is too big: the web push payload (data and notification) has \(bytes) bytes, over \(limit)."
+        case .apns: "Message is too big: the APNs payload has \(bytes) bytes, over \(limit)."
+        }
+    }
+}
