@@ -231,6 +231,28 @@ final class APNsClientTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0)
     }
 
+    /// While the pool's connections back off after a refused certificate,
+    /// every later request is told that reason, final, not a retryable
+    /// connect failure (found in review: 21 of 30 said connect_failed).
+    func testEveryRequestToAnUntrustedServerIsRefusedForItsCertificateWhileThePoolBacksOff() async throws {
+        let testbed = try APNsTestbed()
+        let clock = testbed.clock
+        let client = try APNsClient(origin: testbed.simulator.url, tls: TLSConfiguration(), tokens: testbed.tokens,
+                                    requestTimeout: .seconds(2), now: { clock.now })
+        defer { client.shutdown() }
+        let request = try testbed.requests(count: 1)[0]
+        var kinds: [TransportError.Kind] = []
+        for _ in 0..<12 {
+            do throws(TransportError) {
+                _ = try await client.send(request)
+            } catch {
+                kinds.append(error.kind)
+            }
+        }
+        XCTAssertEqual(kinds.count, 12)
+        XCTAssertTrue(kinds.allSatisfy { $0 == .certificateRejected }, "\(kinds.map(\.name))")
+    }
+
     func testNothingListeningEndsInAConnectFailureWithinTheTimeout() async throws {
         let testbed = try APNsTestbed()
         let origin = testbed.simulator.url

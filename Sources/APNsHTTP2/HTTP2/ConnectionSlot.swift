@@ -26,6 +26,10 @@ public struct ConnectionSlot<Connection>: Sendable where Connection: Sendable {
     public private(set) var state: State = .empty
     /// Consecutive connections that failed (see `Ending`).
     public private(set) var failures = 0
+    /// Why the last of them failed, when known: what a request that cannot
+    /// wait out the back-off is told (a refused certificate stays that,
+    /// not a generic connect failure).
+    public private(set) var lastFailure: TransportError?
     public let backoff: Backoff
 
     public init(backoff: Backoff = Backoff()) {
@@ -55,15 +59,17 @@ public struct ConnectionSlot<Connection>: Sendable where Connection: Sendable {
         case endedAfterUse
     }
 
-    /// The slot's connection ended. `jitter` in 0...1 scales the delay
-    /// between 50% and 100%.
-    public mutating func ended(_ ending: Ending, now: ContinuousClock.Instant, jitter: Double) {
+    /// The slot's connection ended (`failure`: why, when it failed).
+    /// `jitter` in 0...1 scales the delay between 50% and 100%.
+    public mutating func ended(_ ending: Ending, now: ContinuousClock.Instant, jitter: Double, failure: TransportError? = nil) {
         guard ending != .endedAfterUse else {
             failures = 0
+            lastFailure = nil
             state = .empty
             return
         }
         failures += 1
+        lastFailure = failure
         state = .backingOff(until: now + backoff.delay(afterFailures: failures, jitter: jitter))
     }
 }

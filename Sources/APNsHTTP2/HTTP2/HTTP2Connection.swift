@@ -141,6 +141,10 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// True once the TLS handshake with the server completed.
     public var didConnect: Bool { connectedFlag.load(ordering: .relaxed) }
 
+    /// Why the connection ended (meaningful once it has: a connect failure,
+    /// a certificate refused, GOAWAY…).
+    public var endReason: TransportError { inbox.withLock { $0.closeReason } }
+
     /// Once it has ended: it connected and was given requests, then ended
     /// within seconds without a single response (a server that accepts and
     /// at once sends GOAWAY or closes). The pool backs off from such a

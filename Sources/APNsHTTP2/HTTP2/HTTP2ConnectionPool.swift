@@ -156,10 +156,13 @@ public final class HTTP2ConnectionPool: Sendable {
                 // (retryable) and its caller retries on its own schedule. A
                 // back-off about to end is waited for.
                 if wait > Self.longestWaitForBackoff {
+                    // The slots' own reason when known (a refused certificate
+                    // stays final), else the connect failure this request saw.
                     let unreachable = TransportError(
                         .connectFailed, "cannot connect to \(host):\(port): every connection failed; next try in \(wait)")
                     for index in pending {
-                        results[index] = .failure(lastError[index].flatMap { $0.kind == .connectFailed ? $0 : nil } ?? unreachable)
+                        results[index] = .failure(waitUntil.failure
+                            ?? lastError[index].flatMap { $0.kind == .connectFailed ? $0 : nil } ?? unreachable)
                     }
                     break sending
                 }
@@ -252,9 +255,10 @@ public final class HTTP2ConnectionPool: Sendable {
             // Checked under the lock `shutdown` collects the connections
             // under: a connection opened here is either among those it shuts
             // down, or not opened at all.
-            if isShutDown.load(ordering: .relaxed) { return .failure(WaitUntilInstant(instant: now)) }
+            if isShutDown.load(ordering: .relaxed) { return .failure(WaitUntilInstant(instant: now, failure: nil)) }
             var live: [HTTP2Connection] = []
             var earliest: ContinuousClock.Instant?
+            var failure: TransportError?
             for index in slots.indices {
                 switch slots[index].action(now: now) {
                 case let .use(connection):
@@ -268,13 +272,16 @@ public final class HTTP2ConnectionPool: Sendable {
                         slots[index].connecting(connection)
                         live.append(connection)
                     } catch {
-                        slots[index].ended(.failedToConnect, now: now, jitter: Double.random(in: 0...1))
+                        slots[index].ended(.failedToConnect, now: now, jitter: Double.random(in: 0...1), failure: error as? TransportError)
                     }
                 case let .waitUntil(instant):
-                    earliest = min(earliest ?? instant, instant)
+                    if earliest.map({ instant < $0 }) ?? true {
+                        earliest = instant
+                        failure = slots[index].lastFailure
+                    }
                 }
             }
-            if live.isEmpty { return .failure(WaitUntilInstant(instant: earliest ?? now + .milliseconds(10))) }
+            if live.isEmpty { return .failure(WaitUntilInstant(instant: earliest ?? now + .milliseconds(10), failure: failure)) }
             // A small batch goes to the least-loaded connections only.
             live.sort { $0.currentLoad < $1.currentLoad }
             // On a loop's own thread (a request from the HTTP server sharing
@@ -303,14 +310,17 @@ public final class HTTP2ConnectionPool: Sendable {
                 if case let .active(current) = slots[index].state, current === connection {
                     let ending: ConnectionSlot<HTTP2Connection>.Ending = !connection.didConnect ? .failedToConnect
                         : connection.endedSoonWithoutAnswer ? .endedWithoutAnswer : .endedAfterUse
-                    slots[index].ended(ending, now: now, jitter: Double.random(in: 0...1))
+                    slots[index].ended(ending, now: now, jitter: Double.random(in: 0...1),
+                                       failure: ending == .endedAfterUse ? nil : connection.endReason)
                 }
             }
         }
     }
 }
 
-/// When every slot is backing off: the earliest instant worth trying again.
+/// When every slot is backing off: the earliest instant worth trying again,
+/// and why that slot failed, when known.
 struct WaitUntilInstant: Error {
     let instant: ContinuousClock.Instant
+    let failure: TransportError?
 }
