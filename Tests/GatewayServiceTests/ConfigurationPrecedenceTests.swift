@@ -17,6 +17,17 @@ final class ConfigurationPrecedenceTests: XCTestCase {
                                              "topic": "com.example.a"},
                        "fcm": {"service_account_file": "sa.json"}, "data_keys": {"ps_thread_id": "conversationId"}}]}
             """.utf8),
+        "/etc/pushgw/origin.json": Array("""
+            {"bearer_tokens_file": "tokens",
+             "apps": [{"name": "a", "apns": {"key_file": "key.p8", "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ",
+                                             "topic": "com.example.a", "base_url": "https://api.push.apple.com"}}]}
+            """.utf8),
+        "/etc/pushgw/both.json": Array("""
+            {"bearer_tokens_file": "tokens",
+             "apps": [{"name": "a", "apns": {"key_file": "key.p8", "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ",
+                                             "topic": "com.example.a", "environment": "sandbox",
+                                             "base_url": "https://api.push.apple.com"}}]}
+            """.utf8),
         "/etc/pushgw/two.json": Array("""
             {"apps": [{"name": "a", "fcm": {"service_account_file": "/etc/pushgw/sa.json"}},
                       {"name": "b", "fcm": {"service_account_file": "/etc/pushgw/sa.json"}}]}
@@ -40,6 +51,21 @@ final class ConfigurationPrecedenceTests: XCTestCase {
             XCTAssertEqual(app.fcm?.projectID, "chat-prod", "the file's FCM credentials are kept")
             XCTAssertEqual(app.dataKeys.wireName(.threadID), "conversationId", "the file's data keys are kept")
         }
+    }
+
+    /// The environment and the base URL are one setting, the APNs origin:
+    /// PUSHGW_APNS_ENVIRONMENT replaces a file's base_url (found in review:
+    /// the file's base_url silently won), and one source may not give both.
+    func testTheEnvironmentsAPNsOriginReplacesTheFilesInEitherSpelling() throws {
+        let sandbox = try load(["PUSHGW_CONFIG_FILE": "/etc/pushgw/origin.json", "PUSHGW_APNS_ENVIRONMENT": "sandbox"])
+        XCTAssertEqual(sandbox.apps.first?.apns?.baseURL, "https://api.sandbox.push.apple.com")
+        let other = try load(["PUSHGW_CONFIG_FILE": "/etc/pushgw/origin.json", "PUSHGW_APNS_BASE_URL": "https://127.0.0.1:9443"])
+        XCTAssertEqual(other.apps.first?.apns?.baseURL, "https://127.0.0.1:9443")
+        XCTAssertThrowsError(try load(["PUSHGW_CONFIG_FILE": "/etc/pushgw/both.json"])) { error in
+            XCTAssertTrue("\(error)".contains("not both"), "\(error)")
+        }
+        XCTAssertThrowsError(try load(["PUSHGW_CONFIG_FILE": "/etc/pushgw/origin.json", "PUSHGW_APNS_ENVIRONMENT": "sandbox",
+                                       "PUSHGW_APNS_BASE_URL": "https://127.0.0.1:9443"]))
     }
 
     func testWithSeveralAppsInTheFileTheAppNamePicksOneAndIsRequired() throws {

@@ -40,6 +40,10 @@ extension ConfigurationLoader {
         guard !topic.value.isEmpty, !topic.value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
             throw ServiceError(setting: topic.setting, "the app's bundle id, without spaces or control characters")
         }
+        if let environment = draft.environment, let baseURL = draft.baseURL {
+            throw ServiceError(setting: baseURL.setting, "give either \(environment.setting) or \(baseURL.setting), not both: "
+                + "the environment names Apple's origin, the base URL another one")
+        }
         var origin = APNsTarget.production
         switch draft.environment?.value ?? "production" {
         case "production": break

@@ -177,6 +177,13 @@ public struct ConfigurationLoader {
             if app.apns == nil { app.apns = AppDraft.APNs() }
             app.apns![keyPath: field] = setting
         }
+        // The environment and the base URL are two spellings of one setting,
+        // the APNs origin: the environment's spelling replaces the file's,
+        // whichever it was (a file base_url must not outlive
+        // PUSHGW_APNS_ENVIRONMENT=sandbox, found in review).
+        let environmentOrigin = (sourced("PUSHGW_APNS_ENVIRONMENT") != nil, sourced("PUSHGW_APNS_BASE_URL") != nil)
+        if environmentOrigin == (true, false) { app.apns?.baseURL = nil }
+        if environmentOrigin == (false, true) { app.apns?.environment = nil }
         let fcmFields: [(String, WritableKeyPath<AppDraft.FCM, Sourced?>)] = [
             ("SERVICE_ACCOUNT_FILE", \.serviceAccountFile), ("PROJECT_ID", \.projectID), ("BASE_URL", \.baseURL),
             ("CA_FILE", \.caFile), ("CONNECTIONS", \.connections),
