@@ -38,6 +38,12 @@ enum ServeCommand {
             configuration.insecureNoAuthSetting = "--insecure-no-auth"
         }
         let logger = Logger(minimumLevel: configuration.logLevel)
+        // Watching from here on: a signal while the gateway starts is taken
+        // like one after (a graceful stop), not the default death.
+        let signals = Termination { number in
+            logger.warning("pushgw stopping at once: a second signal during the drain", [("signal", String(number))])
+            Termination.exitNow("pushgw: stopped at once (second signal); requests in progress were not answered")
+        }
 
         let mode: StartMode
         do {
@@ -83,10 +89,7 @@ enum ServeCommand {
             fflush(nil)
         }
 
-        let signals = await Termination.wait { number in
-            logger.warning("pushgw stopping at once: a second signal during the drain", [("signal", String(number))])
-            Termination.exitNow("pushgw: stopped at once (second signal); requests in progress were not answered")
-        }
+        await signals.first()
         logger.info("pushgw stopping: draining requests in progress")
         await gateway.shutdown(drain: .seconds(10))
         demo?.stop()

@@ -25,6 +25,7 @@ enum SimulatorsCommand {
             }
             index += 1
         }
+        let signals = Termination { _ in Termination.exitNow("pushgw simulators: stopped at once (second signal)") }
         let providers: DemoProviders
         do {
             providers = try DemoProviders()
@@ -41,7 +42,7 @@ enum SimulatorsCommand {
         print("pushgw simulators: APNs at \(providers.apns.url), FCM at \(providers.fcm.url). Start a gateway with:\n\(lines)"
             + "(the API token is in \(providers.tokensFile))")
         fflush(nil)
-        let signals = await Termination.wait { _ in Termination.exitNow("pushgw simulators: stopped at once (second signal)") }
+        await signals.first()
         providers.stop()
         withExtendedLifetime(signals) {}
         return 0
