@@ -85,7 +85,8 @@ enum ServeCommand {
             let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().path
             let seed = DemoBanner.findSeedEvent(under: [FileManager.default.currentDirectoryPath, checkout])
-            print(DemoBanner(address: address, apns: demo.apns.url, fcm: demo.fcm.url, auth: auth, seedEvent: seed).text)
+            print(DemoBanner(address: address, apns: demo.apns.url, fcm: demo.fcm.url, auth: auth, seedEvent: seed,
+                             metricsTokenSetting: configuration.metricsToken == nil ? nil : configuration.metricsTokenSetting).text)
             fflush(nil)
         }
 

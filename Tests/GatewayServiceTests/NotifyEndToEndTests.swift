@@ -88,8 +88,9 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(fourth.body)["duplicate"], .bool(false))
         XCTAssertEqual([first, second, third, fourth].map(\.status), [200, 200, 200, 200])
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 4, "four messages, four sends")
-        // The same message again is still a duplicate, whatever its title.
-        let again = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "reused", tokens: [token], text: "two"))
+        // The same message again is still a duplicate, whatever its title, sender name and extra data.
+        let retried = Array(#"{"event_id":"reused","conversation":{"id":"c-1","title":"Renamed group"},"message":{"id":"m-1","text":"two"},"sender":{"id":"u-1","display_name":"Alice B."},"data":{"extra":"added on retry"},"recipients":[{"platform":"apns","token":"\#(token)"}]}"#.utf8)
+        let again = try await testbed.call("POST", "/v1/notify", body: retried)
         XCTAssertEqual(try JSONParser.parse(again.body)["duplicate"], .bool(true))
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 4)
     }

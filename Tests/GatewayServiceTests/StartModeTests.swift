@@ -77,4 +77,17 @@ final class StartModeTests: XCTestCase {
         expectRefusal(["PUSHGW_CONFIG_FILE": "/etc/half-apns.json"], setting: "apps[0].apns.key_file",
                       mentions: ["apps[0].apns.key_id", "apps[0].apns.team_id"])
     }
+
+    /// Loopback is recognised however it is written (found in review: only its usual text was).
+    func testLoopbackIsRecognisedInEverySpelling() {
+        var configuration = GatewayConfiguration()
+        for address in ["127.0.0.1", "127.1.2.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"] {
+            configuration.listenAddress = address
+            XCTAssertTrue(configuration.listensOnLoopback, address)
+        }
+        for address in ["0.0.0.0", "10.0.0.1", "::", "::2", "::ffff:10.0.0.1", "128.0.0.1", "localhost"] {
+            configuration.listenAddress = address
+            XCTAssertFalse(configuration.listensOnLoopback, address)
+        }
+    }
 }

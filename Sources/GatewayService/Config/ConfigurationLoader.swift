@@ -135,6 +135,7 @@ public struct ConfigurationLoader {
         }
         if let metrics = sourced("PUSHGW_METRICS_TOKEN_FILE") ?? file.metricsTokenFile {
             configuration.metricsToken = try lines(ofSecretFile: metrics).first
+            configuration.metricsTokenSetting = metrics.setting
         }
     }
 

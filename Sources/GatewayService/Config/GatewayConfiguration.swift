@@ -1,4 +1,5 @@
 public import PayloadBuilder
+import Glibc
 
 /// Everything the service needs, loaded and checked at start-up from the
 /// environment and an optional JSON file (see `SettingCatalog`). A
@@ -14,6 +15,8 @@ public struct GatewayConfiguration: Sendable {
     /// `PUSHGW_BEARER_TOKENS` or `bearer_tokens_file`), nil when none did.
     public var bearerTokensSetting: String?
     public var metricsToken: String?
+    /// The setting `metricsToken` came from (for messages; never the token).
+    public var metricsTokenSetting: String?
     public var insecureNoAuth = false
     /// The setting or flag that asked for `insecureNoAuth`, for errors.
     public var insecureNoAuthSetting = "PUSHGW_INSECURE_NO_AUTH"
@@ -107,9 +110,21 @@ public struct GatewayConfiguration: Sendable {
         }
     }
 
-    /// True when `listenAddress` is loopback (127.0.0.0/8 or ::1).
+    /// True when `listenAddress` is loopback: 127.0.0.0/8, ::1 in any
+    /// spelling, or 127.0.0.0/8 mapped into IPv6 (`::ffff:127.0.0.1`).
+    /// Parsed, not compared as text (found in review: `0:0:0:0:0:0:0:1` was
+    /// refused).
     public var listensOnLoopback: Bool {
-        listenAddress.hasPrefix("127.") || listenAddress == "::1" || listenAddress == "localhost"
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, listenAddress, &ipv4) == 1 {
+            return UInt32(bigEndian: ipv4.s_addr) >> 24 == 127
+        }
+        var ipv6 = in6_addr()
+        guard inet_pton(AF_INET6, listenAddress, &ipv6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: ipv6) { Array($0) }
+        let loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
+        let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+        return loopback || mapped
     }
 
     /// `http://ADDRESS:PORT` of the API, with an IPv6 address in brackets

@@ -42,6 +42,8 @@ struct RequestScreen {
         private var onlyChunked = true
         private var authorizations = 0
         private var encodedContent = false
+        /// A Content-Length other than 0 (a body is coming).
+        private var announcedContent = false
 
         mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             if name.contains(where: { $0 == 0 || $0 == 13 }) || value.contains(where: { $0 == 0 || $0 == 13 }) {
@@ -49,13 +51,15 @@ struct RequestScreen {
             }
             if RequestScreen.equalsIgnoringCase(name, RequestScreen.contentLength) {
                 contentLengths += 1
+                if RequestScreen.trimmed(value).contains(where: { $0 != UInt8(ascii: "0") }) { announcedContent = true }
             } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.transferEncoding) {
                 transferEncodings += 1
                 if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), RequestScreen.chunked) { onlyChunked = false }
             } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.authorization) {
                 authorizations += 1
             } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.contentEncoding) {
-                if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), RequestScreen.identity) { encodedContent = true }
+                let coding = RequestScreen.trimmed(value)
+                if !coding.isEmpty, !RequestScreen.equalsIgnoringCase(coding, RequestScreen.identity) { encodedContent = true }
             }
         }
 
@@ -65,8 +69,12 @@ struct RequestScreen {
             if contentLengths > 1 { return error(.badRequest, "Content-Length is given more than once") }
             // Which one would count depends on the reader: refuse rather than pick.
             if authorizations > 1 { return error(.badRequest, "Authorization is given more than once") }
-            if encodedContent {
-                return error(.unsupportedMediaType, "Content-Encoding is not supported: send the JSON body as it is")
+            // Only a body that is coming is refused: a proxy may add the
+            // header to a body-less GET (a health check).
+            if encodedContent, announcedContent || transferEncodings > 0 {
+                var refusal = error(.unsupportedMediaType, "Content-Encoding is not supported: send the JSON body as it is")
+                refusal.headers = [HTTPHeaderField("Accept-Encoding", "identity")]  // RFC 9110 §15.5.16
+                return refusal
             }
             if transferEncodings > 0 {
                 if contentLengths > 0 { return error(.badRequest, "send either Content-Length or Transfer-Encoding, not both") }

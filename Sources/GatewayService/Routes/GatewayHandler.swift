@@ -48,7 +48,9 @@ public struct GatewayHandler: HTTPHandler {
     public func respondBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
         let response: HTTPResponse?
         switch request.path {
-        case "/v1/notify", "/v1/render": response = refusal(request)
+        case "/v1/notify", "/v1/render":
+            response = refusal(request)
+                ?? (request.path == "/v1/notify" && gate.isClosed ? Self.notTakenWhileStopping : nil)
         default: response = answerOther(request)
         }
         if let response { answered(path: request.path, response) }

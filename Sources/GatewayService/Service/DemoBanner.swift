@@ -13,6 +13,8 @@ public struct DemoBanner: Sendable {
     public var auth: Auth
     /// The seed event's path as the commands should name it.
     public var seedEvent: SeedEvent
+    /// Where `/metrics`'s own token is configured, when it has one.
+    public var metricsTokenSetting: String?
 
     public enum Auth: Sendable, Equatable {
         /// The demo made this token up: print it.
@@ -33,13 +35,17 @@ public struct DemoBanner: Sendable {
     /// The repository-relative path of the seed event.
     public static let seedRelativePath = "fixtures/payloads/seed-chat-sdk.event.json"
 
-    public init(address: String, apns: String, fcm: String, auth: Auth, seedEvent: SeedEvent) {
+    /// `metricsTokenSetting`: where `/metrics`'s own token is configured,
+    /// when it has one (the banner's command then sends `$METRICS_TOKEN`).
+    public init(address: String, apns: String, fcm: String, auth: Auth, seedEvent: SeedEvent, metricsTokenSetting: String? = nil) {
         self.address = address
         self.apns = apns
         self.fcm = fcm
         self.auth = auth
         self.seedEvent = seedEvent
+        self.metricsTokenSetting = metricsTokenSetting
     }
+
 
     /// Looks for the seed event under each folder in turn (the working
     /// directory, then the source checkout the binary was built from).
@@ -72,6 +78,10 @@ public struct DemoBanner: Sendable {
         if case let .configured(setting) = auth {
             notes.append("Set TOKEN to one of your API tokens (the token in \(setting)); it is not printed.")
         }
+        let metricsHeader = metricsTokenSetting == nil ? "" : " -H \"Authorization: Bearer $METRICS_TOKEN\""
+        if let metricsTokenSetting {
+            notes.append("Set METRICS_TOKEN to the /metrics token (the one in \(metricsTokenSetting)); it is not printed.")
+        }
         return """
 
         pushgw is running the built-in DEMO: requests go to the strict provider
@@ -81,7 +91,7 @@ public struct DemoBanner: Sendable {
 
           curl -s\(header) --data-binary @\(seed) \(address)/v1/notify
           curl -s\(header) --data-binary @\(seed) \(address)/v1/render
-          curl -s \(address)/metrics
+          curl -s\(metricsHeader) \(address)/metrics
         \(notes.isEmpty ? "" : "\n" + notes.map { "\($0)\n" }.joined())
         Configure real credentials with PUSHGW_APNS_* / PUSHGW_FCM_* (pushgw --help). Ctrl-C stops.
 
