@@ -23,4 +23,15 @@ final class FileReaderTests: XCTestCase {
             XCTAssertTrue("\(error)".hasSuffix(": is a directory"), "\(error)")
         }
     }
+
+    /// `~/` is the home folder, as in a shell (found in review: the path counted as one but was never expanded).
+    func testATildePathIsReadFromTheHomeFolder() throws {
+        guard let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty,
+              FileManager.default.isWritableFile(atPath: home) else { throw XCTSkip("no writable HOME") }
+        let name = "pushgw-filereader-\(UUID().uuidString).txt"
+        let path = home + "/" + name
+        try Data("from home".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        XCTAssertEqual(try FileReader.read("~/" + name), Array("from home".utf8))
+    }
 }

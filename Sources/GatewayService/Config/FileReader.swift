@@ -36,7 +36,12 @@ public enum FileReader {
     /// lists are small; this stops `/dev/zero` or a log file by mistake.
     public static let maximumBytes = 4 * 1024 * 1024
 
+    /// `~/` at the start of `path` is the home folder, as in a shell.
     public static func read(_ path: String) throws(FileReadError) -> [UInt8] {
+        var path = path
+        if path.hasPrefix("~/"), let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty {
+            path = home + path.dropFirst()
+        }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileReadError(errno: errno) }
         defer { close(descriptor) }

@@ -108,7 +108,7 @@ public final class HTTPServer: @unchecked Sendable {
                 }
             } catch {
                 close(listener.descriptor)
-                throw ServiceError(setting: "listen", "cannot start the HTTP server's threads: \(error)")
+                throw ServiceError(setting: "threads", "cannot start the HTTP server's threads: \(error)")
             }
         }
         var daemons: [DaemonSource] = []

@@ -2,18 +2,19 @@ import PayloadBuilder
 import PushGWSync
 
 /// Logs the requests the gateway refuses (401, an invalid event, a body
-/// too large…), at most one line per error code every `interval`, with the
-/// number refused since that code's last line: an operator sees a caller
+/// too large…), at most one line per route and error code every
+/// `interval`, with the number refused since that pair's last line: an operator sees a caller
 /// with a wrong token or a broken event, and a flood of them writes a few
 /// lines, not one per request.
 ///
-/// A line names the route, the status, the error code and the field; never
-/// the token, the body or any value from it.
+/// A line names the route, the status, the error code and the field (a
+/// field may name one of the caller's data keys); never the token, the
+/// body's values or the error's message.
 final class RefusalLog: Sendable {
     private let logger: Logger
     private let interval: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
-    /// Per error code: when its last line was written, and how many were refused since.
+    /// Per route and error code: when its last line was written, and how many were refused since.
     private let state = Locked<[String: (last: ContinuousClock.Instant, unlogged: Int)]>([:])
 
     init(logger: Logger, interval: Duration = .seconds(10),
@@ -29,14 +30,15 @@ final class RefusalLog: Sendable {
         let error = (try? JSONParser.parse(response.body))?["error"]
         guard case let .string(code)? = error?["code"] else { return }
         let instant = now()
-        let count: Int? = state.withLock { codes in
-            // Error codes are a fixed set; the dictionary stays that small.
-            if let entry = codes[code], instant - entry.last < interval {
-                codes[code] = (entry.last, entry.unlogged + 1)
+        let key = route + " " + code
+        let count: Int? = state.withLock { pairs in
+            // Routes (a bounded label) and error codes are fixed sets; the dictionary stays that small.
+            if let entry = pairs[key], instant - entry.last < interval {
+                pairs[key] = (entry.last, entry.unlogged + 1)
                 return nil
             }
-            let count = (codes[code]?.unlogged ?? 0) + 1
-            codes[code] = (instant, 0)
+            let count = (pairs[key]?.unlogged ?? 0) + 1
+            pairs[key] = (instant, 0)
             return count
         }
         guard let count else { return }

@@ -113,7 +113,8 @@ public final class Gateway: Sendable {
         do {
             pem = try FileReader.read(settings.keyFile)
         } catch {
-            throw ServiceError(setting: keySetting, ConfigurationLoader.cannotRead(settings.keyFile, error))
+            throw ServiceError(setting: keySetting, ConfigurationLoader.cannotRead(settings.keyFile, error,
+                                                                                shown: ConfigurationLoader.isShowable(settings.keyFile)))
         }
         let key: ES256SigningKey
         do {
@@ -147,7 +148,8 @@ public final class Gateway: Sendable {
         do {
             bytes = try FileReader.read(settings.serviceAccountFile)
         } catch {
-            throw ServiceError(setting: setting, ConfigurationLoader.cannotRead(settings.serviceAccountFile, error))
+            throw ServiceError(setting: setting, ConfigurationLoader.cannotRead(settings.serviceAccountFile, error,
+                                                                             shown: ConfigurationLoader.isShowable(settings.serviceAccountFile)))
         }
         let account: ServiceAccount
         do {
