@@ -1,0 +1,91 @@
+@testable import GatewayService
+import PayloadBuilder
+import XCTest
+
+/// The notify path's shortcuts against the general rules they replace:
+/// the device fingerprint without the digest's array, the record merged by
+/// scanning instead of through a dictionary, and the histogram counted in
+/// one bucket and added up when read.
+final class NotifyFastPathDifferentialTests: XCTestCase {
+    /// The fingerprint as it was defined: the first 16 bytes of the SHA-256
+    /// digest array, APNs tokens lowercased.
+    private static func fingerprintByDigest(_ platform: Platform, _ token: String) -> DeviceFingerprint {
+        let digest = platform == .apns && token.utf8.contains(where: { $0 >= 65 && $0 <= 90 })
+            ? SHA256.digest(token.lowercased().utf8) : SHA256.digest(token.utf8)
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for index in 0..<8 {
+            high = high << 8 | UInt64(digest[index])
+            low = low << 8 | UInt64(digest[index + 8])
+        }
+        return DeviceFingerprint(high: high, low: low)
+    }
+
+    private static let tokens: [String] = {
+        var tokens = ["", "a", "ABCDEF0123456789", String(repeating: "a1B2", count: 16), "é-ü-👍", "fcm:token_with-symbols/+="]
+        // Lengths around the block and padding boundaries (55, 56, 63, 64, 119, 120, ...).
+        for length in [54, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 163, 4096] {
+            tokens.append(String((0..<length).map { "0123456789abcdefABCDEF"[String.Index(utf16Offset: $0 % 22, in: "0123456789abcdefABCDEF")] }))
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let length = Int.random(in: 0...300, using: &generator)
+            tokens.append(String(decoding: (0..<length).map { _ in UInt8.random(in: 0x20...0x7e, using: &generator) }, as: UTF8.self))
+        }
+        return tokens
+    }()
+
+    func testFingerprintAgreesWithTheDigestRule() {
+        for token in Self.tokens {
+            for platform in Platform.allCases {
+                XCTAssertEqual(DeviceFingerprint(platform: platform, token: token), Self.fingerprintByDigest(platform, token),
+                               "\(platform) \(token)")
+            }
+        }
+        // A bridged or substring-made token (not native UTF-8 storage) too.
+        let sliced = String("xx" + Self.tokens[3] + "yy").dropFirst(2).dropLast(2)
+        XCTAssertEqual(DeviceFingerprint(platform: .apns, token: String(sliced)), Self.fingerprintByDigest(.apns, String(sliced)))
+    }
+
+    func testMergingByScanAgreesWithMergingByIndex() {
+        let statuses: [RecipientResult.Status] = [.sent, .failed, .invalidToken, .skipped]
+        let pool = ["t1", "t2", "T1", "t3"]
+        var generator = SystemRandomNumberGenerator()
+        func randomResults(_ count: Int) -> [RecipientResult] {
+            (0..<count).map { index in
+                RecipientResult(platform: Platform.allCases.randomElement(using: &generator)!, token: pool.randomElement(using: &generator)!,
+                                status: statuses.randomElement(using: &generator)!, providerID: "p\(index)",
+                                reason: Bool.random(using: &generator) ? "r\(index)" : nil,
+                                retryable: [nil, true, false].randomElement(using: &generator)!)
+            }
+        }
+        for _ in 0..<2_000 {
+            // Recorded events as merging builds them, and some with a device twice (as a store could hand back).
+            var recorded: RecordedEvent? = Bool.random(using: &generator) ? nil
+                : RecordedEvent.mergingByIndex(nil, randomResults(Int.random(in: 0...4, using: &generator)))
+            if var withTwin = recorded, let first = withTwin.results.first, Bool.random(using: &generator) {
+                withTwin.results.append(RecordedResult(platform: first.platform, device: first.device, status: .failed, reason: "twin"))
+                recorded = withTwin
+            }
+            let results = randomResults(Int.random(in: 0...5, using: &generator))
+            let devices = Bool.random(using: &generator)
+                ? results.map { RecordedDevice(Recipient(platform: $0.platform, token: $0.token)) } : nil
+            XCTAssertEqual(RecordedEvent.mergingByScan(recorded, results, devices: devices),
+                           RecordedEvent.mergingByIndex(recorded, results, devices: devices))
+            XCTAssertEqual(RecordedEvent.merging(recorded, results, devices: devices),
+                           RecordedEvent.mergingByIndex(recorded, results, devices: devices))
+        }
+    }
+
+    func testHistogramCountsAgreeWithCountingEveryBucket() {
+        let registry = MetricsRegistry()
+        let series = registry.series(MetricsRegistry.Family("d_seconds", "A test histogram.", type: "histogram"), ["fcm"])
+        var values: [Double] = [0, -1, .nan, .infinity, 31, 30, 0.001, 0.0010001]
+        values += MetricsRegistry.latencyBuckets
+        for _ in 0..<500 { values.append(Double.random(in: 0...40)) }
+        for value in values { series.observe(seconds: value) }
+        let (buckets, count, _) = series.histogramSnapshot()
+        XCTAssertEqual(buckets, MetricsRegistry.latencyBuckets.map { bound in values.filter { $0 <= bound }.count })
+        XCTAssertEqual(count, values.count)
+    }
+}
