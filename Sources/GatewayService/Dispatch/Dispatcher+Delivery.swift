@@ -159,8 +159,16 @@ extension Dispatcher {
     /// sender at once; `completion` runs when the last one has answered.
     func sendOnce(_ requests: [ProviderRequest], app: AppProfile, deadline: ContinuousClock.Instant,
                   completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
-        var byPlatform: [Platform: [Int]] = [:]
-        for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
+        // Each platform's positions, platforms in order of first appearance
+        // (a list: there are two platforms, a dictionary costs more than a scan).
+        var byPlatform: [(platform: Platform, positions: [Int])] = []
+        for (position, request) in requests.enumerated() {
+            if let group = byPlatform.firstIndex(where: { $0.platform == request.platform }) {
+                byPlatform[group].positions.append(position)
+            } else {
+                byPlatform.append((request.platform, [position]))
+            }
+        }
         let gathered = Locked(Gathering<DeliveryResult>(count: requests.count, parts: byPlatform.count,
                                                         missing: .failed(TransportError(.shutdown, "no result"))))
         let timeout = max(.zero, deadline - ContinuousClock.now)

@@ -44,7 +44,9 @@ extension Dispatcher {
         case let .success(success):
             rendered = success
         }
-        let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
+        // Usually no recipient is answered yet (none skipped): every request is pending, as it is.
+        let pending = results.contains(where: { $0 != nil }) ? rendered.requests.filter { results[$0.recipientIndex] == nil }
+            : rendered.requests
         guard !pending.isEmpty else { return finishOwned(event, key: key, results: results.map { $0! }, completion: completion) }
         budget.recordAttempts(pending.count)
         let answered = results
