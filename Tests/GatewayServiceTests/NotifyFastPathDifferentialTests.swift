@@ -4,8 +4,10 @@ import XCTest
 
 /// The notify path's shortcuts against the general rules they replace:
 /// the device fingerprint without the digest's array, the record merged by
-/// scanning instead of through a dictionary, and the histogram counted in
-/// one bucket and added up when read.
+/// scanning instead of through a dictionary, the histogram counted in one
+/// bucket and added up when read, the dedup key written in one allocation,
+/// the record packed straight into the log, the sending deadline's
+/// duration worked out once.
 final class NotifyFastPathDifferentialTests: XCTestCase {
     /// The fingerprint as it was defined: the first 16 bytes of the SHA-256
     /// digest array, APNs tokens lowercased.
@@ -87,5 +89,67 @@ final class NotifyFastPathDifferentialTests: XCTestCase {
         let (buckets, count, _) = series.histogramSnapshot()
         XCTAssertEqual(buckets, MetricsRegistry.latencyBuckets.map { bound in values.filter { $0 <= bound }.count })
         XCTAssertEqual(count, values.count)
+    }
+
+    private static func randomText(_ generator: inout SystemRandomNumberGenerator) -> String {
+        let pieces = ["a", "Z", "0", ":", "\u{0}", "é", "👍", "-", "room", "x"]
+        return (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+    }
+
+    func testTheDedupKeyIsTheInterpolatedOne() {
+        var generator = SystemRandomNumberGenerator()
+        var hashes: [UInt64] = [0, 1, 0xf, 0x10, 0xff, 0x1234, UInt64.max, 1 << 63, (1 << 60) - 1, 1 << 60]
+        for _ in 0..<300 { hashes.append(UInt64.random(in: 0...UInt64.max, using: &generator) >> UInt64.random(in: 0...63, using: &generator)) }
+        for hash in hashes {
+            let app = Self.randomText(&generator)
+            let eventID = Self.randomText(&generator)
+            XCTAssertEqual(DedupKey.joined(app: app, eventID: eventID, hash: hash),
+                           "\(app)\u{0}\(eventID)\u{0}\(String(hash, radix: 16))", "\(hash)")
+        }
+    }
+
+    func testARecordPackedIntoTheLogIsTheRecordPackedApart() {
+        var generator = SystemRandomNumberGenerator()
+        let statuses: [RecipientResult.Status] = [.sent, .failed, .invalidToken, .skipped]
+        let now = ContinuousClock.now
+        var direct = DedupLog(chunkSize: 512)
+        var apart = DedupLog(chunkSize: 512)
+        for round in 0..<500 {
+            let results = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                RecordedResult(platform: Platform.allCases.randomElement(using: &generator)!,
+                               device: DeviceFingerprint(high: .random(in: 0...UInt64.max, using: &generator), low: 7),
+                               status: statuses.randomElement(using: &generator)!,
+                               providerID: Bool.random(using: &generator) ? Self.randomText(&generator) : nil,
+                               reason: Bool.random(using: &generator) ? Self.randomText(&generator) : nil,
+                               retryable: [nil, true, false].randomElement(using: &generator)!,
+                               invalidSince: Bool.random(using: &generator) ? .random(in: Int64.min...Int64.max, using: &generator) : nil)
+            }
+            let event = RecordedEvent(results: results)
+            let key = Self.randomText(&generator) + String(round)
+            var packed: [UInt8] = []
+            PackedRecordedEvent.append(key: key, event: event, to: &packed)
+            XCTAssertEqual(PackedRecordedEvent.size(key: key, event: event), packed.count)
+            let hash = UInt64(round % 97)
+            direct.append(hash, key: key, event: event, expires: now + .seconds(60))
+            apart.append(hash, packed: packed, expires: now + .seconds(60))
+            XCTAssertEqual(direct.lookup(hash, now: now).map(Array.init), packed)
+            direct.sweep(now: now, capacity: 50)
+            apart.sweep(now: now, capacity: 50)
+            XCTAssertEqual(direct.count, apart.count)
+            XCTAssertEqual(direct.records, apart.records)
+        }
+    }
+
+    func testTheSendingDeadlineWorkedOutOnceIsTheSettingsRule() throws {
+        let arrival = ContinuousClock.now
+        for deadline: Duration in [.seconds(30), .seconds(1), .milliseconds(2_400), .milliseconds(2_600), .milliseconds(7), .zero,
+                                   .nanoseconds(3), .seconds(86_400)] {
+            var settings = Dispatcher.Settings()
+            settings.requestDeadline = deadline
+            let dispatcher = Dispatcher(config: try RenderConfig(apps: [AppProfile(name: "demo")]), senders: [:], avatars: UncheckedAvatars(),
+                                        metrics: GatewayMetrics(),
+                                        settings: settings)
+            XCTAssertEqual(dispatcher.sendingDeadline(arrival: arrival), settings.sendingDeadline(arrival: arrival), "\(deadline)")
+        }
     }
 }

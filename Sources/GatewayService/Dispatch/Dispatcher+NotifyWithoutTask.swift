@@ -50,7 +50,7 @@ extension Dispatcher {
         guard !pending.isEmpty else { return finishOwned(event, key: key, results: results.map { $0! }, completion: completion) }
         budget.recordAttempts(pending.count)
         let answered = results
-        let deadline = settings.sendingDeadline(arrival: arrival)
+        let deadline = sendingDeadline(arrival: arrival)
         sendOnce(pending, app: app, deadline: deadline) { outcomes in
             var final: [Int: RecipientResult] = [:]
             let retry = self.classify(pending, outcomes, app: app, into: &final)
