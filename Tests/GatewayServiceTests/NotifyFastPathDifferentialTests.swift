@@ -152,4 +152,18 @@ final class NotifyFastPathDifferentialTests: XCTestCase {
             XCTAssertEqual(dispatcher.sendingDeadline(arrival: arrival), settings.sendingDeadline(arrival: arrival), "\(deadline)")
         }
     }
+
+    func testTheSeriesFoundByPositionAreTheRegistrysOwn() {
+        let registry = MetricsRegistry()
+        let series = DispatcherSeries(registry, providers: ["apns"])
+        for outcome in DispatcherSeries.Outcome.allCases {
+            XCTAssertTrue(series.events(outcome) === registry.series(GatewayMetrics.events, [outcome.rawValue]), "\(outcome)")
+        }
+        for platform in Platform.allCases {
+            for status in RecipientResult.Status.allCases {
+                XCTAssertTrue(series.notifications(platform, status)
+                    === registry.series(GatewayMetrics.notifications, [platform.rawValue, status.rawValue]), "\(platform) \(status)")
+            }
+        }
+    }
 }

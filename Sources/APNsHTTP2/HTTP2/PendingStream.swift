@@ -121,13 +121,20 @@ final class BatchCompletion: @unchecked Sendable {
     private let deliver: @Sendable (Results) -> Void
 
     init(count: Int, deliver: @escaping @Sendable (Results) -> Void) {
-        results = Array(repeating: nil, count: count)
+        // A batch of one (the usual notify: one device per provider) needs no
+        // array to gather into: `remaining` says whether it has finished.
+        results = count == 1 ? [] : Array(repeating: nil, count: count)
         remaining = count
         self.deliver = deliver
         if count == 0 { deliver([]) }
     }
 
     func complete(_ index: Int, _ result: Result<HTTP2Response, TransportError>) {
+        if results.isEmpty {
+            guard remaining == 1 else { return }
+            remaining = 0
+            return deliver([result])
+        }
         guard results[index] == nil else { return }
         results[index] = result
         remaining -= 1

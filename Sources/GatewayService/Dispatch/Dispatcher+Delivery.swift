@@ -172,8 +172,9 @@ extension Dispatcher {
         let gathered = Locked(Gathering<DeliveryResult>(count: requests.count, parts: byPlatform.count,
                                                         missing: .failed(TransportError(.shutdown, "no result"))))
         let timeout = max(.zero, deadline - ContinuousClock.now)
+        let appSenders = senders[app.name]
         for (platform, positions) in byPlatform {
-            guard let sender = senders[app.name]?[platform] else {
+            guard let sender = appSenders?[platform] else {
                 let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
                 if let all = gathered.withLock({ $0.add(positions, Array(repeating: refusal, count: positions.count)) }) {
                     completion(all)
