@@ -166,4 +166,25 @@ final class NotifyFastPathDifferentialTests: XCTestCase {
             }
         }
     }
+
+    func testMergedAnswersAreTheGeneralRulesOnes() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1_000 {
+            let count = Int.random(in: 0...6, using: &generator)
+            var answered = [RecipientResult?](repeating: nil, count: count)
+            var delivered: [Int: RecipientResult] = [:]
+            for index in 0..<count {
+                let result = RecipientResult(platform: Platform.allCases.randomElement(using: &generator)!, token: "t\(index)",
+                                             status: .sent, providerID: "p\(Int.random(in: 0...9, using: &generator))")
+                if Bool.random(using: &generator) { answered[index] = result } else { delivered[index] = result }
+                // Sometimes a position is answered and delivered both: the delivered result wins.
+                if answered[index] != nil, Int.random(in: 0..<4, using: &generator) == 0 {
+                    delivered[index] = RecipientResult(platform: .fcm, token: "d\(index)", status: .failed, reason: "r", retryable: true)
+                }
+            }
+            var rule = answered
+            for (index, result) in delivered { rule[index] = result }
+            XCTAssertEqual(Dispatcher.merged(answered, delivered), rule.map { $0! })
+        }
+    }
 }

@@ -162,11 +162,13 @@ extension Dispatcher {
         // Each platform's positions, platforms in order of first appearance
         // (a list: there are two platforms, a dictionary costs more than a scan).
         var byPlatform: [(platform: Platform, positions: [Int])] = []
-        for (position, request) in requests.enumerated() {
-            if let group = byPlatform.firstIndex(where: { $0.platform == request.platform }) {
+        for position in requests.indices {
+            // The platform read in place: iterating the requests copied each (five references retained).
+            let platform = requests[position].platform
+            if let group = byPlatform.firstIndex(where: { $0.platform == platform }) {
                 byPlatform[group].positions.append(position)
             } else {
-                byPlatform.append((request.platform, [position]))
+                byPlatform.append((platform, [position]))
             }
         }
         let gathered = Locked(Gathering<DeliveryResult>(count: requests.count, parts: byPlatform.count,

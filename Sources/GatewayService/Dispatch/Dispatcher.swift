@@ -203,7 +203,7 @@ public final class Dispatcher: Sendable {
         }
         let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
         let delivered = await deliver(pending, app: app, deadline: deadline)
-        let answer = conclude(event, results: Self.merged(results, delivered), duplicate: duplicate)
+        let answer = conclude(eventID: event.eventID, results: Self.merged(results, delivered), duplicate: duplicate)
         await dedup.record(key, RecordedEvent.merging(recorded, answer.results, devices: devices),
                            expires: ContinuousClock.now + settings.dedupWindow)
         return answer.response(eventID: event.eventID)
@@ -211,9 +211,8 @@ public final class Dispatcher: Sendable {
 
     /// The results given before sending, completed by the delivered ones.
     static func merged(_ answered: [RecipientResult?], _ delivered: [Int: RecipientResult]) -> [RecipientResult] {
-        var results = answered
-        for (index, result) in delivered { results[index] = result }
-        return results.map { $0! }
+        // Each result copied once (a mutable copy of `answered` then its map copied each twice).
+        answered.indices.map { index in delivered[index] ?? answered[index]! }
     }
 
     /// Renders the event; fills `results` for the recipients it skips. An
@@ -237,8 +236,8 @@ public final class Dispatcher: Sendable {
         return .success(rendered)
     }
 
-    /// Metrics and logs of the event's final results; the answer.
-    func conclude(_ event: Event, results: [RecipientResult], duplicate: Bool) -> EventAnswer {
+    /// Metrics and logs of the final results of the event `eventID`; the answer.
+    func conclude(eventID: String, results: [RecipientResult], duplicate: Bool) -> EventAnswer {
         let answer = EventAnswer(results: results, duplicate: duplicate)
         let outcome: DispatcherSeries.Outcome = answer.allSettled ? (duplicate ? .duplicate : .delivered) : .failed
         series.events(outcome).add(1)
@@ -246,14 +245,14 @@ public final class Dispatcher: Sendable {
             var counts: [RecipientResult.Status: Int] = [:]
             for result in results { counts[result.status, default: 0] += 1 }
             return [
-                ("event_id", event.eventID), ("outcome", outcome.rawValue), ("recipients", String(results.count)),
+                ("event_id", eventID), ("outcome", outcome.rawValue), ("recipients", String(results.count)),
                 ("sent", String(counts[.sent] ?? 0)), ("invalid_token", String(counts[.invalidToken] ?? 0)),
                 ("failed", String(counts[.failed] ?? 0)), ("skipped", String(counts[.skipped] ?? 0)),
             ]
         }())
         for result in results where result.status == .failed {
             logger.warning("delivery failed", [
-                ("event_id", event.eventID), ("platform", result.platform.rawValue), ("token", Logger.redact(token: result.token)),
+                ("event_id", eventID), ("platform", result.platform.rawValue), ("token", Logger.redact(token: result.token)),
                 ("reason", result.reason ?? "unknown"), ("retryable", String(result.retryable ?? false)),
             ])
         }
