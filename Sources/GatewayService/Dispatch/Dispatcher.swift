@@ -250,7 +250,9 @@ public final class Dispatcher: Sendable {
                 ("failed", String(counts[.failed] ?? 0)), ("skipped", String(counts[.skipped] ?? 0)),
             ]
         }())
-        for result in results where result.status == .failed {
+        // By position: only a failed result is copied (the loop copied every one).
+        for index in results.indices where results[index].status == .failed {
+            let result = results[index]
             logger.warning("delivery failed", [
                 ("event_id", eventID), ("platform", result.platform.rawValue), ("token", Logger.redact(token: result.token)),
                 ("reason", result.reason ?? "unknown"), ("retryable", String(result.retryable ?? false)),
