@@ -56,10 +56,18 @@ final class PendingStream: @unchecked Sendable {
         var offset = entriesBytes
         func copy(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
             let start = arena.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
-            var text = text
-            let length = text.withUTF8 { utf8 in
+            func place(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
                 if let base = utf8.baseAddress { start.update(from: base, count: utf8.count) }
                 return utf8.count
+            }
+            // Native strings are read where they are (a `var` copy to call
+            // `withUTF8` retained and released each one); others are made native.
+            let length: Int
+            if let placed = text.utf8.withContiguousStorageIfAvailable(place) {
+                length = placed
+            } else {
+                var text = text
+                length = text.withUTF8(place)
             }
             offset += length
             return (start, length)
@@ -121,13 +129,20 @@ final class BatchCompletion: @unchecked Sendable {
     private let deliver: @Sendable (Results) -> Void
 
     init(count: Int, deliver: @escaping @Sendable (Results) -> Void) {
-        results = Array(repeating: nil, count: count)
+        // A batch of one (the usual notify: one device per provider) needs no
+        // array to gather into: `remaining` says whether it has finished.
+        results = count == 1 ? [] : Array(repeating: nil, count: count)
         remaining = count
         self.deliver = deliver
         if count == 0 { deliver([]) }
     }
 
     func complete(_ index: Int, _ result: Result<HTTP2Response, TransportError>) {
+        if results.isEmpty {
+            guard remaining == 1 else { return }
+            remaining = 0
+            return deliver([result])
+        }
         guard results[index] == nil else { return }
         results[index] = result
         remaining -= 1

@@ -24,7 +24,36 @@ enum DedupKey {
         hash.add(event.message.kind.rawValue)
         hash.add(event.message.richText ? "1" : "0")
         hash.add(event.sender.id)
-        return "\(app)\u{0}\(event.eventID)\u{0}\(String(hash.value, radix: 16))"
+        return joined(app: app, eventID: event.eventID, hash: hash.value)
+    }
+
+    /// `"\(app)\u{0}\(eventID)\u{0}\(String(hash, radix: 16))"`, written
+    /// in one allocation (interpolation and the hex string took three).
+    static func joined(app: String, eventID: String, hash: UInt64) -> String {
+        var app = app
+        var eventID = eventID
+        let digits = hash == 0 ? 1 : (67 - hash.leadingZeroBitCount) / 4
+        let count = app.utf8.count + eventID.utf8.count + 2 + digits
+        return app.withUTF8 { app in
+            eventID.withUTF8 { eventID in
+                String(unsafeUninitializedCapacity: count) { buffer in
+                    var offset = 0
+                    for byte in app { buffer[offset] = byte; offset += 1 }
+                    buffer[offset] = 0
+                    offset += 1
+                    for byte in eventID { buffer[offset] = byte; offset += 1 }
+                    buffer[offset] = 0
+                    offset += 1
+                    var rest = hash
+                    for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+                        let digit = UInt8(truncatingIfNeeded: rest & 0xf)
+                        buffer[position] = digit < 10 ? 48 + digit : 87 + digit
+                        rest >>= 4
+                    }
+                    return offset + digits
+                }
+            }
+        }
     }
 }
 

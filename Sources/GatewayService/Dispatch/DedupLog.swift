@@ -51,7 +51,20 @@ struct DedupLog {
 
     /// Appends a record for `hash` and makes it the live one.
     mutating func append(_ hash: UInt64, packed: [UInt8], expires: ContinuousClock.Instant) {
-        let size = Self.headerSize + packed.count
+        append(hash, count: packed.count, expires: expires) { $0.append(contentsOf: packed) }
+    }
+
+    /// `append(hash, packed:expires:)` of `event` packed under `key`, packed
+    /// straight into the log (no array of its own to build, copy and free).
+    mutating func append(_ hash: UInt64, key: String, event: RecordedEvent, expires: ContinuousClock.Instant) {
+        append(hash, count: PackedRecordedEvent.size(key: key, event: event), expires: expires) {
+            PackedRecordedEvent.append(key: key, event: event, to: &$0)
+        }
+    }
+
+    /// Appends a record of `count` packed bytes, which `write` appends to the chunk.
+    private mutating func append(_ hash: UInt64, count: Int, expires: ContinuousClock.Instant, write: (inout [UInt8]) -> Void) {
+        let size = Self.headerSize + count
         if chunks.isEmpty || chunks[chunks.count - 1].count + size > chunks[chunks.count - 1].capacity {
             var chunk: [UInt8] = []
             chunk.reserveCapacity(max(chunkSize, size))
@@ -60,8 +73,9 @@ struct DedupLog {
         let last = chunks.count - 1
         let offset = chunks[last].count
         PackedRecordedEvent.append(hash, to: &chunks[last])
-        PackedRecordedEvent.append(UInt32(packed.count), to: &chunks[last])
-        chunks[last].append(contentsOf: packed)
+        PackedRecordedEvent.append(UInt32(count), to: &chunks[last])
+        write(&chunks[last])
+        precondition(chunks[last].count == offset + size, "a packed record is the size it was announced")
         index[hash] = Location(chunk: firstChunk + last, offset: offset, expires: expires)
         records += 1
     }

@@ -65,6 +65,33 @@ public struct RecordedEvent: Sendable, Equatable {
     /// kept (a retry of another batch of the same event still finds them).
     /// `devices`, when given, holds each result's device, already fingerprinted.
     static func merging(_ recorded: RecordedEvent?, _ results: [RecipientResult], devices: [RecordedDevice]? = nil) -> RecordedEvent {
+        (recorded?.results.count ?? 0) + results.count <= smallMerge
+            ? mergingByScan(recorded, results, devices: devices) : mergingByIndex(recorded, results, devices: devices)
+    }
+
+    /// Up to this many results in all, `merging` finds a device's earlier
+    /// result by scanning rather than through a dictionary of positions.
+    static let smallMerge = 8
+
+    /// `merging` for a few results: the same rule, each device's earlier
+    /// result found by scanning back from the newest (where the index finds
+    /// the last position too), with no dictionary to build or hash into.
+    static func mergingByScan(_ recorded: RecordedEvent?, _ results: [RecipientResult], devices: [RecordedDevice]? = nil) -> RecordedEvent {
+        var merged = recorded?.results ?? []
+        merged.reserveCapacity(merged.count + results.count)
+        for (index, result) in results.enumerated() {
+            let kept = devices.map { RecordedResult(result, device: $0[index].device) } ?? RecordedResult(result)
+            if let position = merged.lastIndex(where: { $0.platform == kept.platform && $0.device == kept.device }) {
+                merged[position] = kept
+            } else {
+                merged.append(kept)
+            }
+        }
+        return RecordedEvent(results: merged)
+    }
+
+    /// `merging` for any number of results: positions kept in a dictionary.
+    static func mergingByIndex(_ recorded: RecordedEvent?, _ results: [RecipientResult], devices: [RecordedDevice]? = nil) -> RecordedEvent {
         var merged = recorded?.results ?? []
         var positions: [RecordedDevice: Int] = [:]
         for (index, result) in merged.enumerated() { positions[RecordedDevice(result)] = index }
@@ -160,14 +187,8 @@ public struct DeviceFingerprint: Sendable, Hashable {
     }
 
     public init(platform: Platform, token: String) {
-        let digest = platform == .apns && token.utf8.contains(where: { $0 >= 65 && $0 <= 90 })
-            ? SHA256.digest(token.lowercased().utf8) : SHA256.digest(token.utf8)
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for index in 0..<8 {
-            high = high << 8 | UInt64(digest[index])
-            low = low << 8 | UInt64(digest[index + 8])
-        }
+        let hashed = platform == .apns && token.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) ? token.lowercased() : token
+        let (high, low) = SHA256.leading128(utf8: hashed)
         self.init(high: high, low: low)
     }
 }

@@ -29,41 +29,47 @@ extension Dispatcher {
     func classify(_ requests: [ProviderRequest], _ outcomes: [DeliveryResult], app: AppProfile,
                   into final: inout [Int: RecipientResult]) -> [Retry] {
         var retry: [Retry] = []
-        for (request, outcome) in zip(requests, outcomes) {
-            let provider = request.platform.rawValue
+        // By position, each request's fields read in place (iterating the
+        // requests copied each one, five references retained and released).
+        for index in 0..<min(requests.count, outcomes.count) {
+            let outcome = outcomes[index]
+            let platform = requests[index].platform
+            let recipientIndex = requests[index].recipientIndex
+            let token = requests[index].token
+            let provider = platform.rawValue
             switch outcome {
             case let .accepted(providerID):
                 health.worked(app: app.name, provider: provider)
-                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
-                                                                 status: .sent, providerID: providerID)
+                final[recipientIndex] = RecipientResult(platform: platform, token: token,
+                                                         status: .sent, providerID: providerID)
             case let .rejected(_, reason, .dropToken(since)):
                 health.worked(app: app.name, provider: provider)
                 metrics.registry.increment(GatewayMetrics.rejectedTokens, [provider])
-                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
-                                                                 status: .invalidToken, reason: reason, invalidSince: since)
+                final[recipientIndex] = RecipientResult(platform: platform, token: token,
+                                                         status: .invalidToken, reason: reason, invalidSince: since)
             case let .rejected(_, reason, .final):
-                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
-                                                                 status: .failed, reason: reason, retryable: false)
+                final[recipientIndex] = RecipientResult(platform: platform, token: token,
+                                                         status: .failed, reason: reason, retryable: false)
             case let .rejected(_, reason, .configuration):
                 health.failed(app: app.name, provider: provider, reason: reason)
-                final[request.recipientIndex] = RecipientResult(platform: request.platform, token: request.token,
-                                                                 status: .failed, reason: reason, retryable: false)
+                final[recipientIndex] = RecipientResult(platform: platform, token: token,
+                                                         status: .failed, reason: reason, retryable: false)
             case let .rejected(_, reason, .retry(after)):
-                retry.append((request, RecipientResult(platform: request.platform, token: request.token, status: .failed,
-                                                       reason: reason, retryable: true), after, true))
+                retry.append((requests[index], RecipientResult(platform: platform, token: token, status: .failed,
+                                                               reason: reason, retryable: true), after, true))
             case let .failed(error):
                 // The gateway shutting down is not retried here, but it says
                 // nothing against the device: the caller's retry of the event
                 // (on another instance) may well send it.
-                let result = RecipientResult(platform: request.platform, token: request.token, status: .failed,
+                let result = RecipientResult(platform: platform, token: token, status: .failed,
                                              reason: error.kind.name, retryable: error.isRetryable || error.kind == .shutdown)
                 if error.isRetryable {
-                    retry.append((request, result, nil, false))
+                    retry.append((requests[index], result, nil, false))
                 } else {
                     if [.noHTTP2, .certificateRejected, .credentials].contains(error.kind) {
                         health.failed(app: app.name, provider: provider, reason: error.kind.name)
                     }
-                    final[request.recipientIndex] = result
+                    final[recipientIndex] = result
                 }
             }
         }
@@ -142,8 +148,8 @@ extension Dispatcher {
     }
 
     func countNotifications(_ final: [Int: RecipientResult]) {
-        for result in final.values {
-            series.notifications(result.platform, result.status).add(1)
+        for index in final.values.indices {
+            series.notifications(final.values[index].platform, final.values[index].status).add(1)
         }
     }
 
@@ -159,13 +165,24 @@ extension Dispatcher {
     /// sender at once; `completion` runs when the last one has answered.
     func sendOnce(_ requests: [ProviderRequest], app: AppProfile, deadline: ContinuousClock.Instant,
                   completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
-        var byPlatform: [Platform: [Int]] = [:]
-        for (position, request) in requests.enumerated() { byPlatform[request.platform, default: []].append(position) }
+        // Each platform's positions, platforms in order of first appearance
+        // (a list: there are two platforms, a dictionary costs more than a scan).
+        var byPlatform: [(platform: Platform, positions: [Int])] = []
+        for position in requests.indices {
+            // The platform read in place: iterating the requests copied each (five references retained).
+            let platform = requests[position].platform
+            if let group = byPlatform.firstIndex(where: { $0.platform == platform }) {
+                byPlatform[group].positions.append(position)
+            } else {
+                byPlatform.append((platform, [position]))
+            }
+        }
         let gathered = Locked(Gathering<DeliveryResult>(count: requests.count, parts: byPlatform.count,
                                                         missing: .failed(TransportError(.shutdown, "no result"))))
         let timeout = max(.zero, deadline - ContinuousClock.now)
+        let appSenders = senders[app.name]
         for (platform, positions) in byPlatform {
-            guard let sender = senders[app.name]?[platform] else {
+            guard let sender = appSenders?[platform] else {
                 let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
                 if let all = gathered.withLock({ $0.add(positions, Array(repeating: refusal, count: positions.count)) }) {
                     completion(all)

@@ -44,42 +44,47 @@ extension Dispatcher {
         case let .success(success):
             rendered = success
         }
-        let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
-        guard !pending.isEmpty else { return finishOwned(event, key: key, results: results.map { $0! }, completion: completion) }
+        // Usually no recipient is answered yet (none skipped): every request is pending, as it is.
+        let pending = results.contains(where: { $0 != nil }) ? rendered.requests.filter { results[$0.recipientIndex] == nil }
+            : rendered.requests
+        guard !pending.isEmpty else { return finishOwned(eventID: event.eventID, key: key, results: results.map { $0! }, completion: completion) }
         budget.recordAttempts(pending.count)
         let answered = results
-        let deadline = settings.sendingDeadline(arrival: arrival)
+        // The completion keeps the event's id, not the event (its copy, with
+        // every field retained and released, showed in profiles).
+        let eventID = event.eventID
+        let deadline = sendingDeadline(arrival: arrival)
         sendOnce(pending, app: app, deadline: deadline) { outcomes in
             var final: [Int: RecipientResult] = [:]
             let retry = self.classify(pending, outcomes, app: app, into: &final)
             guard !retry.isEmpty else {
                 self.countNotifications(final)
-                return self.finishOwned(event, key: key, results: Self.merged(answered, final), completion: completion)
+                return self.finishOwned(eventID: eventID, key: key, results: Self.merged(answered, final), completion: completion)
             }
             Task {
                 await self.retrying(retry, app: app, deadline: deadline, final: &final)
                 self.countNotifications(final)
-                self.finishOwned(event, key: key, results: Self.merged(answered, final), completion: completion)
+                self.finishOwned(eventID: eventID, key: key, results: Self.merged(answered, final), completion: completion)
             }
         }
     }
 
     /// `finish` for a dispatch that owns `key` without a task: records the
     /// event (in a task only if the store must wait), releases the key, answers.
-    func finishOwned(_ event: Event, key: String, results: [RecipientResult],
+    func finishOwned(eventID: String, key: String, results: [RecipientResult],
                      completion: @escaping @Sendable (HTTPResponse) -> Void) {
-        let answer = conclude(event, results: results, duplicate: false)
+        let answer = conclude(eventID: eventID, results: results, duplicate: false)
         let recorded = RecordedEvent.merging(nil, results)
         let expires = ContinuousClock.now + settings.dedupWindow
         guard dedup.recordWithoutWaiting(key, recorded, expires: expires) else {
             Task {
                 await self.dedup.record(key, recorded, expires: expires)
                 self.release(key)
-                completion(answer.response(eventID: event.eventID))
+                completion(answer.response(eventID: eventID))
             }
             return
         }
         release(key)
-        completion(answer.response(eventID: event.eventID))
+        completion(answer.response(eventID: eventID))
     }
 }

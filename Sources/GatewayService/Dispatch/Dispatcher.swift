@@ -51,6 +51,10 @@ public final class Dispatcher: Sendable {
     let series: DispatcherSeries
     /// The apps' providers known bad, for readiness.
     let health = ProviderHealth()
+    /// From an event's arrival to the end of its last attempt:
+    /// `settings.sendingDeadline`'s rule, worked out once (a `Duration`
+    /// division per event showed in profiles).
+    let sendingTime: Duration
 
     /// "app provider: reason" for each provider whose last word was that our
     /// configuration is wrong; empty when none (`/readyz`).
@@ -69,6 +73,7 @@ public final class Dispatcher: Sendable {
         self.budget = budget
         self.logger = logger
         self.wallClock = wallClock
+        sendingTime = settings.requestDeadline - min(settings.requestDeadline / 10, .milliseconds(250))
         series = DispatcherSeries(metrics.registry, providers: senders.values.flatMap { $0.values.map(\.provider) })
     }
 
@@ -129,9 +134,14 @@ public final class Dispatcher: Sendable {
     /// The task path of notify, once the event is decoded.
     func notify(_ event: Event, app: AppProfile, key: String, arrival: ContinuousClock.Instant) async -> HTTPResponse {
         await takeTurn(key)
-        let response = await dispatch(event, app: app, key: key, deadline: settings.sendingDeadline(arrival: arrival))
+        let response = await dispatch(event, app: app, key: key, deadline: sendingDeadline(arrival: arrival))
         release(key)
         return response
+    }
+
+    /// `settings.sendingDeadline(arrival:)`, with the time to it worked out once.
+    func sendingDeadline(arrival: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        arrival + sendingTime
     }
 
     /// Dispatches of one event take turns: a copy that arrives while another
@@ -193,7 +203,7 @@ public final class Dispatcher: Sendable {
         }
         let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
         let delivered = await deliver(pending, app: app, deadline: deadline)
-        let answer = conclude(event, results: Self.merged(results, delivered), duplicate: duplicate)
+        let answer = conclude(eventID: event.eventID, results: Self.merged(results, delivered), duplicate: duplicate)
         await dedup.record(key, RecordedEvent.merging(recorded, answer.results, devices: devices),
                            expires: ContinuousClock.now + settings.dedupWindow)
         return answer.response(eventID: event.eventID)
@@ -201,9 +211,8 @@ public final class Dispatcher: Sendable {
 
     /// The results given before sending, completed by the delivered ones.
     static func merged(_ answered: [RecipientResult?], _ delivered: [Int: RecipientResult]) -> [RecipientResult] {
-        var results = answered
-        for (index, result) in delivered { results[index] = result }
-        return results.map { $0! }
+        // Each result copied once (a mutable copy of `answered` then its map copied each twice).
+        answered.indices.map { index in delivered[index] ?? answered[index]! }
     }
 
     /// Renders the event; fills `results` for the recipients it skips. An
@@ -227,8 +236,8 @@ public final class Dispatcher: Sendable {
         return .success(rendered)
     }
 
-    /// Metrics and logs of the event's final results; the answer.
-    func conclude(_ event: Event, results: [RecipientResult], duplicate: Bool) -> EventAnswer {
+    /// Metrics and logs of the final results of the event `eventID`; the answer.
+    func conclude(eventID: String, results: [RecipientResult], duplicate: Bool) -> EventAnswer {
         let answer = EventAnswer(results: results, duplicate: duplicate)
         let outcome: DispatcherSeries.Outcome = answer.allSettled ? (duplicate ? .duplicate : .delivered) : .failed
         series.events(outcome).add(1)
@@ -236,14 +245,16 @@ public final class Dispatcher: Sendable {
             var counts: [RecipientResult.Status: Int] = [:]
             for result in results { counts[result.status, default: 0] += 1 }
             return [
-                ("event_id", event.eventID), ("outcome", outcome.rawValue), ("recipients", String(results.count)),
+                ("event_id", eventID), ("outcome", outcome.rawValue), ("recipients", String(results.count)),
                 ("sent", String(counts[.sent] ?? 0)), ("invalid_token", String(counts[.invalidToken] ?? 0)),
                 ("failed", String(counts[.failed] ?? 0)), ("skipped", String(counts[.skipped] ?? 0)),
             ]
         }())
-        for result in results where result.status == .failed {
+        // By position: only a failed result is copied (the loop copied every one).
+        for index in results.indices where results[index].status == .failed {
+            let result = results[index]
             logger.warning("delivery failed", [
-                ("event_id", event.eventID), ("platform", result.platform.rawValue), ("token", Logger.redact(token: result.token)),
+                ("event_id", eventID), ("platform", result.platform.rawValue), ("token", Logger.redact(token: result.token)),
                 ("reason", result.reason ?? "unknown"), ("retryable", String(result.retryable ?? false)),
             ])
         }

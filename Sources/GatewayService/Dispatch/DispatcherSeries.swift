@@ -8,18 +8,20 @@ struct DispatcherSeries: Sendable {
     }
 
     private let registry: MetricsRegistry
-    private let outcomes: [Outcome: MetricSeries]
-    private let results: [Platform: [RecipientResult.Status: MetricSeries]]
+    /// By `Outcome.allCases` position.
+    private let outcomes: [MetricSeries]
+    /// By `Platform.allCases` position, then `RecipientResult.Status.allCases` position.
+    private let results: [[MetricSeries]]
     private let providers: [String: (inFlight: MetricSeries, duration: MetricSeries)]
 
     init(_ registry: MetricsRegistry, providers names: [String]) {
         self.registry = registry
-        outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, registry.series(GatewayMetrics.events, [$0.rawValue])) })
-        results = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in
-            (platform, Dictionary(uniqueKeysWithValues: RecipientResult.Status.allCases.map { status in
-                (status, registry.series(GatewayMetrics.notifications, [platform.rawValue, status.rawValue]))
-            }))
-        })
+        outcomes = Outcome.allCases.map { registry.series(GatewayMetrics.events, [$0.rawValue]) }
+        results = Platform.allCases.map { platform in
+            RecipientResult.Status.allCases.map { status in
+                registry.series(GatewayMetrics.notifications, [platform.rawValue, status.rawValue])
+            }
+        }
         var providers: [String: (MetricSeries, MetricSeries)] = [:]
         for name in names {
             providers[name] = (registry.series(GatewayMetrics.providerInFlight, [name]),
@@ -28,10 +30,11 @@ struct DispatcherSeries: Sendable {
         self.providers = providers
     }
 
-    func events(_ outcome: Outcome) -> MetricSeries { outcomes[outcome]! }
+    // Every case has its series (made above): found by position, with no hashing.
+    func events(_ outcome: Outcome) -> MetricSeries { outcomes[Outcome.allCases.firstIndex(of: outcome)!] }
 
     func notifications(_ platform: Platform, _ status: RecipientResult.Status) -> MetricSeries {
-        results[platform]?[status] ?? registry.series(GatewayMetrics.notifications, [platform.rawValue, status.rawValue])
+        results[Platform.allCases.firstIndex(of: platform)!][RecipientResult.Status.allCases.firstIndex(of: status)!]
     }
 
     func provider(_ name: String) -> (inFlight: MetricSeries, duration: MetricSeries) {

@@ -6,7 +6,7 @@ struct EventAnswer: Sendable {
     var duplicate: Bool
 
     /// Every recipient ended sent, skipped or invalid_token.
-    var allSettled: Bool { results.allSatisfy(\.isSettled) }
+    var allSettled: Bool { results.allSatisfy { $0.isSettled } }
 
     /// 200 when all settled, else 502 with the same body, so a caller that
     /// only looks at the status retries.

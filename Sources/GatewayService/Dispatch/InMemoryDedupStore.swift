@@ -36,12 +36,9 @@ public final class InMemoryDedupStore: DedupStore {
 
     public func recordWithoutWaiting(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) -> Bool {
         let hash = Self.hash(key)
-        var packed: [UInt8] = []
-        packed.reserveCapacity(key.utf8.count + 8 + event.results.count * 96)
-        PackedRecordedEvent.append(key: key, event: event, to: &packed)
         let now = ContinuousClock.now
         log.withLock { log in
-            log.append(hash, packed: packed, expires: expires)
+            log.append(hash, key: key, event: event, expires: expires)
             log.sweep(now: now, capacity: capacity)
         }
         return true

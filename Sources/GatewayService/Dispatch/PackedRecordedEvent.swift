@@ -31,6 +31,18 @@ enum PackedRecordedEvent {
         }
     }
 
+    /// How many bytes `append(key:event:to:)` appends.
+    static func size(key: String, event: RecordedEvent) -> Int {
+        var size = 4 + key.utf8.count + 4
+        for result in event.results {
+            size += 4 + result.platform.rawValue.utf8.count + 4 + result.status.rawValue.utf8.count + 1 + 16
+            size += result.providerID.map { 5 + $0.utf8.count } ?? 1
+            size += result.reason.map { 5 + $0.utf8.count } ?? 1
+            size += result.invalidSince == nil ? 1 : 9
+        }
+        return size
+    }
+
     /// True when `packed` was recorded under exactly `key`.
     static func isRecorded(_ packed: ArraySlice<UInt8>, under key: String) -> Bool {
         var reader = Reader(bytes: packed)

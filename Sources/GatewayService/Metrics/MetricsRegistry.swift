@@ -157,9 +157,11 @@ public final class MetricSeries: Sendable {
         bits.store(value.bitPattern, ordering: .relaxed)
     }
 
-    /// Counts one latency in the histogram's buckets.
+    /// Counts one latency in the histogram: in the first bucket whose bound
+    /// holds it (one atomic update, not one per bucket), none past the last;
+    /// `histogramSnapshot` adds them up into Prometheus' cumulative counts.
     public func observe(seconds: Double) {
-        for (index, bound) in MetricsRegistry.latencyBuckets.enumerated() where seconds <= bound {
+        if let index = MetricsRegistry.latencyBuckets.firstIndex(where: { seconds <= $0 }) {
             buckets[index].value.add(1, ordering: .relaxed)
         }
         count.add(1, ordering: .relaxed)
@@ -171,7 +173,12 @@ public final class MetricSeries: Sendable {
 
     /// Cumulative bucket counts, count and sum of a histogram.
     func histogramSnapshot() -> (buckets: [Int], count: Int, sum: Double) {
-        (buckets.map { $0.value.load(ordering: .relaxed) }, count.load(ordering: .relaxed), value)
+        var total = 0
+        let cumulative = buckets.map { bucket in
+            total += bucket.value.load(ordering: .relaxed)
+            return total
+        }
+        return (cumulative, count.load(ordering: .relaxed), value)
     }
 }
 

@@ -65,10 +65,12 @@ public struct GatewayHandler: HTTPHandler {
             if reply.send(Self.notTakenWhileStopping) { answered(path: "/v1/notify", Self.notTakenWhileStopping) }
             return true
         }
-        let gate = gate
+        // The completion keeps what it uses, not a copy of the whole handler
+        // (each of its fields retained and released per request, in profiles).
+        let (gate, requestSeries, refusals) = (gate, requestSeries, refusals)
         dispatcher.notify(body: request.body) { response in
             // Counted only when it is what the client gets (not after a stop's 503).
-            if reply.send(response) { self.answered(path: "/v1/notify", response) }
+            if reply.send(response) { Self.count(path: "/v1/notify", response, requestSeries, refusals) }
             gate.release()
         }
         return true
@@ -82,6 +84,11 @@ public struct GatewayHandler: HTTPHandler {
 
     /// Counts every answer, by route (the endpoint, or `other`) and status.
     public func answered(path: String, _ response: HTTPResponse) {
+        Self.count(path: path, response, requestSeries, refusals)
+    }
+
+    /// `answered`, with the handler's series and refusal log passed in.
+    private static func count(path: String, _ response: HTTPResponse, _ requestSeries: HTTPRequestSeries, _ refusals: RefusalLog) {
         let route = Self.route(path)
         requestSeries.count(route: route, status: response.status)
         if response.status >= 400 { refusals.refused(route: route, response) }

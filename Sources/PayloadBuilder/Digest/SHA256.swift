@@ -33,6 +33,15 @@ public struct SHA256: Sendable {
         }
     }
 
+    /// The first 16 bytes of the digest of `text`'s UTF-8, read as two
+    /// big-endian integers (`digest(text.utf8)[0..<8]` and `[8..<16]`):
+    /// a fingerprint without the digest's array, hashed in place.
+    public static func leading128(utf8 text: String) -> (high: UInt64, low: UInt64) {
+        var text = text
+        let state = text.withUTF8 { hash(buffer: $0) }
+        return (UInt64(state.0) << 32 | UInt64(state.1), UInt64(state.2) << 32 | UInt64(state.3))
+    }
+
     /// The state words of the digest of `bytes`, reading contiguous bytes in place.
     static func hash<Bytes: Collection>(_ bytes: Bytes) -> State where Bytes.Element == UInt8 {
         if let state = bytes.withContiguousStorageIfAvailable({ hash(buffer: $0) }) { return state }

@@ -18,7 +18,8 @@ extension EventDecoder {
         // compiler copies a plain local out (and cannot `consume` this one).
         var read: Event? = EventFastReader.emptyEvent()
         var reader = EventFastReader(buffer, limits: config.limits)
-        guard reader.read(into: &read!), let app = appAccepting(read!) else { return nil }
+        // `&read!` reaches the event in place; `read!` as a value copied it (every field retained).
+        guard reader.read(into: &read!), let app = appAccepting(&read!) else { return nil }
         if read!.eventID.isEmpty { read!.eventID = Concatenation.join(read!.conversation.id, ":", read!.message.id) }
         guard let event = read.take() else { return nil }
         return (event, app)
@@ -26,7 +27,8 @@ extension EventDecoder {
 
     /// The app `event` names, when it has credentials for every recipient's
     /// platform and none of the event's data keys is refused.
-    private func appAccepting(_ event: borrowing Event) -> AppProfile? {
+    /// `event` is only read (inout so that the caller's optional is not copied out).
+    private func appAccepting(_ event: inout Event) -> AppProfile? {
         guard let app = try? config.app(named: event.app) else { return nil }
         for recipient in event.recipients {
             switch recipient.platform {

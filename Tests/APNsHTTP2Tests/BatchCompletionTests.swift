@@ -1,0 +1,30 @@
+@testable import APNsHTTP2
+import PushGWSync
+import XCTest
+
+/// A batch's results are delivered once, in request order, when the last
+/// one is in; a batch of one takes a shortcut (no array to gather into)
+/// that must deliver what the general rule would.
+final class BatchCompletionTests: XCTestCase {
+    private typealias Outcome = Result<HTTP2Response, TransportError>
+
+    /// Completes a batch of `count` with `calls` (index, outcome) in that
+    /// order; returns every delivery.
+    private func deliveries(count: Int, _ calls: [(Int, Outcome)]) -> [[Outcome]] {
+        let delivered = Locked<[[Outcome]]>([])
+        let batch = BatchCompletion(count: count) { results in delivered.withLock { $0.append(results) } }
+        for (index, outcome) in calls { batch.complete(index, outcome) }
+        return delivered.withLock { $0 }
+    }
+
+    func testABatchOfOneDeliversOnceLikeTheGeneralRule() {
+        let first: Outcome = .success(HTTP2Response(status: 200, body: Array("ok".utf8)))
+        let second: Outcome = .failure(TransportError(.timeout, "late"))
+        XCTAssertEqual(deliveries(count: 1, [(0, first)]), [[first]])
+        XCTAssertEqual(deliveries(count: 1, [(0, first), (0, second)]), [[first]], "a second finish is ignored")
+        XCTAssertEqual(deliveries(count: 1, []), [], "nothing before the result")
+        // The general rule, on a batch of two, for the same sequence of one position.
+        XCTAssertEqual(deliveries(count: 2, [(1, first), (1, second), (0, second)]), [[second, first]])
+        XCTAssertEqual(deliveries(count: 0, []), [[]], "an empty batch is delivered at once")
+    }
+}
