@@ -75,7 +75,14 @@ struct DedupLog {
         PackedRecordedEvent.append(hash, to: &chunks[last])
         PackedRecordedEvent.append(UInt32(count), to: &chunks[last])
         write(&chunks[last])
-        precondition(chunks[last].count == offset + size, "a packed record is the size it was announced")
+        // `count` only chose the chunk; the header holds what was written
+        // (a wrong estimate costs a chunk's reallocation, never a bad record).
+        let written = chunks[last].count - offset - Self.headerSize
+        if written != count {
+            withUnsafeBytes(of: UInt32(written).littleEndian) { bytes in
+                chunks[last].replaceSubrange((offset + 8)..<(offset + Self.headerSize), with: bytes)
+            }
+        }
         index[hash] = Location(chunk: firstChunk + last, offset: offset, expires: expires)
         records += 1
     }
