@@ -1,3 +1,5 @@
+public import PayloadBuilder
+
 /// An HTTP request as the service's routes see it: method, path, the one
 /// header the gateway reads, and the body (already capped by the server).
 public struct HTTPRequest: Sendable {
@@ -35,16 +37,9 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 }
 
-/// One response header field.
-public struct HTTPHeaderField: Sendable, Equatable {
-    public var name: String
-    public var value: String
-
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
+/// One response header field: the same name-and-value pair the renderer
+/// uses for provider request headers.
+public typealias HTTPHeaderField = ProviderRequest.Header
 
 /// Answers requests. Called concurrently from many connections.
 public protocol HTTPHandler: Sendable {
