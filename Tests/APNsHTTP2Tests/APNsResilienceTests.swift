@@ -13,7 +13,26 @@ final class APNsResilienceTests: XCTestCase {
     private static let total = 10_000
 
     func testAGoAwayEveryFewThousandStreamsLosesNothing() async throws {
-        let testbed = try APNsTestbed()
+        try await goAwayEveryThousandStreamsLosesNothing(streamLimit: 1000)
+    }
+
+    /// With a small stream limit every read of answers refills streams and
+    /// writes them before the rest of the read is processed: the GOAWAYs
+    /// and drops then land between those writes and the reads.
+    func testAGoAwayEveryFewThousandStreamsLosesNothingWithTwentyStreams() async throws {
+        try await goAwayEveryThousandStreamsLosesNothing(streamLimit: 20)
+    }
+
+    func testADroppedConnectionMidStreamLosesNothingSilently() async throws {
+        try await droppedConnectionLosesNothingSilently(streamLimit: 1000)
+    }
+
+    func testADroppedConnectionMidStreamLosesNothingSilentlyWithTwentyStreams() async throws {
+        try await droppedConnectionLosesNothingSilently(streamLimit: 20)
+    }
+
+    private func goAwayEveryThousandStreamsLosesNothing(streamLimit: Int) async throws {
+        let testbed = try APNsTestbed { $0.maxConcurrentStreams = streamLimit }
         testbed.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 1_000))
         let client = try testbed.client(connections: 2)
         defer { client.shutdown() }
@@ -30,12 +49,12 @@ final class APNsResilienceTests: XCTestCase {
         XCTAssertEqual(Set(statistics.acceptedIDs), Set(accepted))
     }
 
-    func testADroppedConnectionMidStreamLosesNothingSilently() async throws {
+    private func droppedConnectionLosesNothingSilently(streamLimit: Int) async throws {
         // Other suites may ignore SIGPIPE for the whole process; this one must
         // not depend on it: writing to the dropped socket must not kill us.
         let previous = signal(SIGPIPE, SIG_DFL)
         defer { signal(SIGPIPE, previous) }
-        let testbed = try APNsTestbed()
+        let testbed = try APNsTestbed { $0.maxConcurrentStreams = streamLimit }
         testbed.simulator.setFaults(APNsSimulatorFaults(dropConnectionAfterStreams: 3_000))
         let client = try testbed.client(connections: 1)
         defer { client.shutdown() }
