@@ -56,24 +56,3 @@ enum DedupKey {
         }
     }
 }
-
-/// 64-bit FNV-1a over length-prefixed strings (the prefix keeps `"ab","c"`
-/// and `"a","bc"` apart). Stable across processes, so a shared dedup store
-/// would agree with this one. Not a MAC: a caller can only collide its own
-/// events.
-struct FNV1a64 {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ text: String) {
-        var count = UInt64(text.utf8.count)
-        for _ in 0..<8 {
-            mix(UInt8(truncatingIfNeeded: count))
-            count >>= 8
-        }
-        for byte in text.utf8 { mix(byte) }
-    }
-
-    private mutating func mix(_ byte: UInt8) {
-        value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-    }
-}

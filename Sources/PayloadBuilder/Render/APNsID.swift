@@ -19,13 +19,9 @@ public struct APNsID: Sendable {
     /// The id for one device of the event.
     public func id(token: String) -> String {
         var token = token
-        let hash = token.withUTF8 { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            }
-            return hash
-        }
+        var fnv = FNV1a64()
+        token.withUTF8 { fnv.add(raw: $0) }
+        let hash = fnv.value
         // Version 4 in the high nibble of byte 6, variant 10 in byte 8.
         let high = eventHalf & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
         let low = hash & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
