@@ -91,8 +91,10 @@ enum ServeCommand {
         }
 
         await signals.first()
-        logger.info("pushgw stopping: draining requests in progress")
-        await gateway.shutdown(drain: .seconds(10))
+        logger.info("pushgw stopping: /readyz answers 503; requests are served for the delay, then those in progress drain",
+                    [("delay_seconds", String(configuration.shutdownDelay.components.seconds)),
+                     ("drain_seconds", String(configuration.shutdownDrain.components.seconds))])
+        await gateway.shutdown(delay: configuration.shutdownDelay, drain: configuration.shutdownDrain)
         demo?.stop()
         logger.info("pushgw stopped")
         withExtendedLifetime(signals) {}

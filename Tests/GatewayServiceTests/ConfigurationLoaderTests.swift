@@ -68,6 +68,29 @@ final class ConfigurationLoaderTests: XCTestCase {
         XCTAssertEqual(configuration.dedupWindow, .seconds(5))
     }
 
+    /// The shutdown delay and drain: defaults, the file, the environment
+    /// over the file, and their ranges named.
+    func testTheShutdownDelayAndDrainComeFromTheFileOrTheEnvironment() throws {
+        let defaults = try loader([:]).load()
+        XCTAssertEqual(defaults.shutdownDelay, .zero)
+        XCTAssertEqual(defaults.shutdownDrain, .seconds(10))
+        let files = files.merging(["/etc/shutdown.json": Array(#"{"shutdown_delay_seconds": 5, "shutdown_drain_seconds": 20}"#.utf8)]) { $1 }
+        let fromFile = try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/etc/shutdown.json"], files: files).load()
+        XCTAssertEqual(fromFile.shutdownDelay, .seconds(5))
+        XCTAssertEqual(fromFile.shutdownDrain, .seconds(20))
+        let overridden = try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/etc/shutdown.json",
+                                                               "PUSHGW_SHUTDOWN_DELAY_SECONDS": "0", "PUSHGW_SHUTDOWN_DRAIN_SECONDS": "3"],
+                                                 files: files).load()
+        XCTAssertEqual(overridden.shutdownDelay, .zero)
+        XCTAssertEqual(overridden.shutdownDrain, .seconds(3))
+        expectError(["PUSHGW_SHUTDOWN_DELAY_SECONDS": "301"], setting: "PUSHGW_SHUTDOWN_DELAY_SECONDS")
+        expectError(["PUSHGW_SHUTDOWN_DRAIN_SECONDS": "0"], setting: "PUSHGW_SHUTDOWN_DRAIN_SECONDS")
+        let badFile = files.merging(["/etc/bad.json": Array(#"{"shutdown_drain_seconds": -1}"#.utf8)]) { $1 }
+        XCTAssertThrowsError(try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/etc/bad.json"], files: badFile).load()) { error in
+            XCTAssertEqual((error as? ServiceError)?.setting, "shutdown_drain_seconds", "\(error)")
+        }
+    }
+
     func testOneAppFromTheEnvironment() throws {
         let configuration = try loader([
             "PUSHGW_APNS_KEY_FILE": "/run/key.p8", "PUSHGW_APNS_KEY_ID": "ABC123DEFG", "PUSHGW_APNS_TEAM_ID": "DEF123GHIJ",

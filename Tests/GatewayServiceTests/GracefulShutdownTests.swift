@@ -75,6 +75,33 @@ final class GracefulShutdownTests: XCTestCase {
         XCTAssertEqual(providers.apns.statistics.acceptedTotal, 1, "the late event sent nothing")
     }
 
+    /// The shutdown delay: `/readyz` turns 503 at once while a new
+    /// connection is still taken and a notification on it delivered; once
+    /// the delay is over, new connections are refused.
+    func testDuringTheShutdownDelayReadinessFailsAndNotificationsAreStillDelivered() async throws {
+        let providers = try DemoProviders()
+        defer { providers.stop() }
+        let gateway = try Self.gateway(providers)
+        let base = "http://127.0.0.1:\(gateway.server.port)"
+        let shutdown = Task { await gateway.shutdown(delay: .seconds(3), drain: .seconds(5)) }
+        var ready = try await ServiceTestbed.call(base, "GET", "/readyz")
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ready.status != 503, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            ready = try await ServiceTestbed.call(base, "GET", "/readyz")
+        }
+        XCTAssertEqual(ready.status, 503, "readiness fails as the shutdown starts")
+        XCTAssertTrue(String(decoding: ready.body, as: UTF8.self).contains("shutting down"))
+        let event = ServiceTestbed.event(id: "delay:1", tokens: [ServiceTestbed.token(3)])
+        let answer = try await ServiceTestbed.call(base, "POST", "/v1/notify", body: event, bearer: ServiceTestbed.bearer)
+        XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+        XCTAssertEqual(providers.apns.statistics.acceptedTotal, 1, "sent during the delay")
+        try await waitUntil("new connections are refused after the delay", within: .seconds(10)) {
+            (try? RawConnection(port: gateway.server.port)) == nil
+        }
+        await shutdown.value
+    }
+
     /// A provider that never answers: shutdown returns once the drain is up,
     /// the client gets 503 `shutting_down` (retry with the same event_id),
     /// and the send that fails afterwards (when the provider connections

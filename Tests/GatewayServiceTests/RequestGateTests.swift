@@ -19,6 +19,28 @@ final class RequestGateTests: XCTestCase {
         XCTAssertEqual(gate.inProgress, 0)
     }
 
+    /// The shutdown delay: announced, the gate says "shutting down" and
+    /// still admits and counts; closing then refuses.
+    func testAnAnnouncedShutdownStillAdmitsUntilTheGateCloses() {
+        let gate = RequestGate()
+        XCTAssertFalse(gate.isShuttingDown)
+        gate.announceShutdown()
+        XCTAssertTrue(gate.isShuttingDown)
+        XCTAssertFalse(gate.isClosed)
+        XCTAssertTrue(gate.admit(), "announced only: still admitted")
+        XCTAssertEqual(gate.inProgress, 1, "the announcement is not counted as a request")
+        gate.close()
+        XCTAssertFalse(gate.admit())
+        XCTAssertEqual(gate.inProgress, 1)
+    }
+
+    func testClosingAlsoAnnouncesTheShutdown() {
+        let gate = RequestGate()
+        gate.close()
+        XCTAssertTrue(gate.isShuttingDown)
+        XCTAssertEqual(gate.inProgress, 0)
+    }
+
     /// The drain's question: once it has seen nothing in progress after
     /// closing, can anything still be admitted? Admitters race the close;
     /// each admission that succeeds after the drain saw zero is a request

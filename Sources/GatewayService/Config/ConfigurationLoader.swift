@@ -96,6 +96,12 @@ public struct ConfigurationLoader {
         if let seconds = value("PUSHGW_REQUEST_DEADLINE_SECONDS") {
             configuration.requestDeadline = .seconds(try Self.number(seconds, "PUSHGW_REQUEST_DEADLINE_SECONDS", 1...600))
         }
+        if let seconds = value("PUSHGW_SHUTDOWN_DELAY_SECONDS") {
+            configuration.shutdownDelay = .seconds(try Self.number(seconds, "PUSHGW_SHUTDOWN_DELAY_SECONDS", 0...300))
+        }
+        if let seconds = value("PUSHGW_SHUTDOWN_DRAIN_SECONDS") {
+            configuration.shutdownDrain = .seconds(try Self.number(seconds, "PUSHGW_SHUTDOWN_DRAIN_SECONDS", 1...600))
+        }
         if let level = value("PUSHGW_LOG_LEVEL") { configuration.logLevel = try Self.logLevel(level, "PUSHGW_LOG_LEVEL") }
         if let locale = value("PUSHGW_DEFAULT_LOCALE") {
             configuration.defaultLocale = try Self.locale(locale, "PUSHGW_DEFAULT_LOCALE")

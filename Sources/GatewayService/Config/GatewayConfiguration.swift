@@ -24,6 +24,12 @@ public struct GatewayConfiguration: Sendable {
     /// Most events remembered at once (memory bound of the dedup window).
     public var dedupCapacity = 20_000
     public var requestDeadline: Duration = .seconds(30)
+    /// After SIGTERM, how long the gateway goes on serving with `/readyz`
+    /// answering 503, before it stops taking connections: the time a load
+    /// balancer takes to stop routing here (0: stop taking them at once).
+    public var shutdownDelay: Duration = .zero
+    /// Then, how long the notifications already taken may take to finish.
+    public var shutdownDrain: Duration = .seconds(10)
     public var logLevel: Logger.Level = .info
     public var defaultLocale = "en"
     public var selfSenderIDs: Set<String> = []

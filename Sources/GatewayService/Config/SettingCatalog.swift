@@ -32,6 +32,12 @@ public enum SettingCatalog {
                 help: "1 to 10000000: most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
                 help: "1 to 600: per-request budget for provider retries"),
+        Setting(environment: "PUSHGW_SHUTDOWN_DELAY_SECONDS", fileKey: "shutdown_delay_seconds", defaultValue: "0",
+                help: "0 to 300: after SIGTERM, keep serving this long with /readyz answering 503 (so a load balancer stops "
+                    + "routing here) before new connections are refused"),
+        Setting(environment: "PUSHGW_SHUTDOWN_DRAIN_SECONDS", fileKey: "shutdown_drain_seconds", defaultValue: "10",
+                help: "1 to 600: then, how long notifications already taken may take to finish; one still waiting on a provider "
+                    + "is answered 503 shutting_down"),
         Setting(environment: "PUSHGW_DEFAULT_LOCALE", fileKey: "default_locale", defaultValue: "en",
                 help: "placeholder language for recipients without a locale: en, vi or fr (a region such as vi-VN is ignored)"),
         Setting(environment: "PUSHGW_SELF_SENDER_IDS", fileKey: "self_sender_ids", defaultValue: "none",

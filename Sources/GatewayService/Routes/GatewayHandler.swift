@@ -17,7 +17,8 @@ public struct GatewayHandler: HTTPHandler {
     /// Refreshes gauges and polled counters just before `/metrics` renders.
     public let beforeScrape: @Sendable () -> Void
     /// Admits notifications until shutdown starts and counts those in
-    /// progress, for the drain; once closed, `/readyz` says "shutting down".
+    /// progress, for the drain; once shutdown is announced, `/readyz` says
+    /// "shutting down".
     public let gate: RequestGate
     private let requestSeries: HTTPRequestSeries
     private let refusals: RefusalLog
@@ -166,7 +167,7 @@ public struct GatewayHandler: HTTPHandler {
             return HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8))
         case "/readyz":
             guard Self.isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
-            let reasons = (gate.isClosed ? ["shutting down"] : []) + readiness() + dispatcher.providersKnownBad
+            let reasons = (gate.isShuttingDown ? ["shutting down"] : []) + readiness() + dispatcher.providersKnownBad
             guard !reasons.isEmpty else { return HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8)) }
             var writer = JSONWriter()
             writer.beginObject()

@@ -17,9 +17,10 @@ public final class Gateway: Sendable {
     /// rendered, sent and answered on one thread.
     let loops: [HTTP2EventLoop]
     let logger: Logger
-    /// Closed when shutdown starts: `/readyz` answers 503 so load balancers
-    /// move away, a new notification is refused (nothing sent), and the
-    /// drain waits for the ones it admitted.
+    /// Told when shutdown starts (`/readyz` answers 503 so load balancers
+    /// move away), closed after the shutdown delay: a new notification is
+    /// then refused (nothing sent), and the drain waits for the ones it
+    /// admitted.
     private let gate = RequestGate()
 
     /// Builds every client and starts listening. Fails with the setting at fault.
@@ -178,12 +179,17 @@ public final class Gateway: Sendable {
         return ServiceError(setting: baseURLSetting, "\(error)")
     }
 
-    /// Graceful stop: no new connections and no new notifications (one
-    /// that arrives on an open connection is answered 503 `shutting_down`,
-    /// nothing sent); every answer from now on closes its connection; the
-    /// notifications already taken (and any other request still waiting)
-    /// get up to `drain` to finish; then everything closes.
-    public func shutdown(drain: Duration = .seconds(10)) async {
+    /// Graceful stop. First, for `delay`, everything is served as before
+    /// except `/readyz`, which answers 503 so that load balancers stop
+    /// routing here while the listener is still open. Then no new
+    /// connections and no new notifications (one that arrives on an open
+    /// connection is answered 503 `shutting_down`, nothing sent); every
+    /// answer from then on closes its connection; the notifications already
+    /// taken (and any other request still waiting) get up to `drain` to
+    /// finish; then everything closes.
+    public func shutdown(delay: Duration = .zero, drain: Duration = .seconds(10)) async {
+        gate.announceShutdown()
+        if delay > .zero { try? await Task.sleep(for: delay) }
         gate.close()
         server.quiesce()
         let deadline = ContinuousClock.now + drain
