@@ -65,11 +65,10 @@ enum RenderCommand {
             let (event, app) = try EventDecoder(config: config).decode(body)
             let rendered = try EventRenderer(config: config)
                 .render(event, app: app, avatar: AvatarState(unresolvedURL: event.sender.avatarURL), now: now)
-            FileHandle.standardOutput.write(Data(RenderReport.json(rendered, pretty: pretty)))
-            if !pretty { FileHandle.standardOutput.write(Data([0x0A])) }
+            FileDescriptorWriter.write(RenderReport.json(rendered, pretty: pretty) + (pretty ? [] : [0x0A]), to: STDOUT_FILENO)
             return 0
         } catch {
-            FileHandle.standardOutput.write(Data(error.jsonBody + [0x0A]))
+            FileDescriptorWriter.write(error.jsonBody + [0x0A], to: STDOUT_FILENO)
             return 1
         }
     }
@@ -80,7 +79,7 @@ enum RenderCommand {
     }
 
     private static func usageError(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("pushgw render: \(message)\n".utf8))
+        FileDescriptorWriter.write(Array("pushgw render: \(message)\n".utf8), to: STDERR_FILENO)
         return 2
     }
 }

@@ -49,7 +49,7 @@ enum SimulatorsCommand {
     }
 
     private static func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("pushgw simulators: \(message)\n".utf8))
+        FileDescriptorWriter.write(Array("pushgw simulators: \(message)\n".utf8), to: STDERR_FILENO)
         return 2
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayService
 import Synchronization
 
 /// How the long-running commands (`serve`, `simulators`) learn that they
@@ -55,7 +56,7 @@ final class Termination {
     /// Ends the process now, after `message` on standard error: what a
     /// repeated signal does.
     static func exitNow(_ message: String) -> Never {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        FileDescriptorWriter.write(Array((message + "\n").utf8), to: STDERR_FILENO)
         fflush(nil)
         _exit(1)
     }

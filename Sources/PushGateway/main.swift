@@ -31,7 +31,7 @@ case "simulators":
 case "serve":
     status = await ServeCommand.run(Array(arguments.dropFirst()))
 case let first? where !first.hasPrefix("-"):
-    FileHandle.standardError.write(Data("pushgw: unknown command \"\(first)\"\n\n\(SettingCatalog.helpText)\n".utf8))
+    FileDescriptorWriter.write(Array("pushgw: unknown command \"\(first)\"\n\n\(SettingCatalog.helpText)\n".utf8), to: STDERR_FILENO)
     status = 2
 default:
     status = await ServeCommand.run(arguments)

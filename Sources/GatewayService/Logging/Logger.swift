@@ -28,8 +28,9 @@ public struct Logger: Sendable {
         self.sink = sink
     }
 
+    /// Standard error; a line it refuses (reader gone, disk full) is dropped, never fatal.
     public static let standardError: @Sendable ([UInt8]) -> Void = { line in
-        FileHandle.standardError.write(Data(line))
+        FileDescriptorWriter.write(line, to: STDERR_FILENO)
     }
 
     /// A device token shortened to its first 8 characters: enough to correlate, useless to send.
