@@ -72,4 +72,16 @@ final class BearerTokensTests: XCTestCase {
         let decoded = String(decoding: Array("Bearer other-token".utf8), as: UTF8.self)
         XCTAssertTrue(tokens.authorizes(decoded))
     }
+
+    /// A token followed by more bytes is refused whatever their number: the
+    /// length difference was folded into one byte, so 256 × k extra bytes
+    /// passed (found by the security review).
+    func testATokenFollowedByAnyNumberOfExtraBytesIsRefused() {
+        let tokens = BearerTokens(["s3cr3t"])
+        for extra in [1, 255, 256, 512, 65_536] {
+            XCTAssertFalse(tokens.authorizes("Bearer s3cr3t" + String(repeating: "X", count: extra)), "\(extra) extra bytes")
+        }
+        XCTAssertFalse(tokens.authorizes("Bearer s3cr3t" + String(repeating: "\u{0}", count: 256)))
+        XCTAssertTrue(tokens.authorizes("Bearer s3cr3t"))
+    }
 }

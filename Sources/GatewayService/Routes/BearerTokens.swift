@@ -51,11 +51,13 @@ public struct BearerTokens: Sendable {
 
     /// Compares over the whole of `rhs` (the configured token) whatever
     /// `lhs` holds, so that the time depends on the token's length only.
+    /// The lengths are compared whole: their difference folded into a byte
+    /// would let a token followed by 256 × k more bytes through.
     static func constantTimeEqual(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)
+        var difference = UInt(bitPattern: lhs.count ^ rhs.count)
         for index in 0..<rhs.count {
             let left = index < lhs.count ? lhs[index] : 0
-            difference |= left ^ rhs[index]
+            difference |= UInt(left ^ rhs[index])
         }
         return difference == 0
     }
