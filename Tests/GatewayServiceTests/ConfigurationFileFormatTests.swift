@@ -57,7 +57,7 @@ final class ConfigurationFileFormatTests: XCTestCase {
             {"listen": "127.0.0.1:8080", "bearer_tokens_file": "t", "metrics_token_file": "m", "insecure_no_auth": false,
              "dedup_window_seconds": 60, "request_deadline_seconds": 30, "dedup_capacity": 100, "default_locale": "fr",
              "self_sender_ids": [], "log_level": "info", "avatar": {"allow_http": false},
-             "shutdown_delay_seconds": 5, "shutdown_drain_seconds": 10,
+             "shutdown_delay_seconds": 5, "shutdown_drain_seconds": 10, "max_connections": 1024, "max_connections_per_address": 0,
              "apps": [{"name": "a", "data_keys": null,
                        "apns": {"key_file": "k.p8", "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ", "topic": "com.a",
                                 "environment": "sandbox", "base_url": "https://127.0.0.1:1", "ca_file": "ca.pem", "connections": 2,

@@ -91,6 +91,21 @@ final class ConfigurationLoaderTests: XCTestCase {
         }
     }
 
+    func testConnectionLimitsComeFromTheFileOrTheEnvironment() throws {
+        let defaults = try loader([:]).load()
+        XCTAssertEqual(defaults.maxConnections, 1024)
+        XCTAssertEqual(defaults.maxConnectionsPerAddress, 0, "no per-address limit: behind a proxy all clients share one")
+        let files = files.merging(["/etc/limits.json": Array(#"{"max_connections": 4000, "max_connections_per_address": 64}"#.utf8)]) { $1 }
+        let fromFile = try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/etc/limits.json"], files: files).load()
+        XCTAssertEqual(fromFile.maxConnections, 4000)
+        XCTAssertEqual(fromFile.maxConnectionsPerAddress, 64)
+        let overridden = try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/etc/limits.json", "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS": "0"],
+                                                 files: files).load()
+        XCTAssertEqual(overridden.maxConnectionsPerAddress, 0)
+        expectError(["PUSHGW_MAX_CONNECTIONS": "0"], setting: "PUSHGW_MAX_CONNECTIONS")
+        expectError(["PUSHGW_MAX_CONNECTIONS_PER_ADDRESS": "many"], setting: "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS")
+    }
+
     func testOneAppFromTheEnvironment() throws {
         let configuration = try loader([
             "PUSHGW_APNS_KEY_FILE": "/run/key.p8", "PUSHGW_APNS_KEY_ID": "ABC123DEFG", "PUSHGW_APNS_TEAM_ID": "DEF123GHIJ",

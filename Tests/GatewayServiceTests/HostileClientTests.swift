@@ -74,6 +74,33 @@ final class HostileClientTests: XCTestCase {
         try await waitUntil("the flood's connections are gone") { testbed.server.openConnections <= 2 }
     }
 
+    /// One client address cannot take every slot (found by the security
+    /// review: one client held all 1024): a flood from 127.0.0.1 is held to
+    /// the per-address limit while a client from 127.0.0.2 is served.
+    func testOneClientAddressCannotTakeEverySlot() async throws {
+        var limits = HTTPServerLimits()
+        limits.maximumConnections = 100
+        limits.maximumConnectionsPerAddress = 8
+        let testbed = try ServiceTestbed(limits: limits)
+        var flood: [RawConnection] = []
+        for _ in 0..<60 {
+            flood.append(try RawConnection(port: testbed.server.port))
+        }
+        var peak = 0
+        for _ in 0..<10 {
+            peak = max(peak, testbed.server.openConnections)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTAssertGreaterThanOrEqual(peak, 4, "the flood reached the server")
+        XCTAssertLessThanOrEqual(peak, 8, "one address holds at most its limit")
+        let other = try RawConnection(port: testbed.server.port, source: "127.0.0.2")
+        XCTAssertTrue(other.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        guard case .response(200, _, _) = other.readReply() else { return XCTFail("another client is served during the flood") }
+        for connection in flood { connection.close() }
+        flood = []
+        try await assertServed(testbed, "after the flood")
+    }
+
     /// Garbage, alone or after a valid request on the same connection: 400
     /// or the connection closed — never a hang, a 2xx for the garbage, or a crash.
     func testGarbageIsAnswered400OrClosed() async throws {

@@ -35,10 +35,24 @@ final class RawConnection {
     private var pending: [UInt8] = []
     private var sawEOF = false
 
-    /// Connects to `127.0.0.1:port` (blocking; loopback connects at once).
-    init(port: Int) throws {
+    /// Connects to `127.0.0.1:port` (blocking; loopback connects at once),
+    /// from `source` (another loopback address, to be another client).
+    init(port: Int, source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(descriptor)
+                throw POSIXError(.init(rawValue: code) ?? .EIO)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -96,6 +96,12 @@ public struct ConfigurationLoader {
         if let seconds = value("PUSHGW_REQUEST_DEADLINE_SECONDS") {
             configuration.requestDeadline = .seconds(try Self.number(seconds, "PUSHGW_REQUEST_DEADLINE_SECONDS", 1...600))
         }
+        if let count = value("PUSHGW_MAX_CONNECTIONS") {
+            configuration.maxConnections = try Self.number(count, "PUSHGW_MAX_CONNECTIONS", 1...65_536)
+        }
+        if let count = value("PUSHGW_MAX_CONNECTIONS_PER_ADDRESS") {
+            configuration.maxConnectionsPerAddress = try Self.number(count, "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS", 0...65_536)
+        }
         if let seconds = value("PUSHGW_SHUTDOWN_DELAY_SECONDS") {
             configuration.shutdownDelay = .seconds(try Self.number(seconds, "PUSHGW_SHUTDOWN_DELAY_SECONDS", 0...300))
         }

@@ -30,6 +30,10 @@ public struct GatewayConfiguration: Sendable {
     public var shutdownDelay: Duration = .zero
     /// Then, how long the notifications already taken may take to finish.
     public var shutdownDrain: Duration = .seconds(10)
+    /// Client connections the HTTP server holds at most, and at most per
+    /// client address (0: no per-address limit).
+    public var maxConnections = 1024
+    public var maxConnectionsPerAddress = 0
     public var logLevel: Logger.Level = .info
     public var defaultLocale = "en"
     public var selfSenderIDs: Set<String> = []

@@ -32,6 +32,11 @@ public enum SettingCatalog {
                 help: "1 to 10000000: most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
                 help: "1 to 600: per-request budget for provider retries"),
+        Setting(environment: "PUSHGW_MAX_CONNECTIONS", fileKey: "max_connections", defaultValue: "1024",
+                help: "1 to 65536: client connections held at once (keep the open-files limit, ulimit -n, above it)"),
+        Setting(environment: "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS", fileKey: "max_connections_per_address", defaultValue: "0 (no limit)",
+                help: "0 to 65536: connections one client address may hold, so one client cannot take every slot; behind a "
+                    + "load balancer or proxy all clients share its address, so leave it 0 there (each event loop enforces its share)"),
         Setting(environment: "PUSHGW_SHUTDOWN_DELAY_SECONDS", fileKey: "shutdown_delay_seconds", defaultValue: "0",
                 help: "0 to 300: after SIGTERM, keep serving this long with /readyz answering 503 (so a load balancer stops "
                     + "routing here) before new connections are refused"),

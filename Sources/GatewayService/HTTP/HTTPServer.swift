@@ -18,6 +18,10 @@ public struct HTTPServerLimits: Sendable {
     /// against 32 cut /healthz CPU per request by 7–16% (A/B runs).
     public var connectionMemory = 16 * 1024
     public var maximumConnections = 1024
+    /// Most connections one client address may hold (0: no limit of its
+    /// own), so that one client cannot take every slot. Enforced by each
+    /// event loop's daemon for its share, as `maximumConnections` is.
+    public var maximumConnectionsPerAddress = 0
     /// Idle seconds before a connection is closed. Every byte received
     /// resets it, so it does not stop a client that trickles bytes.
     public var connectionTimeoutSeconds = 15
@@ -139,12 +143,14 @@ public final class HTTPServer: @unchecked Sendable {
     private func startDaemon(listening descriptor: Int32, share: Int) -> DaemonSource? {
         let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
-        // Each daemon takes its share of the limit (rounded down: the total never exceeds it).
+        // Each daemon takes its share of the limits (rounded down: the total never exceeds them).
         let connectionLimit = max(1, limits.maximumConnections / share)
+        let perAddressLimit = limits.maximumConnectionsPerAddress == 0 ? 0 : max(1, limits.maximumConnectionsPerAddress / share)
         let options: [any CVarArg] = [
             // First, so that libmicrohttpd writes none of its messages to stderr itself.
             MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(serverLog, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(connectionLimit),
+            MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(perAddressLimit),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(limits.connectionTimeoutSeconds),
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, limits.connectionMemory,
             MHD_OPTION.LISTEN_SOCKET.rawValue, descriptor,

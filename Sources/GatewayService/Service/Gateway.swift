@@ -96,7 +96,10 @@ public final class Gateway: Sendable {
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["apns_jwt"], to: Double(caches.reduce(0) { $0 + $1.mintCount }))
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["fcm_oauth"], to: Double(grants.reduce(0) { $0 + $1.grantCount }))
             })
-        server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, handler: handler,
+        var limits = HTTPServerLimits()
+        limits.maximumConnections = configuration.maxConnections
+        limits.maximumConnectionsPerAddress = configuration.maxConnectionsPerAddress
+        server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, limits: limits, handler: handler,
                             loops: loops, log: { logger.log(.debug, "http server", [("detail", $0)]) })
         do {
             try server.start()
