@@ -51,12 +51,15 @@ final class TLSSocket: @unchecked Sendable {
         SSL_set_bio(ssl, bio, bio)
         SSL_set_connect_state(ssl)
         if context.verifyPeer {
-            if isIPAddress(host) {
-                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-            } else {
-                _ = pgw_ssl_set_tlsext_host_name(ssl, host)
-                SSL_set1_host(ssl, host)
+            // Without the name (or address) to check, any certificate the CA
+            // signed would do: a failure here (memory) ends the connect.
+            let expected = isIPAddress(host)
+                ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+                : SSL_set1_host(ssl, host)
+            guard expected == 1 else {
+                throw TransportError(.protocolError, OpenSSLErrors.failure("setting the name to verify (\(host))"))
             }
+            if !isIPAddress(host) { _ = pgw_ssl_set_tlsext_host_name(ssl, host) }
         } else if !isIPAddress(host) {
             _ = pgw_ssl_set_tlsext_host_name(ssl, host)
         }
