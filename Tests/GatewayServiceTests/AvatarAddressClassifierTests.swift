@@ -16,7 +16,7 @@ final class AvatarAddressClassifierTests: XCTestCase {
             "::", "::1", "[::1]", "::ffff:127.0.0.1", "[::ffff:127.0.0.1]", "::ffff:7f00:1", "0:0:0:0:0:ffff:10.0.0.1",
             "::ffff:169.254.169.254", "::127.0.0.1", "fd00:ec2::254", "fc00::1", "fe80::1", "fe80::1%eth0",
             "ff02::1", "2001:db8::1", "64:ff9b::10.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::1", "2001:0:4136:e378::1",
-            "::ffff:0:7f00:1",
+            "::ffff:0:7f00:1", "168.63.129.16", "::ffff:168.63.129.16",
         ]
         let policy = AvatarPolicy()
         for text in forbidden {
@@ -26,7 +26,7 @@ final class AvatarAddressClassifierTests: XCTestCase {
 
     func testPublicAddressesAreAdmitted() throws {
         let allowed = [
-            "8.8.8.8", "1.1.1.1", "100.63.255.255", "100.128.0.0", "172.15.255.255", "172.32.0.0", "192.169.0.1",
+            "8.8.8.8", "1.1.1.1", "168.63.129.15", "168.63.129.17", "100.63.255.255", "100.128.0.0", "172.15.255.255", "172.32.0.0", "192.169.0.1",
             "2606:4700:4700::1111", "2a00:1450:4001::200e", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:0808:0808::1",
         ]
         let policy = AvatarPolicy()
@@ -64,7 +64,7 @@ final class AvatarAddressClassifierTests: XCTestCase {
     }
 
     func testBuiltInTablesAreWellFormed() {
-        XCTAssertEqual(AvatarAddressClassifier.forbiddenIPv4.count, 15)
+        XCTAssertEqual(AvatarAddressClassifier.forbiddenIPv4.count, 16)
         XCTAssertEqual(AvatarAddressClassifier.forbiddenIPv6.count, 11)
         XCTAssertTrue(AvatarAddressClassifier.forbiddenIPv4.allSatisfy { $0.network.isIPv4 })
         XCTAssertTrue(AvatarAddressClassifier.forbiddenIPv6.allSatisfy { !$0.network.isIPv4 })

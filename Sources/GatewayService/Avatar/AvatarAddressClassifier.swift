@@ -5,7 +5,8 @@
 /// which cover private (RFC 1918), loopback, link-local (and with it the
 /// 169.254.169.254 metadata service), CGNAT (100.64/10), unique-local (and
 /// the fd00:ec2::254 metadata service), multicast, unspecified, reserved,
-/// benchmarking and documentation blocks. IPv6 forms that embed an IPv4
+/// benchmarking and documentation blocks; and Azure's WireServer
+/// (168.63.129.16), a public address that is a host service on Azure VMs. IPv6 forms that embed an IPv4
 /// address — mapped (`::ffff:a.b.c.d`, handled by the caller's `unmapped`),
 /// NAT64 (`64:ff9b::a.b.c.d`) and 6to4 (`2002:aabb:ccdd::`) — are judged by
 /// the IPv4 address inside; IPv4-compatible (`::a.b.c.d`) and Teredo are
@@ -17,6 +18,7 @@ enum AvatarAddressClassifier {
         "10.0.0.0/8",       // private
         "100.64.0.0/10",    // shared address space (CGNAT), also 100.100.100.200 metadata
         "127.0.0.0/8",      // loopback
+        "168.63.129.16/32", // Azure's WireServer and DNS: a public address every Azure VM reaches as a host service
         "169.254.0.0/16",   // link-local, 169.254.169.254 metadata
         "172.16.0.0/12",    // private
         "192.0.0.0/24",     // IETF protocol assignments
