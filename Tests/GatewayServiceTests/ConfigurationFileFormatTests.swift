@@ -58,6 +58,7 @@ final class ConfigurationFileFormatTests: XCTestCase {
              "dedup_window_seconds": 60, "request_deadline_seconds": 30, "dedup_capacity": 100, "default_locale": "fr",
              "self_sender_ids": [], "log_level": "info", "avatar": {"allow_http": false},
              "shutdown_delay_seconds": 5, "shutdown_drain_seconds": 10, "max_connections": 1024, "max_connections_per_address": 0,
+             "dedup_memory_mb": 64,
              "apps": [{"name": "a", "data_keys": null,
                        "apns": {"key_file": "k.p8", "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ", "topic": "com.a",
                                 "environment": "sandbox", "base_url": "https://127.0.0.1:1", "ca_file": "ca.pem", "connections": 2,

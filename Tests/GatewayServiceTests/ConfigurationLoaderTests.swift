@@ -91,7 +91,7 @@ final class ConfigurationLoaderTests: XCTestCase {
         }
     }
 
-    func testConnectionLimitsComeFromTheFileOrTheEnvironment() throws {
+    func testConnectionAndMemoryLimitsComeFromTheFileOrTheEnvironment() throws {
         let defaults = try loader([:]).load()
         XCTAssertEqual(defaults.maxConnections, 1024)
         XCTAssertEqual(defaults.maxConnectionsPerAddress, 0, "no per-address limit: behind a proxy all clients share one")
@@ -103,6 +103,9 @@ final class ConfigurationLoaderTests: XCTestCase {
                                                  files: files).load()
         XCTAssertEqual(overridden.maxConnectionsPerAddress, 0)
         expectError(["PUSHGW_MAX_CONNECTIONS": "0"], setting: "PUSHGW_MAX_CONNECTIONS")
+        XCTAssertEqual(defaults.dedupMemoryMegabytes, 64)
+        XCTAssertEqual(try loader(["PUSHGW_DEDUP_MEMORY_MB": "8"]).load().dedupMemoryMegabytes, 8)
+        expectError(["PUSHGW_DEDUP_MEMORY_MB": "0"], setting: "PUSHGW_DEDUP_MEMORY_MB")
         expectError(["PUSHGW_MAX_CONNECTIONS_PER_ADDRESS": "many"], setting: "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS")
     }
 

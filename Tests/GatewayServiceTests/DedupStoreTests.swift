@@ -27,6 +27,28 @@ final class DedupStoreTests: XCTestCase {
         XCTAssertNil(oldest, "the oldest are forgotten first")
     }
 
+    /// Events of 500 devices pack to ~35 KB each: a count alone would let
+    /// 20,000 of them take 0.7 GB (found by the security review). The byte
+    /// budget forgets the oldest first, and keeps the newest.
+    func testLargeEventsAreBoundedByTheByteBudget() async {
+        let results = (0..<500).map { index in
+            RecordedResult(RecipientResult(platform: .apns, token: String(repeating: "ab", count: 31) + String(format: "%02x", index % 256),
+                                           status: .sent, providerID: "6b2a4c8e-1f3d-4e5a-9b7c-\(index)"))
+        }
+        let large = RecordedEvent(results: results)
+        let budget = 1 << 20
+        let store = InMemoryDedupStore(capacity: 20_000, byteCapacity: budget)
+        let expires = ContinuousClock.now + .seconds(600)
+        for index in 0..<200 { await store.record("large-\(index)", large, expires: expires) }
+        XCTAssertLessThanOrEqual(store.recordBytes, budget)
+        XCTAssertGreaterThan(store.count, 10, "as many as fit are kept")
+        XCTAssertLessThan(store.count, 200)
+        let newest = await store.lookup("large-199", now: ContinuousClock.now)
+        let oldest = await store.lookup("large-0", now: ContinuousClock.now)
+        XCTAssertTrue(newest == large, "the newest is kept")
+        XCTAssertTrue(oldest == nil, "the oldest is forgotten")
+    }
+
     func testExpiredEntriesAreSweptAsNewOnesArrive() async {
         let store = InMemoryDedupStore()
         await store.record("old", event, expires: ContinuousClock.now - .seconds(1))

@@ -46,6 +46,7 @@ struct FileSettings {
         if let seconds = try root.integer("dedup_window_seconds", 0...86_400) { configuration.dedupWindow = .seconds(seconds) }
         if let seconds = try root.integer("request_deadline_seconds", 1...600) { configuration.requestDeadline = .seconds(seconds) }
         if let count = try root.integer("dedup_capacity", 1...10_000_000) { configuration.dedupCapacity = count }
+        if let megabytes = try root.integer("dedup_memory_mb", 1...65_536) { configuration.dedupMemoryMegabytes = megabytes }
         if let count = try root.integer("max_connections", 1...65_536) { configuration.maxConnections = count }
         if let count = try root.integer("max_connections_per_address", 0...65_536) { configuration.maxConnectionsPerAddress = count }
         if let seconds = try root.integer("shutdown_delay_seconds", 0...300) { configuration.shutdownDelay = .seconds(seconds) }

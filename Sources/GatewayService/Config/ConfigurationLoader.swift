@@ -93,6 +93,9 @@ public struct ConfigurationLoader {
         if let count = value("PUSHGW_DEDUP_CAPACITY") {
             configuration.dedupCapacity = try Self.number(count, "PUSHGW_DEDUP_CAPACITY", 1...10_000_000)
         }
+        if let megabytes = value("PUSHGW_DEDUP_MEMORY_MB") {
+            configuration.dedupMemoryMegabytes = try Self.number(megabytes, "PUSHGW_DEDUP_MEMORY_MB", 1...65_536)
+        }
         if let seconds = value("PUSHGW_REQUEST_DEADLINE_SECONDS") {
             configuration.requestDeadline = .seconds(try Self.number(seconds, "PUSHGW_REQUEST_DEADLINE_SECONDS", 1...600))
         }

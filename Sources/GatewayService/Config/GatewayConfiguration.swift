@@ -23,6 +23,8 @@ public struct GatewayConfiguration: Sendable {
     public var dedupWindow: Duration = .seconds(600)
     /// Most events remembered at once (memory bound of the dedup window).
     public var dedupCapacity = 20_000
+    /// Most memory the dedup window's records take, in MiB.
+    public var dedupMemoryMegabytes = 64
     public var requestDeadline: Duration = .seconds(30)
     /// After SIGTERM, how long the gateway goes on serving with `/readyz`
     /// answering 503, before it stops taking connections: the time a load

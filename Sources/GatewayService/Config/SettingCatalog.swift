@@ -30,6 +30,9 @@ public enum SettingCatalog {
                 help: "0 to 86400: how long an event_id is remembered, so a retried event is not sent twice (0: not remembered)"),
         Setting(environment: "PUSHGW_DEDUP_CAPACITY", fileKey: "dedup_capacity", defaultValue: "20000",
                 help: "1 to 10000000: most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
+        Setting(environment: "PUSHGW_DEDUP_MEMORY_MB", fileKey: "dedup_memory_mb", defaultValue: "64",
+                help: "1 to 65536: most memory (MiB) the remembered events take (a 500-device event about 35 KB); beyond it the "
+                    + "oldest are forgotten first"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
                 help: "1 to 600: per-request budget for provider retries"),
         Setting(environment: "PUSHGW_MAX_CONNECTIONS", fileKey: "max_connections", defaultValue: "1024",

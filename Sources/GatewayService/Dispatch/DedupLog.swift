@@ -31,6 +31,8 @@ struct DedupLog {
     private var index: [UInt64: Location] = [:]
     /// Records in the log, live or dead, not yet swept.
     private(set) var records = 0
+    /// Their bytes (headers included): what the byte budget bounds.
+    private(set) var bytes = 0
 
     init(chunkSize: Int = 64 * 1024) {
         self.chunkSize = chunkSize
@@ -85,12 +87,15 @@ struct DedupLog {
         }
         index[hash] = Location(chunk: firstChunk + last, offset: offset, expires: expires)
         records += 1
+        bytes += Self.headerSize + written
     }
 
     /// Forgets records from the oldest on: dead and expired ones, and live
-    /// ones while the log holds more than `capacity` records. Stops at the
-    /// first live record that may stay.
-    mutating func sweep(now: ContinuousClock.Instant, capacity: Int) {
+    /// ones while the log holds more than `capacity` records or more than
+    /// `byteCapacity` bytes of them (a 500-device event packs to ~35 KB:
+    /// a count alone would let those take gigabytes). Stops at the first
+    /// live record that may stay.
+    mutating func sweep(now: ContinuousClock.Instant, capacity: Int, byteCapacity: Int = .max) {
         while !chunks.isEmpty {
             if sweepOffset == chunks[0].count {
                 guard chunks.count > 1 else {
@@ -108,11 +113,12 @@ struct DedupLog {
             let hash = reader.uint64()
             let length = Int(reader.uint32())
             if let live = index[hash], live.chunk == firstChunk, live.offset == sweepOffset {
-                guard live.expires <= now || records > capacity else { return }
+                guard live.expires <= now || records > capacity || bytes > byteCapacity else { return }
                 index[hash] = nil
             }
             sweepOffset += Self.headerSize + length
             records -= 1
+            bytes -= Self.headerSize + length
         }
     }
 }

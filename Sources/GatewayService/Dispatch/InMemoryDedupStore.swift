@@ -1,9 +1,9 @@
 import PushGWSync
 
 /// An in-process `DedupStore`: entries in arrival order, so the oldest are
-/// swept first, and a capacity so memory stays bounded under any load (the
-/// window holds for the most recent `capacity` events; older ones are
-/// forgotten early rather than growing without limit).
+/// swept first, and a capacity in events and in bytes so memory stays
+/// bounded under any load (the window holds for the most recent events that
+/// fit both; older ones are forgotten early rather than growing without limit).
 ///
 /// Events are packed into a log of large chunks (`DedupLog`), filed under a
 /// seeded 64-bit hash of their key: about 0.2 KB for a two-device event, with
@@ -13,9 +13,13 @@ import PushGWSync
 public final class InMemoryDedupStore: DedupStore {
     private let log = Locked(DedupLog())
     public let capacity: Int
+    /// Most bytes of packed records kept (about 0.2 KB for a two-device
+    /// event, 35 KB for a 500-device one).
+    public let byteCapacity: Int
 
-    public init(capacity: Int = 100_000) {
+    public init(capacity: Int = 100_000, byteCapacity: Int = 64 << 20) {
         self.capacity = max(1, capacity)
+        self.byteCapacity = max(1, byteCapacity)
     }
 
     public func lookup(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent? {
@@ -39,13 +43,16 @@ public final class InMemoryDedupStore: DedupStore {
         let now = ContinuousClock.now
         log.withLock { log in
             log.append(hash, key: key, event: event, expires: expires)
-            log.sweep(now: now, capacity: capacity)
+            log.sweep(now: now, capacity: capacity, byteCapacity: byteCapacity)
         }
         return true
     }
 
     /// Events currently remembered.
     public var count: Int { log.withLock { $0.count } }
+
+    /// Bytes of records currently kept (live, or dead and not yet swept).
+    public var recordBytes: Int { log.withLock { $0.bytes } }
 
     /// Swift's per-process seeded hash: not predictable from outside, so
     /// event ids cannot be chosen to collide.

@@ -82,7 +82,8 @@ public final class Gateway: Sendable {
             avatarResults.series(result).add(1)
         })
         let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars,
-                                    dedup: InMemoryDedupStore(capacity: configuration.dedupCapacity), metrics: metrics,
+                                    dedup: InMemoryDedupStore(capacity: configuration.dedupCapacity,
+                                                              byteCapacity: configuration.dedupMemoryMegabytes << 20), metrics: metrics,
                                     settings: settings, logger: logger)
         let caches = tokenCaches
         let grants = accessTokenCaches

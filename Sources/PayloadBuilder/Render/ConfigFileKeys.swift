@@ -9,6 +9,7 @@ public enum ConfigFileKeys {
         "listen", "bearer_tokens_file", "metrics_token_file", "insecure_no_auth", "dedup_window_seconds",
         "request_deadline_seconds", "dedup_capacity", "default_locale", "self_sender_ids", "log_level", "avatar", "apps",
         "shutdown_delay_seconds", "shutdown_drain_seconds", "max_connections", "max_connections_per_address",
+        "dedup_memory_mb",
     ]
     /// `avatar`.
     public static let avatar: Set<String> = ["allow_http", "allowed_hosts", "allow_private_addresses"]
