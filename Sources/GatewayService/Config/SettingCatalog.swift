@@ -31,7 +31,7 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_DEDUP_CAPACITY", fileKey: "dedup_capacity", defaultValue: "20000",
                 help: "1 to 10000000: most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
         Setting(environment: "PUSHGW_DEDUP_MEMORY_MB", fileKey: "dedup_memory_mb", defaultValue: "64",
-                help: "1 to 65536: most memory (MiB) the remembered events take (a 500-device event about 35 KB); beyond it the "
+                help: "1 to 65536: most memory (MiB) the remembered events take (a 500-device event about 33 KB); beyond it the "
                     + "oldest are forgotten first"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
                 help: "1 to 600: per-request budget for provider retries"),

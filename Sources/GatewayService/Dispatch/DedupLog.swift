@@ -92,7 +92,7 @@ struct DedupLog {
 
     /// Forgets records from the oldest on: dead and expired ones, and live
     /// ones while the log holds more than `capacity` records or more than
-    /// `byteCapacity` bytes of them (a 500-device event packs to ~35 KB:
+    /// `byteCapacity` bytes of them (a 500-device event packs to ~33 KB:
     /// a count alone would let those take gigabytes). Stops at the first
     /// live record that may stay.
     mutating func sweep(now: ContinuousClock.Instant, capacity: Int, byteCapacity: Int = .max) {

@@ -14,7 +14,7 @@ public final class InMemoryDedupStore: DedupStore {
     private let log = Locked(DedupLog())
     public let capacity: Int
     /// Most bytes of packed records kept (about 0.2 KB for a two-device
-    /// event, 35 KB for a 500-device one).
+    /// event, 33 KB for a 500-device one).
     public let byteCapacity: Int
 
     public init(capacity: Int = 100_000, byteCapacity: Int = 64 << 20) {
