@@ -71,6 +71,12 @@ public final class HTTP2Connection: @unchecked Sendable {
     private var outputOffset = 0
     /// The last write would have blocked: poll for writability.
     private var wantsWriteReadiness = false
+    /// TLS must write before it can read on (a TLS 1.3 key update's answer
+    /// into a full socket): poll for writability too, then read again.
+    private var readNeedsWritable = false
+    /// TLS must read before it can write on: the socket is not full, so
+    /// polling for writability would only spin; the write waits for input.
+    private var writeNeedsReadable = false
     /// Records read ahead with the end of the handshake are inside OpenSSL,
     /// out of `poll`'s sight: the first turn reads before any poll.
     private var needsFirstRead = true
@@ -344,7 +350,8 @@ public final class HTTP2Connection: @unchecked Sendable {
             end(fatal ?? error)
             return nil
         }
-        let events = Int16(POLLIN) | (wantsWriteReadiness || outputOffset < output.count ? Int16(POLLOUT) : 0)
+        let wantsToWrite = !writeNeedsReadable && (wantsWriteReadiness || outputOffset < output.count)
+        let events = Int16(POLLIN) | (readNeedsWritable || wantsToWrite ? Int16(POLLOUT) : 0)
         return PollTurn(descriptor: socket.descriptor, events: events, buffered: socket.hasBufferedInput)
     }
 
@@ -395,7 +402,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// block"), or tries again after a write that would have blocked.
     func serve(revents: Int16, buffer: inout [UInt8]) {
         guard !ended, let socket else { return }
-        guard socket.hasBufferedInput || revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness else { return }
+        guard socket.hasBufferedInput || revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness || readNeedsWritable
+        else { return }
         do throws(TransportError) {
             try readInput(socket, &buffer)
             try checkSessionAlive()
@@ -525,8 +533,10 @@ public final class HTTP2Connection: @unchecked Sendable {
             switch result {
             case let .bytes(count):
                 outputOffset += count
-            case .wouldBlock:
-                wantsWriteReadiness = true
+                writeNeedsReadable = false
+            case let .wouldBlock(wantsWrite):
+                wantsWriteReadiness = wantsWrite
+                writeNeedsReadable = !wantsWrite
                 return
             case .closed:
                 throw TransportError(.connectionLost, "server closed the connection")
@@ -552,11 +562,13 @@ public final class HTTP2Connection: @unchecked Sendable {
         guard let session else { return }
         var writeFailure: TransportError?
         var refilled = 0
+        readNeedsWritable = false
         while true {
             let result = buffer.withUnsafeMutableBytes { socket.read(into: $0) }
             switch result {
             case let .bytes(count):
                 lastFrameReceived = ContinuousClock.now
+                writeNeedsReadable = false
                 var start = 0
                 while start < count {
                     let end = min(count, start + Self.inputSlice)
@@ -573,7 +585,8 @@ public final class HTTP2Connection: @unchecked Sendable {
                         do throws(TransportError) { try flushOutput() } catch { writeFailure = error }
                     }
                 }
-            case .wouldBlock:
+            case let .wouldBlock(wantsWrite):
+                readNeedsWritable = wantsWrite
                 if let writeFailure { throw writeFailure }
                 return
             case .closed:
