@@ -25,12 +25,18 @@ package final class CurlEasy {
     /// exactly once, thread-safely.
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
-    /// A fresh handle, with its error buffer attached.
-    package init() throws(CurlFailure) {
-        let initialized = Self.globalInit
+    /// Runs `curl_global_init` if nothing has yet: for code that calls
+    /// libcurl functions other than through a handle (the URL API) first.
+    package static func initializeGlobally() throws(CurlFailure) {
+        let initialized = globalInit
         guard initialized == CURLE_OK else {
             throw CurlFailure(call: "curl_global_init", code: initialized, beforeSending: true)
         }
+    }
+
+    /// A fresh handle, with its error buffer attached.
+    package init() throws(CurlFailure) {
+        try Self.initializeGlobally()
         guard let handle = curl_easy_init() else {
             throw CurlFailure(call: "curl_easy_init", message: "out of memory", beforeSending: true)
         }

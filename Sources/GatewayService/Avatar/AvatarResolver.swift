@@ -1,4 +1,4 @@
-import CCurl
+import Curl
 public import PayloadBuilder
 import Synchronization
 import PushGWSync
@@ -52,9 +52,9 @@ public final class AvatarResolver: Sendable {
         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
         onFetch: @escaping @Sendable (String) -> Void = { _ in }
     ) {
-        // Reference-counted and thread-safe in libcurl ≥ 7.84 (Debian 12 has 7.88);
-        // balanced in deinit.
-        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        // Before the URL API is used; once per process, never cleaned up
+        // (a failure shows again, and is reported, when a download starts).
+        try? CurlEasy.initializeGlobally()
         self.policy = policy
         self.now = now
         self.onFetch = onFetch
@@ -65,10 +65,6 @@ public final class AvatarResolver: Sendable {
             positiveTTL: policy.cacheTTL,
             negativeTTL: policy.negativeCacheTTL
         ))
-    }
-
-    deinit {
-        curl_global_cleanup()
     }
 
     /// What to forward for the avatar at `url`: `.none` for `nil`, `.ok` when
