@@ -38,7 +38,7 @@ public final class APNsClient: Sendable {
         self.now = now
     }
 
-    /// Open connections, for tests and metrics.
+    /// Open connections (tests wait on it).
     public var openConnections: Int { pool.openConnections }
 
     /// Sends one rendered APNs request and classifies the answer.

@@ -47,7 +47,7 @@ public final class HTTP2ConnectionPool: Sendable {
         shutdown()
     }
 
-    /// Live connections (for tests and metrics).
+    /// Live connections (tests wait on it).
     public var openConnections: Int {
         slots.withLock { slots in
             slots.filter { if case .active = $0.state { return true } else { return false } }.count

@@ -48,9 +48,12 @@ public struct EventLoopSourceTurn: Sendable {
 /// connection or source is left.
 ///
 /// `@unchecked Sendable`: `connections`, `sources` and `buffer` are touched
-/// only by the loop thread; other threads reach the loop through `state` (a
-/// lock) and the wake pipe, whose descriptors are fixed at init and closed
-/// in deinit.
+/// only by the loop thread while it runs; other threads reach the loop
+/// through `state` (a lock) and the wake pipe, whose descriptors are fixed
+/// at init and closed in deinit. Once the loop has stopped, `perform` runs
+/// its work on the caller's thread: setting `stopped` under `state`'s lock
+/// is the loop thread's last touch of this state (it returns at once), so
+/// the hand-over is ordered by that lock and no two threads touch the state.
 public final class HTTP2EventLoop: @unchecked Sendable {
     private struct State {
         var arriving: [HTTP2Connection] = []

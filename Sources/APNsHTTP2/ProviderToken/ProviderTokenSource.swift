@@ -1,5 +1,5 @@
 /// Where a transport gets the APNs provider token (JWT) for a request, and
-/// what it asks when APNs rejects one: the `TokenStore` seam.
+/// what it asks when APNs rejects one: the seam DESIGN.md calls `TokenStore`.
 ///
 /// ``ProviderTokenCache`` is the in-process implementation. With several
 /// gateway replicas sharing one key, an implementation backed by a shared

@@ -61,7 +61,7 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Whether `stopAll()` has begun.
+    /// Whether `beginStopping()` has run.
     var isStopping: Bool { state.withLock { $0.stopping } }
 
     /// The number of connections not yet reaped.

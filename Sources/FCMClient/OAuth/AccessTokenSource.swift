@@ -1,5 +1,5 @@
 /// Where the FCM client gets the OAuth 2.0 access token for a request, and
-/// what it reports when FCM refuses one: the `TokenStore` seam for FCM.
+/// what it reports when FCM refuses one: the seam DESIGN.md calls `TokenStore`, for FCM.
 ///
 /// ``AccessTokenCache`` is the in-process implementation. Several gateway
 /// replicas could share one through a store (Redis) by keeping this contract:

@@ -26,8 +26,8 @@ struct ConnectionTable {
     var count: Int { entries.count }
 
     /// A connection was accepted: its first request is due within the
-    /// timeout. The entry is what its libmicrohttpd thread updates from then
-    /// on, without the table's lock.
+    /// timeout. The entry is what the thread running its daemon updates from
+    /// then on, without the table's lock.
     @discardableResult
     mutating func opened(_ connection: UInt, socket: Int32, now: ContinuousClock.Instant) -> ConnectionEntry {
         let entry = ConnectionEntry(socket: socket, origin: origin, timeout: requestTimeout, now: now)
@@ -46,8 +46,8 @@ struct ConnectionTable {
     }
 }
 
-/// One open connection's request deadline and target length, kept by its
-/// libmicrohttpd thread with atomics (no lock, no lookup per request: the
+/// One open connection's request deadline and target length, kept by the
+/// thread running its daemon with atomics (no lock, no lookup per request: the
 /// server finds the entry through the connection's socket context) and
 /// read by the watch's sweep under the table's lock.
 ///

@@ -51,8 +51,10 @@ public struct HTTPServerLimits: Sendable {
 ///
 /// `@unchecked Sendable`: the daemons are set in `start` and taken in
 /// `stop`, both under `state`'s mutex; each daemon is run only by its loop
-/// (quiesced there too, and stopped once detached from it); the one call
-/// made on it from other threads, `MHD_resume_connection`, is thread-safe.
+/// (quiesced there too) until `stop` detaches it, which returns only once
+/// the loop no longer calls it; from then on only `stop`'s thread runs it,
+/// then stops it. The one call made on a daemon from other threads,
+/// `MHD_resume_connection`, is thread-safe.
 public final class HTTPServer: @unchecked Sendable {
     public let address: String
     public let limits: HTTPServerLimits
@@ -285,8 +287,9 @@ public final class HTTPServer: @unchecked Sendable {
 /// One request's state across libmicrohttpd's calls: the body as it
 /// arrives, then the answer the handler task produced.
 ///
-/// `@unchecked Sendable`: the body is written only by libmicrohttpd's thread
-/// for this connection (calls for one connection are serialized); the
+/// `@unchecked Sendable`: the body is written only by the thread running
+/// this connection's daemon (its event loop, or `stop()`'s thread once the
+/// loop has let go of it; calls for one connection are serialized); the
 /// response crosses from the handler task back to that thread through a Mutex.
 final class RequestState: @unchecked Sendable {
     var body: [UInt8] = []
@@ -324,7 +327,7 @@ private func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer {
     Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
 }
 
-/// A C handle that crosses from libmicrohttpd's thread to whoever answers.
+/// A C handle that crosses from the thread running its daemon to whoever answers.
 ///
 /// `@unchecked Sendable`: `HTTPReply` uses it for exactly one call,
 /// `MHD_resume_connection`, which libmicrohttpd allows from any thread on a
