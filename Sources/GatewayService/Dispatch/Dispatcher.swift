@@ -22,12 +22,13 @@ public final class Dispatcher: Sendable {
 
         public init() {}
 
-        /// When the last attempt must end: the request deadline less a
-        /// margin (a tenth of it, at most 250 ms) to conclude and answer, so
-        /// a caller whose own timeout is the documented deadline gets the
-        /// per-device results (the reviewed answer came 150 ms late).
-        func sendingDeadline(arrival: ContinuousClock.Instant) -> ContinuousClock.Instant {
-            arrival + requestDeadline - min(requestDeadline / 10, .milliseconds(250))
+        /// How long after arrival the last attempt must end: the request
+        /// deadline less a margin (a tenth of it, at most 250 ms) to conclude
+        /// and answer, so a caller whose own timeout is the documented
+        /// deadline gets the per-device results (the reviewed answer came
+        /// 150 ms late).
+        var sendingTime: Duration {
+            requestDeadline - min(requestDeadline / 10, .milliseconds(250))
         }
     }
 
@@ -52,8 +53,8 @@ public final class Dispatcher: Sendable {
     /// The apps' providers known bad, for readiness.
     let health = ProviderHealth()
     /// From an event's arrival to the end of its last attempt:
-    /// `settings.sendingDeadline`'s rule, worked out once (a `Duration`
-    /// division per event showed in profiles).
+    /// `settings.sendingTime`, worked out once (a `Duration` division per
+    /// event showed in profiles).
     let sendingTime: Duration
 
     /// "app provider: reason" for each provider whose last word was that our
@@ -73,7 +74,7 @@ public final class Dispatcher: Sendable {
         self.budget = budget
         self.logger = logger
         self.wallClock = wallClock
-        sendingTime = settings.requestDeadline - min(settings.requestDeadline / 10, .milliseconds(250))
+        sendingTime = settings.sendingTime
         series = DispatcherSeries(metrics.registry, providers: senders.values.flatMap { $0.values.map(\.provider) })
     }
 
@@ -139,7 +140,7 @@ public final class Dispatcher: Sendable {
         return response
     }
 
-    /// `settings.sendingDeadline(arrival:)`, with the time to it worked out once.
+    /// When the last attempt for a request that arrived at `arrival` must end.
     func sendingDeadline(arrival: ContinuousClock.Instant) -> ContinuousClock.Instant {
         arrival + sendingTime
     }
