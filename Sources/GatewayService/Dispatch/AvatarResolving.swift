@@ -7,18 +7,4 @@ public protocol AvatarResolving: Sendable {
     func resolveWithoutWaiting(_ url: String?) -> AvatarState?
 }
 
-/// Forwards the URL without checking it: for `pushgw render` and tests
-/// that are not about avatars. The service uses the real resolver.
-public struct UncheckedAvatars: AvatarResolving {
-    public init() {}
-
-    public func resolve(_ url: String?) async -> AvatarState {
-        AvatarState(unresolvedURL: url)
-    }
-
-    public func resolveWithoutWaiting(_ url: String?) -> AvatarState? {
-        AvatarState(unresolvedURL: url)
-    }
-}
-
 extension AvatarResolver: AvatarResolving {}
