@@ -40,6 +40,9 @@ final class AvatarTestServer: Sendable {
         var requests: [String] = []
         var streamedBytes = 0
         var streamCutShort = false
+        /// Requests being answered right now, and the most there ever were.
+        var answering = 0
+        var peakAnswering = 0
     }
 
     let address: String
@@ -136,8 +139,13 @@ final class AvatarTestServer: Sendable {
     private func serve(_ connection: Int32) {
         defer { close(connection) }
         guard let path = readRequestPath(connection) else { return }
-        stats.withLock { $0.requests.append(path) }
+        stats.withLock { stats in
+            stats.requests.append(path)
+            stats.answering += 1
+            stats.peakAnswering = max(stats.peakAnswering, stats.answering)
+        }
         answer(routes(path), on: connection)
+        stats.withLock { $0.answering -= 1 }
     }
 
     /// Reads up to the end of the request head; the path of its request line.
