@@ -1,3 +1,4 @@
+import APNsHTTP2
 @testable import APNsSimulator
 import XCTest
 
@@ -123,8 +124,30 @@ final class APNsSimulatorValidationTests: XCTestCase {
         XCTAssertEqual(String(decoding: APNsSimulatorResponse(status: 400, reason: "A\"b").body, as: UTF8.self), #"{"reason":"A\"b"}"#)
     }
 
+    /// Real public keys of the wrong kind are refused, not only garbage
+    /// (throwaway keys, made for this test with openssl; never used to sign).
     func testSimulatorRefusesKeysThatAreNotP256() throws {
-        XCTAssertThrowsError(try APNsSimulator(configuration: APNsSimulatorConfiguration(
-            teamID: "TEAM123456", keys: ["K": "not a key"], topics: ["t"])))
+        let p384 = """
+            -----BEGIN PUBLIC KEY-----
+            MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAEBEA0UlXjn80+ziTagRZRZoApXvOxxjWD
+            mEVBxBijq1nlUFtBOa5BN8GnNTFK8zwKtCa/Mc0l9rWM5b1aG9w8yTHVfgWdoBdc
+            ZsrFg2I7hbQPAoOFnvcngGYWmxCo/Ion
+            -----END PUBLIC KEY-----
+            """
+        let rsa = """
+            -----BEGIN PUBLIC KEY-----
+            MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQD5L1OkveRtNseeSPNrMasDbKMR
+            pCGpXWYakKu3XRgOn/FVu1tXq0W3GyVXKXdpbKFs6xqCycB8ykyKKIvbPvRoJ4gm
+            kJmYBzCjTstRuRxWocV6CIclJdgvTlRnayJigWraSrHHy9Cuk4fOW6Brz4WrIXYA
+            KKEkPcoxZonYKWQeUwIDAQAB
+            -----END PUBLIC KEY-----
+            """
+        for key in ["not a key", p384, rsa] {
+            XCTAssertThrowsError(try APNsSimulator(configuration: APNsSimulatorConfiguration(
+                teamID: "TEAM123456", keys: ["K": key], topics: ["t"])), String(key.prefix(40)))
+        }
+        let p256 = try ES256SigningKey.generate().publicKeyPEM
+        XCTAssertNoThrow(try APNsSimulator(configuration: APNsSimulatorConfiguration(
+            teamID: "TEAM123456", keys: ["K": p256], topics: ["t"])), "a P-256 key is taken")
     }
 }
