@@ -68,7 +68,9 @@ final class FuzzRegressionTests: XCTestCase {
     }
 
     func testEveryFuzzRegressionInputKeepsEveryPropertyOrStillBreaksOnlyItsOpenOne() throws {
-        for url in try Self.files(in: "fuzz-regressions", suffix: ".bin") {
+        let inputs = try Self.files(in: "fuzz-regressions", suffix: ".bin")
+        XCTAssertGreaterThanOrEqual(inputs.count, 3, "the regression inputs were found (fixtures/fuzz-regressions)")
+        for url in inputs {
             let name = url.lastPathComponent
             let input = try Self.contents(url)
             let isOpen = name.hasPrefix("open--")
