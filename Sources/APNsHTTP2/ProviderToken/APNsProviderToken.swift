@@ -49,7 +49,9 @@ public struct APNsProviderToken: Sendable, Hashable, CustomStringConvertible {
         "APNsProviderToken(kid: \(keyID), iss: \(teamID), iat: \(issuedAt))"
     }
 
-    private static func isAppleIdentifier(_ value: String) -> Bool {
+    /// Whether `value` has the shape of an Apple key id or team id: 10
+    /// characters A-Z and 0-9.
+    public static func isAppleIdentifier(_ value: String) -> Bool {
         let bytes = value.utf8
         return bytes.count == 10 && bytes.allSatisfy { (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }
     }

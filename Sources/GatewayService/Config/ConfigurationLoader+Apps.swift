@@ -1,3 +1,4 @@
+import APNsHTTP2
 import PayloadBuilder
 
 /// Checking one app: credentials complete and usable, each error under the
@@ -34,7 +35,7 @@ extension ConfigurationLoader {
                 + "\(required.map { app.settingName("apns", $0.key) }.joined(separator: ", ")); missing: \(missing.joined(separator: ", "))")
         }
         if use == .service { _ = try read(keyFile) }
-        for field in [keyID, teamID] where !(field.value.count == 10 && field.value.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })) {
+        for field in [keyID, teamID] where !APNsProviderToken.isAppleIdentifier(field.value) {
             throw ServiceError(setting: field.setting, "10 characters A-Z and 0-9, as shown in Apple's developer account")
         }
         guard !topic.value.isEmpty, !topic.value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
