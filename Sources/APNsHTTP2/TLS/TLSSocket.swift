@@ -179,7 +179,7 @@ final class TLSSocket: @unchecked Sendable {
         while true {
             let remaining = deadline - ContinuousClock.now
             if remaining <= .zero { return false }
-            let milliseconds = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let milliseconds = min(remaining.pollMilliseconds, 60_000)
             var entry = pollfd(fd: descriptor, events: Int16(forWrite ? POLLOUT : POLLIN), revents: 0)
             let result = poll(&entry, 1, milliseconds)
             if result > 0 { return true }

@@ -65,7 +65,7 @@ extension ServerConnection {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { return }
             var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + 1)
+            let milliseconds = remaining.pollMilliseconds
             guard poll(&descriptor, 1, milliseconds) > 0 else { return }
         }
     }
@@ -88,7 +88,7 @@ extension ServerConnection {
             }
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { return false }
-            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = remaining.pollMilliseconds
             switch waitForSocket(read: true, write: outboundOffset < outbound.count, timeoutMilliseconds: milliseconds) {
             case .stop, .timeout:
                 return false
@@ -124,7 +124,7 @@ extension ServerConnection {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { return }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = remaining.pollMilliseconds
             guard poll(&descriptor, 1, milliseconds) > 0 else { return }
             let count = discard.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count <= 0 { return }  // the client closed (or the socket failed)

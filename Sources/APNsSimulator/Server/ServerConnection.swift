@@ -245,9 +245,7 @@ final class ServerConnection {
     private func pollTimeout() -> Int32 {
         guard let due = [pending.first?.due, malformedFrameDue, idleDeadline].compactMap({ $0 }).min() else { return -1 }
         let remaining = ContinuousClock.now.duration(to: due)
-        if remaining <= .zero { return 0 }
-        let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
-        return Int32(clamping: milliseconds)
+        return remaining.pollMilliseconds
     }
 
     /// Reads what the socket has, decrypts it and feeds it to nghttp2.

@@ -196,7 +196,7 @@ extension Dispatcher {
             sender.send(batch, timeout: timeout) { results in
                 inFlight.add(-Double(batch.count))
                 let elapsed = ContinuousClock.now - started
-                duration.observe(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                duration.observe(seconds: elapsed.inSeconds)
                 if let all = gathered.withLock({ $0.add(positions, results) }) { completion(all) }
             }
         }

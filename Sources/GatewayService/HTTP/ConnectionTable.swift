@@ -104,7 +104,6 @@ final class ConnectionEntry: Sendable {
     }
 
     private static func nanoseconds(_ instant: ContinuousClock.Instant, after origin: ContinuousClock.Instant) -> Int64 {
-        let elapsed = instant - origin
-        return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        (instant - origin).wholeNanoseconds
     }
 }

@@ -27,7 +27,7 @@ final class ConnectionWatch: Sendable {
 
     /// Starts the sweeping thread; it runs until `stop`.
     func start() {
-        let nanoseconds = Int(tick.components.seconds) * 1_000_000_000 + Int(tick.components.attoseconds / 1_000_000_000)
+        let nanoseconds = Int(tick.wholeNanoseconds)
         Thread.detachNewThread { [self] in
             _ = pgw_name_current_thread("pushgw-watch")
             while wake.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
