@@ -1,37 +1,19 @@
 internal import COpenSSL
 internal import COpenSSLShims
 
-/// PEM password callback that refuses: without it, OpenSSL's default
-/// callback would prompt on the terminal for an encrypted key.
-private let refusePassword: @convention(c) (
-    UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
-) -> Int32 = { _, _, _, _ in -1 }
-
 extension ES256SigningKey {
     /// Parses a PEM private key; the caller owns the returned `EVP_PKEY`.
     static func readPrivateKey(_ pem: [UInt8]) throws -> OpaquePointer {
-        OpenSSLErrors.clear()
-        if pem.isEmpty {
-            throw ES256SigningKeyError.invalidPEM(reason: "empty input")
-        }
-        if containsASCII(pem, "-----BEGIN ENCRYPTED PRIVATE KEY-----") {
-            throw ES256SigningKeyError.encryptedPEM
-        }
-        guard pem.count <= Int(Int32.max) else {
-            throw ES256SigningKeyError.invalidPEM(reason: "input too large")
-        }
-        let key: OpaquePointer? = try pem.withUnsafeBytes { bytes in
-            // A read-only memory BIO over our buffer; it must not outlive this closure.
-            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else {
-                throw ES256SigningKeyError.openSSL(call: "BIO_new_mem_buf", reason: OpenSSLErrors.drain())
+        do {
+            return try PEMPrivateKey.read(pem)
+        } catch {
+            switch error {
+            case .empty: throw ES256SigningKeyError.invalidPEM(reason: "empty input")
+            case .tooLarge: throw ES256SigningKeyError.invalidPEM(reason: "input too large")
+            case .encrypted: throw ES256SigningKeyError.encryptedPEM
+            case let .unreadable(reason): throw ES256SigningKeyError.invalidPEM(reason: reason)
             }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, refusePassword, nil)
         }
-        guard let key else {
-            throw ES256SigningKeyError.invalidPEM(reason: "PEM_read_bio_PrivateKey failed: \(OpenSSLErrors.drain())")
-        }
-        return key
     }
 
     /// Checks that `key` is EC P-256 and renders both PEM forms. Takes
@@ -89,15 +71,5 @@ extension ES256SigningKey {
             throw ES256SigningKeyError.openSSL(call: "BIO_get_mem_data", reason: OpenSSLErrors.drain())
         }
         return String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
-    }
-
-    private static func containsASCII(_ haystack: [UInt8], _ needle: String) -> Bool {
-        let pattern = Array(needle.utf8)
-        guard haystack.count >= pattern.count else { return false }
-        for start in 0...(haystack.count - pattern.count)
-        where haystack[start..<(start + pattern.count)].elementsEqual(pattern) {
-            return true
-        }
-        return false
     }
 }

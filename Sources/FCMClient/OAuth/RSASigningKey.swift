@@ -1,12 +1,6 @@
 import APNsHTTP2
 internal import COpenSSL
 
-/// PEM password callback that refuses: without it, OpenSSL's default
-/// callback would prompt on the terminal for an encrypted key.
-private let refusePassword: @convention(c) (
-    UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
-) -> Int32 = { _, _, _, _ in -1 }
-
 /// A service account's RSA private key, signing RS256 (RSASSA-PKCS1-v1_5
 /// with SHA-256, RFC 7518 §3.3) JWT assertions.
 ///
@@ -25,22 +19,15 @@ final class RSASigningKey: @unchecked Sendable {
     /// Reads an unencrypted PEM private key (PKCS#8 `PRIVATE KEY`, or
     /// `RSA PRIVATE KEY`) and checks that it is RSA of at least 2048 bits.
     init(pem: String) throws(ServiceAccountError) {
-        OpenSSLErrors.clear()
-        let bytes = Array(pem.utf8)
-        guard !bytes.isEmpty, bytes.count < Int(Int32.max) else {
-            throw .invalidPrivateKey(reason: "empty or too large")
-        }
-        if pem.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
-            throw .invalidPrivateKey(reason: "the key is encrypted")
-        }
-        let parsed: OpaquePointer? = bytes.withUnsafeBytes { raw in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, refusePassword, nil)
-        }
-        guard let parsed else {
-            // The queue names PEM routines, never key bytes.
-            throw .invalidPrivateKey(reason: OpenSSLErrors.failure("PEM_read_bio_PrivateKey"))
+        let parsed: OpaquePointer
+        do {
+            parsed = try PEMPrivateKey.read(Array(pem.utf8))
+        } catch {
+            switch error {
+            case .empty, .tooLarge: throw .invalidPrivateKey(reason: "empty or too large")
+            case .encrypted: throw .invalidPrivateKey(reason: "the key is encrypted")
+            case let .unreadable(reason): throw .invalidPrivateKey(reason: reason)
+            }
         }
         let type = EVP_PKEY_get_base_id(parsed)
         guard type == EVP_PKEY_RSA else {
