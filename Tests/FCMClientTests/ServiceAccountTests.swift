@@ -69,6 +69,15 @@ final class ServiceAccountTests: XCTestCase {
         }
     }
 
+    /// An encrypted key is refused as such, without a password prompt.
+    func testAnEncryptedKeyIsRefusedWithoutAPrompt() throws {
+        let encrypted = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"
+        XCTAssertThrowsError(try ServiceAccount(json: try accountJSON { $0["private_key"] = encrypted })) { error in
+            guard case let .invalidPrivateKey(reason)? = error as? ServiceAccountError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("encrypted"), reason)
+        }
+    }
+
     func testThePrivateKeyNeverAppearsInText() throws {
         let account = try FCMTestbedKeys.account()
         let parsed = try ServiceAccount(json: account.json(tokenURI: Self.tokenURI))
