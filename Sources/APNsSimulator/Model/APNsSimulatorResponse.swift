@@ -48,7 +48,7 @@ public struct APNsSimulatorResponse: Sendable, Equatable, CustomStringConvertibl
     /// `"timestamp"` when set.
     var body: [UInt8] {
         guard let reason else { return [] }
-        var text = #"{"reason":""# + Self.escape(reason) + #"""#
+        var text = #"{"reason":"# + JSONText.quoted(reason)
         if let timestampMilliseconds { text += #","timestamp":\#(timestampMilliseconds)"# }
         text += "}"
         return Array(text.utf8)
@@ -59,20 +59,5 @@ public struct APNsSimulatorResponse: Sendable, Equatable, CustomStringConvertibl
         if let reason { text += " \(reason)" }
         if let timestampMilliseconds { text += " @\(timestampMilliseconds)" }
         return text
-    }
-
-    private static func escape(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\u{00}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
     }
 }
