@@ -150,11 +150,11 @@ final class ProviderTokenCacheTests: XCTestCase {
     func testCredentialRejectionsAreConfigurationProblemsWithoutRetryOrMint() throws {
         let cache = try makeCache()
         let current = try cache.token(now: t0)
-        for reason: ProviderTokenRejectionReason in [.invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIdInToken] {
+        for reason: APNsReason in [.invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken] {
             let decision = cache.tokenWasRejected(current, reason: reason, now: t0 + 30 * minute)
             XCTAssertEqual(decision, .doNotRetry(.credentialsRejected(reason)))
         }
-        XCTAssertEqual(ProviderTokenRejectionReason("InvalidProviderToken"), .invalidProviderToken)
+        XCTAssertEqual(APNsReason("InvalidProviderToken"), .invalidProviderToken)
         XCTAssertEqual(cache.mintCount, 1)
     }
 
@@ -162,7 +162,7 @@ final class ProviderTokenCacheTests: XCTestCase {
         let cache = try makeCache()
         let current = try cache.token(now: t0)
         for raw in ["UnrelatedKeyIdInToken", "BadDeviceToken", "TooManyRequests", "expiredprovidertoken"] {
-            XCTAssertEqual(cache.tokenWasRejected(current, reason: ProviderTokenRejectionReason(raw), now: t0 + 30 * minute), .notATokenProblem)
+            XCTAssertEqual(cache.tokenWasRejected(current, reason: APNsReason(raw), now: t0 + 30 * minute), .notATokenProblem)
         }
         XCTAssertEqual(cache.mintCount, 1)
     }
@@ -207,7 +207,7 @@ final class ProviderTokenCacheTests: XCTestCase {
     /// the token handed out is never older than the refresh age.
     func testARandomWalkNeverMintsTwiceWithinTwentyMinutes() throws {
         var random = SplitMix64(seed: 0x5EED)
-        let reasons: [ProviderTokenRejectionReason] = [.expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .init("BadDeviceToken")]
+        let reasons: [APNsReason] = [.expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .init("BadDeviceToken")]
         for refreshMinutes: Int64 in [20, 33, 50] {
             let cache = try makeCache(refreshAge: .seconds(refreshMinutes * minute))
             var now = t0

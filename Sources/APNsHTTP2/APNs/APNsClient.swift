@@ -88,7 +88,7 @@ public final class APNsClient: Sendable {
         var retryToken: String?
         for (index, outcome) in outcomes.enumerated() {
             guard case let .success(.rejected(rejection)) = outcome, rejection.isAboutTheProviderToken else { continue }
-            switch tokens.tokenWasRejected(token, reason: ProviderTokenRejectionReason(rejection.reason.rawValue), now: now()) {
+            switch tokens.tokenWasRejected(token, reason: rejection.reason, now: now()) {
             case let .retryWithNewToken(newToken):
                 retryToken = newToken
                 retryIndices.append(index)

@@ -76,7 +76,7 @@ public final class ProviderTokenCache: ProviderTokenSource {
     }
 
     /// Applies the rejection rules listed on the type.
-    public func tokenWasRejected(_ token: String, reason: ProviderTokenRejectionReason, now: Int64) -> ProviderTokenRefreshDecision {
+    public func tokenWasRejected(_ token: String, reason: APNsReason, now: Int64) -> ProviderTokenRefreshDecision {
         state.withLock { state in
             state.rejected(token, reason: reason, now: now, mint: mint)
         }

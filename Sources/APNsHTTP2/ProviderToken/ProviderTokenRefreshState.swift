@@ -33,7 +33,7 @@ struct ProviderTokenRefreshState: Sendable {
         return try mintNow(now, mint)
     }
 
-    mutating func rejected(_ token: String, reason: ProviderTokenRejectionReason, now: Int64, mint: Mint) -> ProviderTokenRefreshDecision {
+    mutating func rejected(_ token: String, reason: APNsReason, now: Int64, mint: Mint) -> ProviderTokenRefreshDecision {
         switch reason {
         case .expiredProviderToken:
             guard let currentToken, currentToken == token else {
@@ -55,7 +55,7 @@ struct ProviderTokenRefreshState: Sendable {
             }
             // Nothing minted yet, so a first mint cannot be early.
             return Self.attempt { .retryWithCurrentToken(try self.token(now: now, mint: mint)) }
-        case .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIdInToken:
+        case .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken:
             return .doNotRetry(.credentialsRejected(reason))
         default:
             return .notATokenProblem

@@ -23,33 +23,7 @@ public protocol ProviderTokenSource: Sendable {
 
     /// APNs rejected `token` with `reason`; says whether to resend the
     /// request, and with which token. The caller retries **at most once**.
-    func tokenWasRejected(_ token: String, reason: ProviderTokenRejectionReason, now: Int64) -> ProviderTokenRefreshDecision
-}
-
-/// An APNs error `reason` string, as far as the provider token is concerned.
-///
-/// An open set (a struct, not an enum): any reason string can be wrapped,
-/// and the ones the token source acts on are static members.
-public struct ProviderTokenRejectionReason: Sendable, Hashable, CustomStringConvertible {
-    /// The `reason` value exactly as APNs sent it.
-    public let rawValue: String
-
-    public init(_ rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    public var description: String { rawValue }
-
-    /// 403: the token's `iat` is more than an hour old. Mint a new token and retry once.
-    public static let expiredProviderToken = Self("ExpiredProviderToken")
-    /// 429: tokens were updated more often than every 20 minutes. Never mint early.
-    public static let tooManyProviderTokenUpdates = Self("TooManyProviderTokenUpdates")
-    /// 403: bad signature, key ID or team ID. Configuration problem.
-    public static let invalidProviderToken = Self("InvalidProviderToken")
-    /// 403: no token in the request. Configuration problem.
-    public static let missingProviderToken = Self("MissingProviderToken")
-    /// 403: the key is not valid for this APNs environment. Configuration problem.
-    public static let badEnvironmentKeyIdInToken = Self("BadEnvironmentKeyIdInToken")
+    func tokenWasRejected(_ token: String, reason: APNsReason, now: Int64) -> ProviderTokenRefreshDecision
 }
 
 /// What to do with a request whose provider token APNs rejected
@@ -76,7 +50,7 @@ public enum ProviderTokenProblem: Sendable, Equatable, CustomStringConvertible {
     /// APNs refused the credentials themselves (`InvalidProviderToken`,
     /// `MissingProviderToken`, `BadEnvironmentKeyIdInToken`): wrong key,
     /// key ID, team ID or environment.
-    case credentialsRejected(ProviderTokenRejectionReason)
+    case credentialsRejected(APNsReason)
     /// A replacement token was needed but could not be signed.
     case signingFailed(String)
 
