@@ -109,6 +109,39 @@ final class ConfigurationLoaderTests: XCTestCase {
         expectError(["PUSHGW_MAX_CONNECTIONS_PER_ADDRESS": "many"], setting: "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS")
     }
 
+    /// Every whole-number setting: its bounds are taken and the values just
+    /// outside are refused naming it, from the environment and from the
+    /// file alike, and `--help` shows the same bounds.
+    func testEveryWholeNumberSettingHasOneRangeInTheEnvironmentTheFileAndTheHelp() throws {
+        let settings: [(environment: String, fileKey: String, range: ClosedRange<Int>)] = [
+            ("PUSHGW_DEDUP_WINDOW_SECONDS", "dedup_window_seconds", 0...86_400),
+            ("PUSHGW_DEDUP_CAPACITY", "dedup_capacity", 1...10_000_000),
+            ("PUSHGW_DEDUP_MEMORY_MB", "dedup_memory_mb", 1...65_536),
+            ("PUSHGW_REQUEST_DEADLINE_SECONDS", "request_deadline_seconds", 1...600),
+            ("PUSHGW_MAX_CONNECTIONS", "max_connections", 1...65_536),
+            ("PUSHGW_MAX_CONNECTIONS_PER_ADDRESS", "max_connections_per_address", 0...65_536),
+            ("PUSHGW_SHUTDOWN_DELAY_SECONDS", "shutdown_delay_seconds", 0...300),
+            ("PUSHGW_SHUTDOWN_DRAIN_SECONDS", "shutdown_drain_seconds", 1...600),
+        ]
+        for (environment, fileKey, range) in settings {
+            for good in [range.lowerBound, range.upperBound] {
+                XCTAssertNoThrow(try loader([environment: String(good)]).load(), "\(environment)=\(good)")
+                let file = files.merging(["/etc/n.json": Array("{\"\(fileKey)\": \(good)}".utf8)]) { $1 }
+                XCTAssertNoThrow(try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/etc/n.json"], files: file).load(), "\(fileKey)")
+            }
+            for bad in [range.lowerBound - 1, range.upperBound + 1] {
+                expectError([environment: String(bad)], setting: environment)
+                let file = files.merging(["/etc/n.json": Array("{\"\(fileKey)\": \(bad)}".utf8)]) { $1 }
+                XCTAssertThrowsError(try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/etc/n.json"], files: file).load()) { error in
+                    XCTAssertEqual((error as? ServiceError)?.setting, fileKey, "\(error)")
+                }
+            }
+            let help = SettingCatalog.helpText.components(separatedBy: "\n")
+            let line = help.firstIndex { $0.trimmingCharacters(in: .whitespaces) == environment }.map { help[$0 + 2] } ?? ""
+            XCTAssertTrue(line.hasPrefix("      \(range.lowerBound) to \(range.upperBound): "), "\(environment): \(line)")
+        }
+    }
+
     func testOneAppFromTheEnvironment() throws {
         let configuration = try loader([
             "PUSHGW_APNS_KEY_FILE": "/run/key.p8", "PUSHGW_APNS_KEY_ID": "ABC123DEFG", "PUSHGW_APNS_TEAM_ID": "DEF123GHIJ",

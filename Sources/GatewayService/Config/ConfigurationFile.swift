@@ -43,14 +43,9 @@ struct FileSettings {
             configuration.insecureNoAuth = flag
             configuration.insecureNoAuthSetting = "insecure_no_auth"
         }
-        if let seconds = try root.integer("dedup_window_seconds", 0...86_400) { configuration.dedupWindow = .seconds(seconds) }
-        if let seconds = try root.integer("request_deadline_seconds", 1...600) { configuration.requestDeadline = .seconds(seconds) }
-        if let count = try root.integer("dedup_capacity", 1...10_000_000) { configuration.dedupCapacity = count }
-        if let megabytes = try root.integer("dedup_memory_mb", 1...65_536) { configuration.dedupMemoryMegabytes = megabytes }
-        if let count = try root.integer("max_connections", 1...65_536) { configuration.maxConnections = count }
-        if let count = try root.integer("max_connections_per_address", 0...65_536) { configuration.maxConnectionsPerAddress = count }
-        if let seconds = try root.integer("shutdown_delay_seconds", 0...300) { configuration.shutdownDelay = .seconds(seconds) }
-        if let seconds = try root.integer("shutdown_drain_seconds", 1...600) { configuration.shutdownDrain = .seconds(seconds) }
+        for setting in WholeNumberSetting.all {
+            if let number = try root.integer(setting.fileKey, setting.range) { setting.apply(&configuration, number) }
+        }
         if let locale = try root.string("default_locale") {
             configuration.defaultLocale = try ConfigurationLoader.locale(locale, "default_locale")
         }

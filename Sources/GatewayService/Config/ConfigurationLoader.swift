@@ -87,29 +87,10 @@ public struct ConfigurationLoader {
             configuration.insecureNoAuth = try Self.bool(flag, "PUSHGW_INSECURE_NO_AUTH")
             configuration.insecureNoAuthSetting = "PUSHGW_INSECURE_NO_AUTH"
         }
-        if let seconds = value("PUSHGW_DEDUP_WINDOW_SECONDS") {
-            configuration.dedupWindow = .seconds(try Self.number(seconds, "PUSHGW_DEDUP_WINDOW_SECONDS", 0...86_400))
-        }
-        if let count = value("PUSHGW_DEDUP_CAPACITY") {
-            configuration.dedupCapacity = try Self.number(count, "PUSHGW_DEDUP_CAPACITY", 1...10_000_000)
-        }
-        if let megabytes = value("PUSHGW_DEDUP_MEMORY_MB") {
-            configuration.dedupMemoryMegabytes = try Self.number(megabytes, "PUSHGW_DEDUP_MEMORY_MB", 1...65_536)
-        }
-        if let seconds = value("PUSHGW_REQUEST_DEADLINE_SECONDS") {
-            configuration.requestDeadline = .seconds(try Self.number(seconds, "PUSHGW_REQUEST_DEADLINE_SECONDS", 1...600))
-        }
-        if let count = value("PUSHGW_MAX_CONNECTIONS") {
-            configuration.maxConnections = try Self.number(count, "PUSHGW_MAX_CONNECTIONS", 1...65_536)
-        }
-        if let count = value("PUSHGW_MAX_CONNECTIONS_PER_ADDRESS") {
-            configuration.maxConnectionsPerAddress = try Self.number(count, "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS", 0...65_536)
-        }
-        if let seconds = value("PUSHGW_SHUTDOWN_DELAY_SECONDS") {
-            configuration.shutdownDelay = .seconds(try Self.number(seconds, "PUSHGW_SHUTDOWN_DELAY_SECONDS", 0...300))
-        }
-        if let seconds = value("PUSHGW_SHUTDOWN_DRAIN_SECONDS") {
-            configuration.shutdownDrain = .seconds(try Self.number(seconds, "PUSHGW_SHUTDOWN_DRAIN_SECONDS", 1...600))
+        for setting in WholeNumberSetting.all {
+            if let text = value(setting.environment) {
+                setting.apply(&configuration, try Self.number(text, setting.environment, setting.range))
+            }
         }
         if let level = value("PUSHGW_LOG_LEVEL") { configuration.logLevel = try Self.logLevel(level, "PUSHGW_LOG_LEVEL") }
         if let locale = value("PUSHGW_DEFAULT_LOCALE") {

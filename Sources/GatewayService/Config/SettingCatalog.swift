@@ -27,24 +27,24 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_INSECURE_NO_AUTH", fileKey: "insecure_no_auth", defaultValue: "false",
                 help: "run without API tokens; only allowed when listening on a loopback address"),
         Setting(environment: "PUSHGW_DEDUP_WINDOW_SECONDS", fileKey: "dedup_window_seconds", defaultValue: "600",
-                help: "0 to 86400: how long an event_id is remembered, so a retried event is not sent twice (0: not remembered)"),
+                help: "how long an event_id is remembered, so a retried event is not sent twice (0: not remembered)"),
         Setting(environment: "PUSHGW_DEDUP_CAPACITY", fileKey: "dedup_capacity", defaultValue: "20000",
-                help: "1 to 10000000: most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
+                help: "most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
         Setting(environment: "PUSHGW_DEDUP_MEMORY_MB", fileKey: "dedup_memory_mb", defaultValue: "64",
-                help: "1 to 65536: most memory (MiB) the remembered events take (a 500-device event about 33 KB); beyond it the "
+                help: "most memory (MiB) the remembered events take (a 500-device event about 33 KB); beyond it the "
                     + "oldest are forgotten first"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
-                help: "1 to 600: per-request budget for provider retries"),
+                help: "per-request budget for provider retries"),
         Setting(environment: "PUSHGW_MAX_CONNECTIONS", fileKey: "max_connections", defaultValue: "1024",
-                help: "1 to 65536: client connections held at once (keep the open-files limit, ulimit -n, above it)"),
+                help: "client connections held at once (keep the open-files limit, ulimit -n, above it)"),
         Setting(environment: "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS", fileKey: "max_connections_per_address", defaultValue: "0 (no limit)",
-                help: "0 to 65536: connections one client address may hold, so one client cannot take every slot; behind a "
+                help: "connections one client address may hold, so one client cannot take every slot; behind a "
                     + "load balancer or proxy all clients share its address, so leave it 0 there (each event loop enforces its share)"),
         Setting(environment: "PUSHGW_SHUTDOWN_DELAY_SECONDS", fileKey: "shutdown_delay_seconds", defaultValue: "0",
-                help: "0 to 300: after SIGTERM, keep serving this long with /readyz answering 503 (so a load balancer stops "
+                help: "after SIGTERM, keep serving this long with /readyz answering 503 (so a load balancer stops "
                     + "routing here) before new connections are refused"),
         Setting(environment: "PUSHGW_SHUTDOWN_DRAIN_SECONDS", fileKey: "shutdown_drain_seconds", defaultValue: "10",
-                help: "1 to 600: then, how long notifications already taken may take to finish; one still waiting on a provider "
+                help: "then, how long notifications already taken may take to finish; one still waiting on a provider "
                     + "is answered 503 shutting_down"),
         Setting(environment: "PUSHGW_DEFAULT_LOCALE", fileKey: "default_locale", defaultValue: "en",
                 help: "placeholder language for recipients without a locale: en, vi or fr (a region such as vi-VN is ignored)"),
@@ -114,7 +114,7 @@ public enum SettingCatalog {
         for setting in all {
             lines.append("  \(setting.environment)")
             lines.append("      file: \(setting.fileKey)   default: \(setting.defaultValue)")
-            lines.append("      \(setting.help)")
+            lines.append("      \(WholeNumberSetting.rangeText(of: setting.environment) ?? "")\(setting.help)")
         }
         return lines.joined(separator: "\n")
     }

@@ -1,0 +1,42 @@
+/// The service-wide settings that are a whole number within a range, one
+/// row each: the environment variable and the file key read it the same
+/// way, and `pushgw --help` shows the range from here.
+struct WholeNumberSetting: Sendable {
+    let environment: String
+    let fileKey: String
+    let range: ClosedRange<Int>
+    /// Stores a value already checked against `range`.
+    let apply: @Sendable (inout GatewayConfiguration, Int) -> Void
+
+    static let all: [WholeNumberSetting] = [
+        WholeNumberSetting(environment: "PUSHGW_DEDUP_WINDOW_SECONDS", fileKey: "dedup_window_seconds", range: 0...86_400) {
+            $0.dedupWindow = .seconds($1)
+        },
+        WholeNumberSetting(environment: "PUSHGW_DEDUP_CAPACITY", fileKey: "dedup_capacity", range: 1...10_000_000) {
+            $0.dedupCapacity = $1
+        },
+        WholeNumberSetting(environment: "PUSHGW_DEDUP_MEMORY_MB", fileKey: "dedup_memory_mb", range: 1...65_536) {
+            $0.dedupMemoryMegabytes = $1
+        },
+        WholeNumberSetting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", range: 1...600) {
+            $0.requestDeadline = .seconds($1)
+        },
+        WholeNumberSetting(environment: "PUSHGW_MAX_CONNECTIONS", fileKey: "max_connections", range: 1...65_536) {
+            $0.maxConnections = $1
+        },
+        WholeNumberSetting(environment: "PUSHGW_MAX_CONNECTIONS_PER_ADDRESS", fileKey: "max_connections_per_address", range: 0...65_536) {
+            $0.maxConnectionsPerAddress = $1
+        },
+        WholeNumberSetting(environment: "PUSHGW_SHUTDOWN_DELAY_SECONDS", fileKey: "shutdown_delay_seconds", range: 0...300) {
+            $0.shutdownDelay = .seconds($1)
+        },
+        WholeNumberSetting(environment: "PUSHGW_SHUTDOWN_DRAIN_SECONDS", fileKey: "shutdown_drain_seconds", range: 1...600) {
+            $0.shutdownDrain = .seconds($1)
+        },
+    ]
+
+    /// "`low` to `high`: ", the start of the setting's `--help` line.
+    static func rangeText(of environment: String) -> String? {
+        all.first { $0.environment == environment }.map { "\($0.range.lowerBound) to \($0.range.upperBound): " }
+    }
+}
