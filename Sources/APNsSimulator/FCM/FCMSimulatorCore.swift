@@ -18,7 +18,7 @@ final class FCMSimulatorCore: HTTP2Service {
 
     private struct ControlState {
         var faults = APNsSimulatorFaults.none
-        var scripts: [String: FCMTokenScript] = [:]
+        var scripts: [String: TokenScript<FCMSimulatorResponse>] = [:]
         /// Issued access token → expiry (epoch seconds).
         var accessTokens: [String: Double] = [:]
         var accessTokenLifetime: Int
@@ -87,7 +87,7 @@ final class FCMSimulatorCore: HTTP2Service {
     var tokenURI: String { "https://127.0.0.1:\(port)\(Self.tokenPath)" }
 
     func script(token: String, responses: [FCMSimulatorResponse], thereafter: FCMSimulatorResponse?) {
-        control.withLock { $0.scripts[token] = FCMTokenScript(queue: responses, thereafter: thereafter) }
+        control.withLock { $0.scripts[token] = TokenScript(queue: responses, thereafter: thereafter) }
     }
 
     func clearScript(token: String?) {

@@ -20,7 +20,7 @@ final class SimulatorCore: HTTP2Service {
 
     private struct ControlState {
         var faults = APNsSimulatorFaults.none
-        var scripts: [String: TokenScript] = [:]
+        var scripts: [String: TokenScript<APNsSimulatorResponse>] = [:]
         var registeredDevices: [String: String]
         var maxConcurrentStreams: Int
         var statistics = APNsSimulatorStatistics()
