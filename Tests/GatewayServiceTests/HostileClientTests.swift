@@ -57,15 +57,7 @@ final class HostileClientTests: XCTestCase {
         var limits = HTTPServerLimits()
         limits.maximumConnections = 100
         let testbed = try ServiceTestbed(limits: limits)
-        var flood: [RawConnection] = []
-        for _ in 0..<500 {
-            flood.append(try RawConnection(port: testbed.server.port))
-        }
-        var peak = 0
-        for _ in 0..<20 {
-            peak = max(peak, testbed.server.openConnections)
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        var (flood, peak) = try await flood(testbed, connections: 500, watchedFor: 20)
         XCTAssertGreaterThan(peak, 50, "the flood reached the server")
         XCTAssertLessThanOrEqual(peak, 100, "the connection limit holds")
         for connection in flood { connection.close() }
@@ -82,15 +74,7 @@ final class HostileClientTests: XCTestCase {
         limits.maximumConnections = 100
         limits.maximumConnectionsPerAddress = 8
         let testbed = try ServiceTestbed(limits: limits)
-        var flood: [RawConnection] = []
-        for _ in 0..<60 {
-            flood.append(try RawConnection(port: testbed.server.port))
-        }
-        var peak = 0
-        for _ in 0..<10 {
-            peak = max(peak, testbed.server.openConnections)
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        var (flood, peak) = try await flood(testbed, connections: 60, watchedFor: 10)
         XCTAssertGreaterThanOrEqual(peak, 4, "the flood reached the server")
         XCTAssertLessThanOrEqual(peak, 8, "one address holds at most its limit")
         let other = try RawConnection(port: testbed.server.port, source: "127.0.0.2")
@@ -99,6 +83,21 @@ final class HostileClientTests: XCTestCase {
         for connection in flood { connection.close() }
         flood = []
         try await assertServed(testbed, "after the flood")
+    }
+
+    /// Opens `connections` idle connections from 127.0.0.1 and returns them
+    /// with the most the server held at once, sampled `watchedFor` times 50 ms apart.
+    private func flood(_ testbed: ServiceTestbed, connections: Int, watchedFor samples: Int) async throws -> ([RawConnection], Int) {
+        var flood: [RawConnection] = []
+        for _ in 0..<connections {
+            flood.append(try RawConnection(port: testbed.server.port))
+        }
+        var peak = 0
+        for _ in 0..<samples {
+            peak = max(peak, testbed.server.openConnections)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return (flood, peak)
     }
 
     /// Garbage, alone or after a valid request on the same connection: 400
