@@ -52,6 +52,32 @@ final class ConfigurationFileFormatTests: XCTestCase {
         XCTAssertEqual(fromLoader.selfSenderIDs, pure.selfSenderIDs)
     }
 
+    /// `pushgw render --config CASE.config.json --now 1767225600 CASE.event.json`
+    /// reproduces every golden case: the loader (offline, as the command
+    /// reads it) and the golden test's pure reader give the same answer, byte
+    /// for byte. The fixtures' files hold no credentials, which an offline
+    /// render does not need (it refused four of them before).
+    func testRenderWithTheServicesLoaderReproducesEveryGoldenCase() throws {
+        let directory = GoldenFixtures.directory
+        let configs = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".config.json") }.sorted()
+        XCTAssertGreaterThanOrEqual(configs.count, 4)
+        for name in configs {
+            let caseName = String(name.dropLast(".config.json".count))
+            let configPath = directory.appendingPathComponent(name).path
+            let configuration = try ConfigurationLoader(environment: [:]).load(configFile: configPath, use: .offlineRender)
+            let fromLoader = try configuration.renderConfig()
+            let pure = try RenderConfig(json: Array(try Data(contentsOf: URL(fileURLWithPath: configPath))))
+            let body = Array(try Data(contentsOf: directory.appendingPathComponent("\(caseName).event.json")))
+            func answer(_ config: RenderConfig) throws -> [UInt8] {
+                let (event, app) = try EventDecoder(config: config).decode(body)
+                let rendered = try EventRenderer(config: config)
+                    .render(event, app: app, avatar: AvatarState(unresolvedURL: event.sender.avatarURL), now: 1_767_225_600)
+                return RenderReport.json(rendered, pretty: true)
+            }
+            XCTAssertEqual(try answer(fromLoader), try answer(pure), caseName)
+        }
+    }
+
     func testThePureReaderAcceptsEveryKeyOfTheServicesFile() throws {
         let file = """
             {"listen": "127.0.0.1:8080", "bearer_tokens_file": "t", "metrics_token_file": "m", "insecure_no_auth": false,

@@ -25,17 +25,17 @@ extension ConfigurationLoader {
     }
 
     private func apnsSettings(_ draft: AppDraft.APNs, of app: AppDraft, use: Use) throws(ServiceError) -> GatewayConfiguration.APNsSettings {
-        let required: [(key: String, value: Sourced?)] = [
-            ("key_file", draft.keyFile), ("key_id", draft.keyID), ("team_id", draft.teamID), ("topic", draft.topic),
-        ]
+        // An offline render signs nothing: the topic is all it needs.
+        let credentials: [(key: String, value: Sourced?)] = [("key_file", draft.keyFile), ("key_id", draft.keyID), ("team_id", draft.teamID)]
+        let required = (use == .service ? credentials : []) + [("topic", draft.topic)]
         let missing = required.filter { $0.value == nil }.map { app.settingName("apns", $0.key) }
-        guard missing.isEmpty, let keyFile = draft.keyFile, let keyID = draft.keyID, let teamID = draft.teamID,
-              let topic = draft.topic else {
-            throw ServiceError(setting: missing[0], "required for APNs, with the other three of "
+        guard missing.isEmpty, let topic = draft.topic else {
+            let what = use == .service ? "required for APNs, with the other three of " : "required to render for APNs: "
+            throw ServiceError(setting: missing[0], what
                 + "\(required.map { app.settingName("apns", $0.key) }.joined(separator: ", ")); missing: \(missing.joined(separator: ", "))")
         }
-        if use == .service { _ = try read(keyFile) }
-        for field in [keyID, teamID] where !APNsProviderToken.isAppleIdentifier(field.value) {
+        if use == .service, let keyFile = draft.keyFile { _ = try read(keyFile) }
+        for field in [draft.keyID, draft.teamID].compactMap({ $0 }) where !APNsProviderToken.isAppleIdentifier(field.value) {
             throw ServiceError(setting: field.setting, "10 characters A-Z and 0-9, as shown in Apple's developer account")
         }
         guard !topic.value.isEmpty, !topic.value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
@@ -53,13 +53,15 @@ extension ConfigurationLoader {
         }
         if let baseURL = draft.baseURL { origin = try Self.origin(baseURL.value, baseURL.setting) }
         if let caFile = draft.caFile { try checkCAFile(caFile, use: use) }
-        var settings = GatewayConfiguration.APNsSettings(keyFile: keyFile.value, keyID: keyID.value, teamID: teamID.value,
+        // Offline, absent credentials stay empty: that configuration never sends.
+        var settings = GatewayConfiguration.APNsSettings(keyFile: draft.keyFile?.value ?? "", keyID: draft.keyID?.value ?? "",
+                                                         teamID: draft.teamID?.value ?? "",
                                                          topic: topic.value, baseURL: origin, caFile: draft.caFile?.value)
         if let connections = draft.connections { settings.connections = try Self.number(connections.value, connections.setting, 1...64) }
         if let minutes = draft.tokenRefreshMinutes {
             settings.tokenRefreshAge = .seconds(60 * (try Self.number(minutes.value, minutes.setting, 20...50)))
         }
-        settings.keyFileSetting = keyFile.setting
+        settings.keyFileSetting = draft.keyFile?.setting
         settings.baseURLSetting = draft.baseURL?.setting ?? draft.environment?.setting
         settings.caFileSetting = draft.caFile?.setting
         settings.tokenRefreshSetting = draft.tokenRefreshMinutes?.setting
@@ -67,15 +69,19 @@ extension ConfigurationLoader {
     }
 
     private func fcmSettings(_ draft: AppDraft.FCM, of app: AppDraft, use: Use) throws(ServiceError) -> GatewayConfiguration.FCMSettings {
-        guard let file = draft.serviceAccountFile else {
-            throw ServiceError(setting: app.settingName("fcm", "service_account_file"), "required for FCM: the Firebase service-account JSON file")
+        // An offline render needs only the project id, given or read from the file.
+        let file = draft.serviceAccountFile
+        guard file != nil || (use == .offlineRender && draft.projectID != nil) else {
+            let what = use == .service ? "required for FCM: the Firebase service-account JSON file"
+                : "required to render for FCM, unless \(app.settingName("fcm", "project_id")) is given"
+            throw ServiceError(setting: app.settingName("fcm", "service_account_file"), what)
         }
         var project = draft.projectID.map(\.value)
         if let given = draft.projectID,
            given.value.isEmpty || !given.value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) {
             throw ServiceError(setting: given.setting, "the Firebase project id, without spaces or /")
         }
-        if use == .service || project == nil {
+        if let file, use == .service || project == nil {
             let bytes: [UInt8]
             do {
                 bytes = try read(file)
@@ -90,15 +96,15 @@ extension ConfigurationLoader {
             if project == nil, case let .string(found)? = document["project_id"] { project = found }
         }
         guard let project, !project.isEmpty else {
-            throw ServiceError(setting: file.setting, "the service-account JSON has no project_id")
+            throw ServiceError(setting: file?.setting ?? app.settingName("fcm", "project_id"), "the service-account JSON has no project_id")
         }
         var origin = FCMTarget.production
         if let baseURL = draft.baseURL { origin = try Self.origin(baseURL.value, baseURL.setting) }
         if let caFile = draft.caFile { try checkCAFile(caFile, use: use) }
-        var settings = GatewayConfiguration.FCMSettings(serviceAccountFile: file.value, projectID: project, baseURL: origin,
+        var settings = GatewayConfiguration.FCMSettings(serviceAccountFile: file?.value ?? "", projectID: project, baseURL: origin,
                                                         caFile: draft.caFile?.value)
         if let connections = draft.connections { settings.connections = try Self.number(connections.value, connections.setting, 1...64) }
-        settings.serviceAccountFileSetting = file.setting
+        settings.serviceAccountFileSetting = file?.setting
         settings.baseURLSetting = draft.baseURL?.setting
         settings.caFileSetting = draft.caFile?.setting
         return settings
