@@ -239,6 +239,21 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertFalse(text.contains(ServiceTestbed.token(1)), "never a token in a label")
     }
 
+    /// A configured provider's counters are there at 0 before anything
+    /// happens, so a rate or an alert on them has a series from the start
+    /// (the rejected-token counter had none until the first rejection).
+    func testEachProvidersCountersStartAtZero() async throws {
+        let testbed = try ServiceTestbed()
+        let answer = try await testbed.call("GET", "/metrics", bearer: nil)
+        let text = String(decoding: answer.body, as: UTF8.self)
+        XCTAssertTrue(text.contains(#"pushgw_rejected_tokens_total{provider="apns"} 0"#), text)
+        XCTAssertTrue(text.contains(#"pushgw_provider_retries_total{provider="apns"} 0"#), text)
+        testbed.simulator.always(token: ServiceTestbed.token(9), .unregistered(timestampMilliseconds: 1))
+        _ = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "gone-1", tokens: [ServiceTestbed.token(9)]))
+        let after = String(decoding: try await testbed.call("GET", "/metrics", bearer: nil).body, as: UTF8.self)
+        XCTAssertTrue(after.contains(#"pushgw_rejected_tokens_total{provider="apns"} 1"#), after)
+    }
+
     func testReadyUntilAProviderRefusesOurConfigurationAndReadyAgainOnceItAccepts() async throws {
         let testbed = try ServiceTestbed()
         let ready = try await testbed.call("GET", "/readyz", bearer: nil)

@@ -44,7 +44,7 @@ extension Dispatcher {
                                                          status: .sent, providerID: providerID)
             case let .rejected(_, reason, .dropToken(since)):
                 health.worked(app: app.name, provider: provider)
-                metrics.registry.increment(GatewayMetrics.rejectedTokens, [provider])
+                series.provider(provider).rejectedTokens.add(1)
                 final[recipientIndex] = RecipientResult(platform: platform, token: token,
                                                          status: .invalidToken, reason: reason, invalidSince: since)
             case let .rejected(_, reason, .final):
@@ -103,7 +103,7 @@ extension Dispatcher {
                 let sending = Array(sendable.prefix(granted))
                 if !sending.isEmpty {
                     let requests = sending.map(\.retry.request)
-                    for request in requests { metrics.registry.increment(GatewayMetrics.retries, [request.platform.rawValue]) }
+                    for request in requests { series.provider(request.platform.rawValue).retries.add(1) }
                     out += 1
                     group.addTask { .answered(sending, await self.sendOnce(requests, app: app, deadline: deadline)) }
                 }
@@ -191,7 +191,8 @@ extension Dispatcher {
             }
             let batch = positions.map { requests[$0] }
             let started = ContinuousClock.now
-            let (inFlight, duration) = series.provider(sender.provider)
+            let providerSeries = series.provider(sender.provider)
+            let (inFlight, duration) = (providerSeries.inFlight, providerSeries.duration)
             inFlight.add(Double(batch.count))
             sender.send(batch, timeout: timeout) { results in
                 inFlight.add(-Double(batch.count))

@@ -12,7 +12,24 @@ struct DispatcherSeries: Sendable {
     private let outcomes: [MetricSeries]
     /// By `Platform.allCases` position, then `RecipientResult.Status.allCases` position.
     private let results: [[MetricSeries]]
-    private let providers: [String: (inFlight: MetricSeries, duration: MetricSeries)]
+    private let providers: [String: ProviderSeries]
+
+    /// One provider's series, made when the dispatcher starts: its counters
+    /// are exposed at 0 before the first event, so a rate or an alert on
+    /// them sees a series from the start.
+    struct ProviderSeries: Sendable {
+        let inFlight: MetricSeries
+        let duration: MetricSeries
+        let rejectedTokens: MetricSeries
+        let retries: MetricSeries
+
+        init(_ registry: MetricsRegistry, _ name: String) {
+            inFlight = registry.series(GatewayMetrics.providerInFlight, [name])
+            duration = registry.series(GatewayMetrics.providerDuration, [name])
+            rejectedTokens = registry.series(GatewayMetrics.rejectedTokens, [name])
+            retries = registry.series(GatewayMetrics.retries, [name])
+        }
+    }
 
     init(_ registry: MetricsRegistry, providers names: [String]) {
         self.registry = registry
@@ -22,11 +39,8 @@ struct DispatcherSeries: Sendable {
                 registry.series(GatewayMetrics.notifications, [platform.rawValue, status.rawValue])
             }
         }
-        var providers: [String: (MetricSeries, MetricSeries)] = [:]
-        for name in names {
-            providers[name] = (registry.series(GatewayMetrics.providerInFlight, [name]),
-                               registry.series(GatewayMetrics.providerDuration, [name]))
-        }
+        var providers: [String: ProviderSeries] = [:]
+        for name in names { providers[name] = ProviderSeries(registry, name) }
         self.providers = providers
     }
 
@@ -37,7 +51,7 @@ struct DispatcherSeries: Sendable {
         results[Platform.allCases.firstIndex(of: platform)!][RecipientResult.Status.allCases.firstIndex(of: status)!]
     }
 
-    func provider(_ name: String) -> (inFlight: MetricSeries, duration: MetricSeries) {
-        providers[name] ?? (registry.series(GatewayMetrics.providerInFlight, [name]), registry.series(GatewayMetrics.providerDuration, [name]))
+    func provider(_ name: String) -> ProviderSeries {
+        providers[name] ?? ProviderSeries(registry, name)
     }
 }
