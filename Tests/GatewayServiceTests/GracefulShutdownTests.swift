@@ -76,8 +76,9 @@ final class GracefulShutdownTests: XCTestCase {
     }
 
     /// The shutdown delay: `/readyz` turns 503 at once while a new
-    /// connection is still taken and a notification on it delivered; once
-    /// the delay is over, new connections are refused.
+    /// connection is still taken and a notification on it delivered, and
+    /// answers close their connections; once the delay is over, new
+    /// connections are refused.
     func testDuringTheShutdownDelayReadinessFailsAndNotificationsAreStillDelivered() async throws {
         let providers = try DemoProviders()
         defer { providers.stop() }
@@ -92,6 +93,10 @@ final class GracefulShutdownTests: XCTestCase {
         }
         XCTAssertEqual(ready.status, 503, "readiness fails as the shutdown starts")
         XCTAssertTrue(String(decoding: ready.body, as: UTF8.self).contains("shutting down"))
+        let kept = try RawConnection(port: gateway.server.port)
+        XCTAssertTrue(kept.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        guard case let .response(200, headers, _) = kept.readReply() else { return XCTFail("healthz during the delay") }
+        XCTAssertEqual(headers["connection"]?.lowercased(), "close", "kept-alive clients are moved to new connections")
         let event = ServiceTestbed.event(id: "delay:1", tokens: [ServiceTestbed.token(3)])
         let answer = try await ServiceTestbed.call(base, "POST", "/v1/notify", body: event, bearer: ServiceTestbed.bearer)
         XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))

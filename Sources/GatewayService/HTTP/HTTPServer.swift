@@ -184,7 +184,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// takes its next request elsewhere instead of finding the connection
     /// closed under it by the stop).
     public func quiesce() {
-        closing.store(true, ordering: .sequentiallyConsistent)
+        closeConnectionsAfterAnswers()
         let (daemons, loops) = state.withLock { ($0.daemons, $0.loops) }
         for (daemon, loop) in zip(daemons, loops) {
             loop.perform {
@@ -192,6 +192,13 @@ public final class HTTPServer: @unchecked Sendable {
                 if listener >= 0 { close(listener) }
             }
         }
+    }
+
+    /// From now on every answer carries `Connection: close`: clients let go
+    /// of their kept-alive connections and open new ones, which a load
+    /// balancer that has stopped routing here sends elsewhere.
+    public func closeConnectionsAfterAnswers() {
+        closing.store(true, ordering: .sequentiallyConsistent)
     }
 
     /// Stops listening and closes every connection. A request still

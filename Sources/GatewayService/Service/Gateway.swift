@@ -185,7 +185,9 @@ public final class Gateway: Sendable {
 
     /// Graceful stop. First, for `delay`, everything is served as before
     /// except `/readyz`, which answers 503 so that load balancers stop
-    /// routing here while the listener is still open. Then no new
+    /// routing here while the listener is still open, and every answer
+    /// carries `Connection: close`, so clients' kept-alive connections move
+    /// to new ones, which the balancer routes elsewhere. Then no new
     /// connections and no new notifications (one that arrives on an open
     /// connection is answered 503 `shutting_down`, nothing sent); every
     /// answer from then on closes its connection; the notifications already
@@ -193,7 +195,10 @@ public final class Gateway: Sendable {
     /// finish; then everything closes.
     public func shutdown(delay: Duration = .zero, drain: Duration = .seconds(10)) async {
         gate.announceShutdown()
-        if delay > .zero { try? await Task.sleep(for: delay) }
+        if delay > .zero {
+            server.closeConnectionsAfterAnswers()
+            try? await Task.sleep(for: delay)
+        }
         gate.close()
         server.quiesce()
         let deadline = ContinuousClock.now + drain
