@@ -80,8 +80,12 @@ func readTextFile(_ path: String) throws(ToolError) -> String {
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
         let count = fread(&chunk, 1, chunk.count, file)
-        if count == 0 { break }
         bytes.append(contentsOf: chunk[0..<count])
+        if count < chunk.count {
+            // A short read is the end of the file or an error: an error must not pass for a shorter file.
+            guard ferror(file) == 0 else { throw ToolError("cannot read \(path): \(String(cString: strerror(errno)))") }
+            break
+        }
     }
     return String(decoding: bytes, as: UTF8.self)
 }

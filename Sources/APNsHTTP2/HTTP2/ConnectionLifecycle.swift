@@ -5,6 +5,7 @@
 /// connecting → ready → draining (GOAWAY or shutdown: no new streams, the
 /// open ones finish) → closed; any failure → closed.
 public struct ConnectionLifecycle: Sendable, Equatable {
+    /// Where the connection is in its life (the stages above).
     public enum State: Sendable, Equatable {
         case connecting
         case ready

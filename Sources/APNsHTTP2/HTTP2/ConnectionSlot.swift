@@ -10,6 +10,7 @@
 /// off: replacing it at once would open connections as fast as the server
 /// can close them.
 public struct ConnectionSlot<Connection>: Sendable where Connection: Sendable {
+    /// What the slot holds: nothing, a live connection, or a wait before reconnecting.
     public enum State: Sendable {
         case empty
         case active(Connection)

@@ -2,6 +2,7 @@ public import PayloadBuilder
 
 /// The final result for one recipient of an event, as `/v1/notify` reports it.
 public struct RecipientResult: Sendable, Equatable {
+    /// API.md's per-device `status`, with its wire spelling.
     public enum Status: String, Sendable, CaseIterable {
         case sent
         case invalidToken = "invalid_token"

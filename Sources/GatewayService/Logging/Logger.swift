@@ -5,6 +5,7 @@ import PayloadBuilder
 /// `level`, `msg` and fields. Device tokens go through `redact(token:)`;
 /// secrets are never passed to the logger at all.
 public struct Logger: Sendable {
+    /// How important a line is; lines below the logger's minimum are not written.
     public enum Level: String, Sendable, Comparable {
         case debug, info, warning, error
 

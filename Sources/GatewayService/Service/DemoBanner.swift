@@ -16,6 +16,7 @@ public struct DemoBanner: Sendable {
     /// Where `/metrics`'s own token is configured, when it has one.
     public var metricsTokenSetting: String?
 
+    /// How the API is protected, which decides what the banner's commands carry.
     public enum Auth: Sendable, Equatable {
         /// The demo made this token up: print it.
         case generated(String)
@@ -25,6 +26,7 @@ public struct DemoBanner: Sendable {
         case none
     }
 
+    /// Where the seed event the banner's commands send was found, if anywhere.
     public enum SeedEvent: Sendable, Equatable {
         /// The fixture was found at this absolute path.
         case found(String)
