@@ -580,7 +580,7 @@ public final class HTTP2Connection: @unchecked Sendable {
                     let before = inFlight.count
                     submitWaiting()
                     refilled += max(0, inFlight.count - before)
-                    if writeFailure == nil, refilled > 0, refilled >= min(Self.refillsPerWrite, max(1, streamLimit(session) / 4)) {
+                    if writeFailure == nil, refilled >= min(Self.refillsPerWrite, max(1, streamLimit(session) / 4)) {
                         refilled = 0
                         do throws(TransportError) { try flushOutput() } catch { writeFailure = error }
                     }

@@ -191,13 +191,11 @@ extension Dispatcher {
             }
             let batch = positions.map { requests[$0] }
             let started = ContinuousClock.now
-            let providerSeries = series.provider(sender.provider)
-            let (inFlight, duration) = (providerSeries.inFlight, providerSeries.duration)
-            inFlight.add(Double(batch.count))
+            let provider = series.provider(sender.provider)
+            provider.inFlight.add(Double(batch.count))
             sender.send(batch, timeout: timeout) { results in
-                inFlight.add(-Double(batch.count))
-                let elapsed = ContinuousClock.now - started
-                duration.observe(seconds: elapsed.inSeconds)
+                provider.inFlight.add(-Double(batch.count))
+                provider.duration.observe(seconds: (ContinuousClock.now - started).inSeconds)
                 if let all = gathered.withLock({ $0.add(positions, results) }) { completion(all) }
             }
         }
