@@ -43,14 +43,14 @@ let package = Package(
         // messages:send client on the HTTP/2 connection layer.
         .target(
             name: "FCMClient",
-            dependencies: ["APNsHTTP2", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CCurl", "Curl"],
+            dependencies: ["APNsHTTP2", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "Curl"],
             swiftSettings: swiftSettings
         ),
         // The service: HTTP ingest (libmicrohttpd), configuration, dispatcher,
         // avatar resolver, metrics. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "CCurl", "Curl", "CMicroHTTPD",
+            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "Curl", "CMicroHTTPD",
                            "CThreadShims"],
             swiftSettings: swiftSettings
         ),
@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlTests",
-            dependencies: ["Curl", "CCurl"],
+            dependencies: ["Curl"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,23 +1,23 @@
-package import CCurl
+internal import CCurl
 internal import CCurlShims
 
 /// Owns one libcurl easy handle (with its request header list and error
-/// buffer) and frees them in `deinit`: the one Swift wrapper of libcurl's
-/// easy interface, shared by the OAuth token exchange (FCMClient) and the
-/// avatar download (GatewayService).
+/// buffer) and frees them in `deinit`: the one Swift wrapper of libcurl,
+/// shared by the OAuth token exchange (FCMClient) and the avatar download
+/// (GatewayService). Callers see Swift types only: `CurlOptions` for the
+/// handle, `CurlRequest` per exchange, `CurlResponse` or a `CurlFailure`.
 ///
-/// Options go through the typed setters (`curl_easy_setopt` is variadic, so
-/// each calls a non-variadic shim from `CCurlShims`); every failure is a
-/// `CurlFailure` naming the option or call.
+/// One handle may perform several exchanges in turn (the avatar's redirect
+/// hops), reusing its connection to the same origin.
 ///
-/// Thread-confined: created, configured, performed and released on one
-/// thread. The easy interface blocks, so that thread is never one of
-/// Swift's cooperative pool.
+/// Thread-confined: created, performed and released on one thread. The easy
+/// interface blocks, so that thread is never one of Swift's cooperative pool.
 package final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// CURLOPT_ERRORBUFFER: libcurl writes a detailed message here.
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let options: CurlOptions
 
     /// `curl_global_init`, run once per process before the first handle
     /// (never cleaned up: handles may exist until the process ends). An
@@ -26,25 +26,27 @@ package final class CurlEasy {
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
     /// Runs `curl_global_init` if nothing has yet: for code that calls
-    /// libcurl functions other than through a handle (the URL API) first.
-    package static func initializeGlobally() throws(CurlFailure) {
+    /// libcurl other than through a handle (the URL API) first.
+    static func initializeGlobally() throws(CurlFailure) {
         let initialized = globalInit
         guard initialized == CURLE_OK else {
-            throw CurlFailure(call: "curl_global_init", code: initialized, beforeSending: true)
+            throw CurlFailure(call: "curl_global_init", code: initialized, kind: .setup, beforeSending: true)
         }
     }
 
-    /// A fresh handle, with its error buffer attached.
-    package init() throws(CurlFailure) {
+    /// A fresh handle with `options` applied; a failure names the option libcurl refused.
+    package init(options: CurlOptions) throws(CurlFailure) {
         try Self.initializeGlobally()
         guard let handle = curl_easy_init() else {
-            throw CurlFailure(call: "curl_easy_init", message: "out of memory", beforeSending: true)
+            throw CurlFailure(call: "curl_easy_init", message: "out of memory", kind: .setup, beforeSending: true)
         }
         self.handle = handle
+        self.options = options
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         // Set first, so that every later failure can be described.
         _ = pgw_curl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        try apply(options)
     }
 
     deinit {
@@ -53,102 +55,35 @@ package final class CurlEasy {
         errorBuffer.deallocate()
     }
 
-    /// A numeric or boolean option (`long`).
-    package func set(_ option: CURLoption, _ value: Int, name: String) throws(CurlFailure) {
-        try check(pgw_curl_setopt_long(handle, option, value), name)
-    }
-
-    /// A string option (libcurl copies it).
-    package func set(_ option: CURLoption, _ value: String, name: String) throws(CurlFailure) {
-        try check(pgw_curl_setopt_str(handle, option, value), name)
-    }
-
-    /// A `curl_off_t` option (the `*_LARGE` ones).
-    package func set(_ option: CURLoption, large value: Int, name: String) throws(CurlFailure) {
-        try check(pgw_curl_setopt_off_t(handle, option, curl_off_t(value)), name)
-    }
-
-    /// A pointer option (callback user data, a `CURLU` handle), or nil to clear it.
-    package func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?, name: String) throws(CurlFailure) {
-        try check(pgw_curl_setopt_ptr(handle, option, value), name)
-    }
-
-    /// A write or header callback (`CURLOPT_WRITEFUNCTION`, `CURLOPT_HEADERFUNCTION`).
-    package func set(
-        _ option: CURLoption,
-        callback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int,
-        name: String
-    ) throws(CurlFailure) {
-        try check(pgw_curl_setopt_write_callback(handle, option, callback), name)
-    }
-
-    /// The `CURLOPT_OPENSOCKETFUNCTION` callback, which runs after DNS for
-    /// every address libcurl is about to connect to.
-    package func setOpenSocketFunction(
-        _ callback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t
-    ) throws(CurlFailure) {
-        try check(pgw_curl_setopt_opensocket_callback(handle, CURLOPT_OPENSOCKETFUNCTION, callback), "CURLOPT_OPENSOCKETFUNCTION")
-    }
-
-    /// The request body: its size first, then a copy of the bytes
-    /// (CURLOPT_COPYPOSTFIELDS, because CURLOPT_POSTFIELDS is not copied).
-    package func setBody(_ body: [UInt8]) throws(CurlFailure) {
-        try set(CURLOPT_POSTFIELDSIZE_LARGE, large: body.count, name: "CURLOPT_POSTFIELDSIZE_LARGE")
-        let code = body.withUnsafeBufferPointer { buffer in
-            pgw_curl_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
-        }
-        try check(code, "CURLOPT_COPYPOSTFIELDS")
-    }
-
-    /// Replaces the request header lines (`Name: value`); the list lives as long as the handle.
-    package func setHeaders(_ lines: [String]) throws(CurlFailure) {
-        var list: UnsafeMutablePointer<curl_slist>?
-        for line in lines {
-            guard let appended = curl_slist_append(list, line) else {
-                if let list { curl_slist_free_all(list) }
-                throw CurlFailure(call: "curl_slist_append", message: "out of memory", beforeSending: true)
-            }
-            list = appended
-        }
-        do {
-            try check(pgw_curl_setopt_ptr(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)), "CURLOPT_HTTPHEADER")
-        } catch {
-            if let list { curl_slist_free_all(list) }
-            throw error
-        }
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = list
-    }
-
-    /// Runs the transfer on this thread and blocks until it ends. A failure
-    /// carries its `CURLcode`; `beforeSending` is true only when the request
-    /// certainly never reached a server (no connection was made).
-    package func perform() throws(CurlFailure) {
+    /// Runs one exchange on this thread and blocks until it ends. A failure
+    /// says what went wrong as a `CurlFailure.Kind`; its `beforeSending` is
+    /// true only when the request certainly never reached a server.
+    package func perform(_ request: CurlRequest) throws(CurlFailure) -> CurlResponse {
+        let context = CurlTransferContext(request: request, limit: max(options.maximumBodyBytes, 0),
+                                          keptHeaders: options.keptHeaders, currentStatus: { [unowned self] in responseCode })
+        try prepare(request, context: Unmanaged.passUnretained(context).toOpaque())
         errorBuffer[0] = 0
-        let code = curl_easy_perform(handle)
+        let code = withExtendedLifetime((request, context)) { curl_easy_perform(handle) }
+        // Nothing may point at the context or the parsed URL once this returns.
+        try clearPointers(request)
+        let status = responseCode
         guard code == CURLE_OK else {
-            throw CurlFailure(call: "curl_easy_perform", code: code, detail: String(cString: errorBuffer),
-                              beforeSending: code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST)
+            let sent = !(code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST)
+            if let refused = context.refusedStatus {
+                throw CurlFailure(call: "curl_easy_perform", message: "the answer's status \(refused) was refused",
+                                  kind: .statusRefused(refused), status: status, beforeSending: false)
+            }
+            if context.exceededLimit {
+                throw CurlFailure(call: "curl_easy_perform",
+                                  message: "the response is larger than \(options.maximumBodyBytes) bytes",
+                                  kind: .bodyTooLarge, status: status, beforeSending: false)
+            }
+            let kind: CurlFailure.Kind? = code == CURLE_COULDNT_CONNECT && context.refusedAddress ? .addressRefused : nil
+            throw CurlFailure(call: "curl_easy_perform", code: code, detail: String(cString: errorBuffer), kind: kind,
+                              status: status, beforeSending: !sent)
         }
-    }
-
-    /// `CURLINFO_RESPONSE_CODE`: the last status received, 0 before any.
-    package var responseCode: Int {
-        var code = 0
-        return pgw_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK ? code : 0
-    }
-
-    /// `CURLINFO_HTTP_VERSION` after `perform`: `CURL_HTTP_VERSION_2_0` for HTTP/2.
-    package var httpVersion: Int {
-        var version = 0
-        return pgw_curl_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version) == CURLE_OK ? version : 0
-    }
-
-    /// `CURLINFO_REDIRECT_URL`: the absolute target of a 3xx `Location`, if any.
-    package var redirectURL: String? {
-        var value: UnsafeMutablePointer<CChar>?
-        guard pgw_curl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &value) == CURLE_OK, let value else { return nil }
-        return String(cString: value)
+        return CurlResponse(status: status, headers: context.headers, body: context.body, redirectURL: redirectURL,
+                            usedHTTP2: httpVersion == CURL_HTTP_VERSION_2_0)
     }
 
     /// A libcurl millisecond timeout for `duration`: rounded up, at least 1
@@ -157,9 +92,123 @@ package final class CurlEasy {
         max(1, Int((duration / .milliseconds(1)).rounded(.up)))
     }
 
+    // MARK: options
+
+    private func apply(_ options: CurlOptions) throws(CurlFailure) {
+        let schemes = options.schemes.joined(separator: ",")
+        try set(CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
+        try set(CURLOPT_PROTOCOLS_STR, schemes, "CURLOPT_PROTOCOLS_STR")
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, schemes, "CURLOPT_REDIR_PROTOCOLS_STR")
+        try set(CURLOPT_FOLLOWLOCATION, 0, "CURLOPT_FOLLOWLOCATION")
+        try set(CURLOPT_HTTP09_ALLOWED, 0, "CURLOPT_HTTP09_ALLOWED")
+        try set(CURLOPT_SSL_VERIFYPEER, 1, "CURLOPT_SSL_VERIFYPEER")
+        try set(CURLOPT_SSL_VERIFYHOST, 2, "CURLOPT_SSL_VERIFYHOST")
+        if let caFile = options.caFile { try set(CURLOPT_CAINFO, caFile, "CURLOPT_CAINFO") }
+        if options.offersHTTP2 { try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS, "CURLOPT_HTTP_VERSION") }
+        if options.ignoresProxyEnvironment {
+            // An empty proxy disables the proxy environment variables as well.
+            try set(CURLOPT_PROXY, "", "CURLOPT_PROXY")
+            try set(CURLOPT_NOPROXY, "*", "CURLOPT_NOPROXY")
+        }
+        // Refuses a body whose Content-Length is already too large, before any of it arrives.
+        try check(pgw_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(max(options.maximumBodyBytes, 0))),
+                  "CURLOPT_MAXFILESIZE_LARGE")
+        try set(CURLOPT_USERAGENT, options.userAgent, "CURLOPT_USERAGENT")
+        try setHeaders(options.headers + ["Expect:"])  // no 100-continue round trip
+        try check(pgw_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteBody), "CURLOPT_WRITEFUNCTION")
+        try check(pgw_curl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, curlReceiveHeader), "CURLOPT_HEADERFUNCTION")
+        try check(pgw_curl_setopt_opensocket_callback(handle, CURLOPT_OPENSOCKETFUNCTION, curlOpenSocket),
+                  "CURLOPT_OPENSOCKETFUNCTION")
+    }
+
+    private func prepare(_ request: CurlRequest, context: UnsafeMutableRawPointer) throws(CurlFailure) {
+        switch request.target {
+        case .text(let url): try set(CURLOPT_URL, url, "CURLOPT_URL")
+        case .parsed(let url): try setPointer(CURLOPT_CURLU, UnsafeMutableRawPointer(url.handle), "CURLOPT_CURLU")
+        }
+        if let body = request.postBody {
+            try set(CURLOPT_POST, 1, "CURLOPT_POST")
+            try check(pgw_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)),
+                      "CURLOPT_POSTFIELDSIZE_LARGE")
+            // CURLOPT_COPYPOSTFIELDS, because CURLOPT_POSTFIELDS is not copied.
+            let code = body.withUnsafeBufferPointer { buffer in
+                pgw_curl_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+            }
+            try check(code, "CURLOPT_COPYPOSTFIELDS")
+        } else {
+            try set(CURLOPT_HTTPGET, 1, "CURLOPT_HTTPGET")
+        }
+        try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout), "CURLOPT_TIMEOUT_MS")
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(request.connectTimeout, request.timeout)),
+                "CURLOPT_CONNECTTIMEOUT_MS")
+        try setPointer(CURLOPT_WRITEDATA, context, "CURLOPT_WRITEDATA")
+        try setPointer(CURLOPT_HEADERDATA, context, "CURLOPT_HEADERDATA")
+        try setPointer(CURLOPT_OPENSOCKETDATA, context, "CURLOPT_OPENSOCKETDATA")
+    }
+
+    private func clearPointers(_ request: CurlRequest) throws(CurlFailure) {
+        if case .parsed = request.target { try setPointer(CURLOPT_CURLU, nil, "CURLOPT_CURLU") }
+        try setPointer(CURLOPT_WRITEDATA, nil, "CURLOPT_WRITEDATA")
+        try setPointer(CURLOPT_HEADERDATA, nil, "CURLOPT_HEADERDATA")
+        try setPointer(CURLOPT_OPENSOCKETDATA, nil, "CURLOPT_OPENSOCKETDATA")
+    }
+
+    /// Replaces the request header lines (`Name: value`); the list lives as long as the handle.
+    private func setHeaders(_ lines: [String]) throws(CurlFailure) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let appended = curl_slist_append(list, line) else {
+                if let list { curl_slist_free_all(list) }
+                throw CurlFailure(call: "curl_slist_append", message: "out of memory", kind: .setup, beforeSending: true)
+            }
+            list = appended
+        }
+        do {
+            try setPointer(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list), "CURLOPT_HTTPHEADER")
+        } catch {
+            if let list { curl_slist_free_all(list) }
+            throw error
+        }
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = list
+    }
+
+    private func set(_ option: CURLoption, _ value: Int, _ name: String) throws(CurlFailure) {
+        try check(pgw_curl_setopt_long(handle, option, value), name)
+    }
+
+    private func set(_ option: CURLoption, _ value: String, _ name: String) throws(CurlFailure) {
+        try check(pgw_curl_setopt_str(handle, option, value), name)
+    }
+
+    private func setPointer(_ option: CURLoption, _ value: UnsafeMutableRawPointer?, _ name: String) throws(CurlFailure) {
+        try check(pgw_curl_setopt_ptr(handle, option, value), name)
+    }
+
     private func check(_ code: CURLcode, _ option: String) throws(CurlFailure) {
         guard code != CURLE_OK else { return }
         throw CurlFailure(call: "curl_easy_setopt(\(option))", code: code, detail: String(cString: errorBuffer),
-                          beforeSending: true)
+                          kind: .setup, beforeSending: true)
+    }
+
+    // MARK: results
+
+    /// `CURLINFO_RESPONSE_CODE`: the last status received, 0 before any.
+    private var responseCode: Int {
+        var code = 0
+        return pgw_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK ? code : 0
+    }
+
+    /// `CURLINFO_HTTP_VERSION` after `perform`: `CURL_HTTP_VERSION_2_0` for HTTP/2.
+    private var httpVersion: Int {
+        var version = 0
+        return pgw_curl_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version) == CURLE_OK ? version : 0
+    }
+
+    /// `CURLINFO_REDIRECT_URL`: the absolute target of a 3xx `Location`, if any.
+    private var redirectURL: String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard pgw_curl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
     }
 }

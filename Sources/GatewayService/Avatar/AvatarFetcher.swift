@@ -1,5 +1,4 @@
-import CCurl
-import Curl
+internal import Curl
 import PayloadBuilder
 
 /// One avatar download with libcurl, hop by hop, on the calling thread (it blocks).
@@ -45,28 +44,21 @@ struct AvatarFetcher: Sendable {
         let deadline = ContinuousClock.now + policy.totalTimeout
         let curl: CurlEasy
         do {
-            curl = try CurlEasy()
-            try configure(curl)
+            curl = try CurlEasy(options: options)
         } catch {
             return .refused(.fetchFailed)
         }
         var target = original
         var redirects = 0
         while true {
-            let url: AvatarURL
+            let url: CurlURL
             switch policy.check(target) {
             case let .refused(reason): return .refused(reason)
             case let .passed(parsed): url = parsed
             }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return .refused(.timeout) }
-            let hop: Hop
-            do {
-                hop = try exchange(url, on: curl, within: remaining)
-            } catch {
-                return .refused(.fetchFailed)
-            }
-            switch hop {
+            switch exchange(url, on: curl, within: remaining) {
             case let .body(body):
                 return .body(body)
             case let .refused(reason):
@@ -79,58 +71,33 @@ struct AvatarFetcher: Sendable {
         }
     }
 
-    /// The options every hop shares.
-    private func configure(_ curl: CurlEasy) throws(CurlFailure) {
-        let protocols = policy.allowHTTP ? "http,https" : "https"
-        try curl.set(CURLOPT_NOSIGNAL, 1, name: "CURLOPT_NOSIGNAL")
-        try curl.set(CURLOPT_PROTOCOLS_STR, protocols, name: "CURLOPT_PROTOCOLS_STR")
-        try curl.set(CURLOPT_REDIR_PROTOCOLS_STR, protocols, name: "CURLOPT_REDIR_PROTOCOLS_STR")
-        try curl.set(CURLOPT_FOLLOWLOCATION, 0, name: "CURLOPT_FOLLOWLOCATION")
-        // An empty proxy disables the proxy environment variables as well.
-        try curl.set(CURLOPT_PROXY, "", name: "CURLOPT_PROXY")
-        try curl.set(CURLOPT_NOPROXY, "*", name: "CURLOPT_NOPROXY")
-        try curl.set(CURLOPT_HTTP09_ALLOWED, 0, name: "CURLOPT_HTTP09_ALLOWED")
-        try curl.set(CURLOPT_SSL_VERIFYPEER, 1, name: "CURLOPT_SSL_VERIFYPEER")
-        try curl.set(CURLOPT_SSL_VERIFYHOST, 2, name: "CURLOPT_SSL_VERIFYHOST")
-        if let caBundlePath = policy.caBundlePath {
-            try curl.set(CURLOPT_CAINFO, caBundlePath, name: "CURLOPT_CAINFO")
-        }
-        // Refuses a body whose Content-Length is already too large, before any of it arrives.
-        try curl.set(CURLOPT_MAXFILESIZE_LARGE, large: max(policy.maxBytes, 0), name: "CURLOPT_MAXFILESIZE_LARGE")
-        try curl.set(CURLOPT_USERAGENT, policy.userAgent, name: "CURLOPT_USERAGENT")
-        try curl.setHeaders(["Accept: " + policy.allowedTypes.map(\.mime).sorted().joined(separator: ", ")])
-        // No CURLOPT_ACCEPT_ENCODING: the body is judged and counted as sent, never inflated.
-        // No cookie engine: CURLOPT_COOKIEFILE is never set.
+    /// The options every hop shares. No `Accept-Encoding`: the body is judged
+    /// and counted as sent, never inflated. No cookie engine.
+    private var options: CurlOptions {
+        CurlOptions(schemes: policy.allowHTTP ? ["http", "https"] : ["https"], caFile: policy.caBundlePath,
+                    userAgent: policy.userAgent,
+                    headers: ["Accept: " + policy.allowedTypes.map(\.mime).sorted().joined(separator: ", ")],
+                    maximumBodyBytes: policy.maxBytes, ignoresProxyEnvironment: true)
     }
 
-    /// One request and response.
-    private func exchange(_ url: AvatarURL, on curl: CurlEasy, within remaining: Duration) throws(CurlFailure) -> Hop {
-        let transfer = AvatarTransfer(policy: policy, curl: curl)
-        try transfer.attach()
-        try curl.set(CURLOPT_TIMEOUT_MS, CurlEasy.milliseconds(remaining), name: "CURLOPT_TIMEOUT_MS")
-        try curl.set(CURLOPT_CONNECTTIMEOUT_MS, CurlEasy.milliseconds(min(policy.connectTimeout, remaining)), name: "CURLOPT_CONNECTTIMEOUT_MS")
-        try curl.set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(url.rawHandle), name: "CURLOPT_CURLU")
-        let failure: CurlFailure?
+    /// One request and response. A 200's body is kept, a redirect's counted
+    /// and discarded; any other status stops the transfer before its body.
+    /// Every address DNS gives is checked against the policy before a socket
+    /// is opened to it.
+    private func exchange(_ url: CurlURL, on curl: CurlEasy, within remaining: Duration) -> Hop {
+        let policy = self.policy
+        let request = CurlRequest(
+            target: .parsed(url), timeout: remaining, connectTimeout: policy.connectTimeout,
+            bodyUse: { status in status == 200 ? .keep : (300..<400).contains(status) ? .discard : .refuse },
+            admitsAddress: { bytes in AvatarIPAddress(bytes: bytes).map(policy.admits) ?? false })
+        let response: CurlResponse
         do {
-            try withExtendedLifetime((url, transfer)) { () throws(CurlFailure) in try curl.perform() }
-            failure = nil
+            response = try curl.perform(request)
         } catch {
-            failure = error
+            return .refused(AvatarDropReason(error))
         }
-        try curl.set(CURLOPT_CURLU, pointer: nil, name: "CURLOPT_CURLU")
-
-        let status = curl.responseCode
-        let isRedirect = (300..<400).contains(status)
-        if let failure {
-            if transfer.stoppedForStatus { return .refused(.httpStatus(status)) }
-            if transfer.exceededLimit || failure.code == CURLE_FILESIZE_EXCEEDED {
-                let judged = status == 0 || status == 200 || isRedirect
-                return .refused(judged ? .tooLarge : .httpStatus(status))
-            }
-            return .refused(AvatarDropReason(curlCode: failure.code, refusedAddress: transfer.refusedAddress))
-        }
-        if isRedirect, let next = curl.redirectURL { return .redirect(next) }
-        guard status == 200 else { return .refused(.httpStatus(status)) }
-        return .body(transfer.body)
+        if (300..<400).contains(response.status), let next = response.redirectURL { return .redirect(next) }
+        guard response.status == 200 else { return .refused(.httpStatus(response.status)) }
+        return .body(response.body)
     }
 }

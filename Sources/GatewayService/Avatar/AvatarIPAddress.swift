@@ -1,10 +1,9 @@
-import CCurl
 import Glibc
 
 /// An IPv4 or IPv6 address as its network-order bytes (4 or 16 of them).
 ///
 /// Built from a URL's literal host, from a CIDR string in the policy, or from
-/// the `sockaddr` libcurl is about to connect to.
+/// an address libcurl is about to connect to (`CurlRequest.admitsAddress`).
 struct AvatarIPAddress: Hashable, Sendable, CustomStringConvertible {
     /// 4 bytes for IPv4, 16 for IPv6, most significant first.
     let bytes: [UInt8]
@@ -35,26 +34,6 @@ struct AvatarIPAddress: Hashable, Sendable, CustomStringConvertible {
             return
         }
         return nil
-    }
-
-    /// Reads the address libcurl passes to its open-socket callback. `nil` for
-    /// any family other than `AF_INET`/`AF_INET6`, or a short address.
-    init?(socketAddress address: UnsafePointer<curl_sockaddr>) {
-        let length = Int(address.pointee.addrlen)
-        // `addr` is declared as a 16-byte `struct sockaddr`, but libcurl stores
-        // the whole address (a `sockaddr_in6` is 28 bytes) from that offset on.
-        guard let offset = MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr) else { return nil }
-        let raw = UnsafeRawPointer(address) + offset
-        switch address.pointee.family {
-        case AF_INET where length >= MemoryLayout<sockaddr_in>.size:
-            var v4 = raw.loadUnaligned(as: sockaddr_in.self).sin_addr
-            self.bytes = withUnsafeBytes(of: &v4) { Array($0) }
-        case AF_INET6 where length >= MemoryLayout<sockaddr_in6>.size:
-            var v6 = raw.loadUnaligned(as: sockaddr_in6.self).sin6_addr
-            self.bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        default:
-            return nil
-        }
     }
 
     /// The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`),

@@ -1,4 +1,3 @@
-import Curl
 public import PayloadBuilder
 import Synchronization
 import PushGWSync
@@ -52,9 +51,6 @@ public final class AvatarResolver: Sendable {
         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
         onFetch: @escaping @Sendable (String) -> Void = { _ in }
     ) {
-        // Before the URL API is used; once per process, never cleaned up
-        // (a failure shows again, and is reported, when a download starts).
-        try? CurlEasy.initializeGlobally()
         self.policy = policy
         self.now = now
         self.onFetch = onFetch
