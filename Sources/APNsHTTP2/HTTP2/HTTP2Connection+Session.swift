@@ -1,0 +1,182 @@
+internal import CNGHTTP2
+import Synchronization
+import PushGWSync
+
+/// The nghttp2 client session: its creation (settings, callbacks, the
+/// fixed pseudo headers) and the C callbacks, which run on the loop thread
+/// inside its calls into the session, with what they hand to the connection.
+extension HTTP2Connection {
+    func startSession() throws(TransportError) {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeaderCallback)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunkCallback)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamCloseCallback)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceivedCallback)
+        var session: OpaquePointer?
+        let status = nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        guard status == 0, let session else { throw TransportError(.protocolError, nghttp2Message("nghttp2_session_client_new", status)) }
+        self.session = session
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        buildFixedHeaders()
+    }
+
+    /// `:scheme` and `:authority`, shared by every stream of the connection.
+    private func buildFixedHeaders() {
+        let authority = port == 443 ? host : "\(host):\(port)"
+        let pairs = [(":scheme", "https"), (":authority", authority)]
+        let block = UnsafeMutableBufferPointer<nghttp2_nv>.allocate(capacity: pairs.count)
+        for (index, (name, value)) in pairs.enumerated() {
+            let bytes = Array(name.utf8) + Array(value.utf8)
+            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            storage.copyBytes(from: bytes)
+            fixedHeaderStorage.append(storage)
+            let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            block[index] = nghttp2_nv(name: base, value: base + name.utf8.count, namelen: name.utf8.count,
+                                      valuelen: value.utf8.count,
+                                      flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue))
+        }
+        fixedHeaders = block
+    }
+
+    // MARK: nghttp2 callbacks (on the loop thread)
+
+    /// The stream nghttp2 keeps for `streamID` (the pointer given to
+    /// `nghttp2_submit_request`): no dictionary lookup per header or chunk.
+    /// Valid while the stream is in `inFlight`, which holds it; nghttp2 calls
+    /// back for a stream only until its close callback.
+    private func pendingStream(_ streamID: Int32) -> Unmanaged<PendingStream>? {
+        guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
+        return Unmanaged<PendingStream>.fromOpaque(pointer)
+    }
+
+    fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let stream = pendingStream(streamID) else { return }
+        if name.elementsEqual(":status".utf8) {
+            var status = 0
+            for digit in value where digit >= 0x30 && digit <= 0x39 { status = status * 10 + Int(digit - 0x30) }
+            stream._withUnsafeGuaranteedRef { $0.status = status }
+        } else if let kept = keptHeaderBytes, !kept.contains(where: { $0.elementsEqual(name) }) {
+            return
+        } else {
+            let header = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            stream._withUnsafeGuaranteedRef { $0.responseHeaders.append(header) }
+        }
+    }
+
+    fileprivate func data(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
+        guard let stream = pendingStream(streamID) else { return }
+        let limit = options.maximumResponseBody
+        stream._withUnsafeGuaranteedRef { stream in
+            let room = limit - stream.responseBody.count
+            if room > 0 { stream.responseBody.append(contentsOf: chunk.prefix(room)) }
+        }
+    }
+
+    /// A stream ended: a complete response, a refusal (not processed: safe to
+    /// re-send), or a reset. A stream that already ended by timeout only
+    /// gives back its load slot (`finish` ignores a second result).
+    fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
+        guard let stream = inFlight.removeValue(forKey: streamID) else { return }
+        switch (stream.status, errorCode) {
+        case let (status?, NGHTTP2_NO_ERROR.rawValue):
+            answeredAny = true
+            let response = HTTP2Response(status: status, headers: stream.responseHeaders, body: stream.responseBody)
+            if status != 200, let retires = options.retiresConnection, retires(response) { shutdown() }
+            complete(stream, .success(response))
+        case (nil, NGHTTP2_REFUSED_STREAM.rawValue):
+            complete(stream, .failure(TransportError(.refused, "stream \(streamID) refused by \(host) (not processed)")))
+        default:
+            let name = String(cString: nghttp2_http2_strerror(errorCode))
+            complete(stream, .failure(TransportError(.connectionLost, "stream \(streamID) reset by \(host): \(name)")))
+        }
+    }
+
+    fileprivate func frameReceived(goaway: Bool, debug: String?, pingAck: Bool) {
+        if goaway {
+            let action = lifecycle.goawayReceived(from: host, debug: debug)
+            inbox.withLock { state in
+                state.closeReason = TransportError(.refused, "GOAWAY from \(host)\(debug.map { ": \($0)" } ?? "")")
+            }
+            apply(action)
+        }
+        if pingAck { pingSentAt = nil }
+    }
+
+    /// Carries out what the lifecycle decided.
+    func apply(_ action: ConnectionLifecycle.Action) {
+        switch action {
+        case .none, .close:
+            break
+        case let .stopAccepting(error):
+            accepting.store(false, ordering: .relaxed)
+            failWaiting(error)
+        }
+    }
+
+    fileprivate func bodyChunk(_ stream: PendingStream, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (Int, Bool) {
+        let remaining = stream.request.body.count - stream.bodyOffset
+        let count = min(remaining, capacity)
+        stream.request.body.withUnsafeBufferPointer { body in
+            buffer.update(from: body.baseAddress! + stream.bodyOffset, count: count)
+        }
+        stream.bodyOffset += count
+        return (count, stream.bodyOffset == stream.request.body.count)
+    }
+}
+
+func nghttp2Message(_ call: String, _ code: Int32) -> String {
+    "\(call) failed: \(String(cString: nghttp2_strerror(code)))"
+}
+
+private func connection(_ userData: UnsafeMutableRawPointer?) -> HTTP2Connection {
+    Unmanaged<HTTP2Connection>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private let onHeaderCallback: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let name, let value else { return 0 }
+    connection(userData).header(streamID: frame.pointee.hd.stream_id,
+                                name: UnsafeBufferPointer(start: name, count: nameLength),
+                                value: UnsafeBufferPointer(start: value, count: valueLength))
+    return 0
+}
+
+private let onDataChunkCallback: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+    guard let data else { return 0 }
+    connection(userData).data(streamID: streamID, chunk: UnsafeBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let onStreamCloseCallback: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+    connection(userData).streamClosed(streamID: streamID, errorCode: errorCode)
+    return 0
+}
+
+private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let type = frame.pointee.hd.type
+    if type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+        let goaway = frame.pointee.goaway
+        var debug: String?
+        if let opaque = goaway.opaque_data, goaway.opaque_data_len > 0 {
+            debug = String(decoding: UnsafeBufferPointer(start: opaque, count: min(goaway.opaque_data_len, 512)), as: UTF8.self)
+        }
+        connection(userData).frameReceived(goaway: true, debug: debug, pingAck: false)
+    } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
+        connection(userData).frameReceived(goaway: false, debug: nil, pingAck: true)
+    }
+    return 0
+}
+
+let readBodyCallback: nghttp2_data_source_read_callback = { _, _, buffer, length, flags, source, userData in
+    guard let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr).takeUnretainedValue()
+    let (count, done) = connection(userData).bodyChunk(stream, into: buffer, capacity: length)
+    if done { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
+    return count
+}

@@ -1,0 +1,103 @@
+internal import CNGHTTP2
+import Synchronization
+
+/// Requests as streams: submitted from the waiting list up to the stream
+/// limit, timed out (and the idle PING sent) on the timer, and completed
+/// or failed with their load slot given back.
+extension HTTP2Connection {
+    func submitWaiting() {
+        defer { releaseSubmitted() }
+        guard let session, let fixedHeaders, lifecycle.opensStreams else { return }
+        let limit = streamLimit(session)
+        // Refill in groups rather than one stream per freed slot: fewer, larger
+        // writes for the server (only while streams are still in flight).
+        let group = max(1, min(16, limit / 8))
+        if !inFlight.isEmpty, limit - inFlight.count < group { return }
+        while waitingHead < waiting.count, inFlight.count < limit {
+            let stream = waiting[waitingHead]
+            waitingHead += 1
+            let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders), unindexed: options.unindexedHeaderBytes)
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+                                                 read_callback: readBodyCallback)
+            let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
+            let streamID = stream.request.body.isEmpty
+                ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
+                : nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
+            if streamID < 0 {
+                complete(stream, .failure(TransportError(.notSent, nghttp2Message("nghttp2_submit_request", streamID))))
+                continue
+            }
+            stream.streamID = streamID
+            inFlight[streamID] = stream
+        }
+    }
+
+    /// Streams this connection may have open: the peer's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS as it stands now, within our own bound.
+    func streamLimit(_ session: OpaquePointer) -> Int {
+        min(Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)), options.maximumConcurrentStreams)
+    }
+
+    /// Lets go of the streams already taken from `waiting` (they hold their
+    /// request bodies): at once when all were taken, which under load is most
+    /// turns, else once they are the larger part of the list.
+    private func releaseSubmitted() {
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 64, waitingHead * 2 > waiting.count {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+    }
+
+    func failWaiting(_ error: TransportError) {
+        while waitingHead < waiting.count {
+            complete(waiting[waitingHead], .failure(error))
+            waitingHead += 1
+        }
+        waiting.removeAll()
+        waitingHead = 0
+    }
+
+    func checkTimers() {
+        guard let session else { return }
+        let now = ContinuousClock.now
+        guard now >= nextTimerCheck else { return }
+        nextTimerCheck = now + Self.timerResolution
+        for (streamID, stream) in inFlight where stream.deadline <= now {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
+            stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.request.timeout)")))
+        }
+        expireWaiting(now: now, "no stream slot on \(host) within the timeout")
+        if let pingSentAt {
+            if now - pingSentAt > options.pingTimeout {
+                fatal = TransportError(.connectionLost, "PING to \(host) unanswered for \(options.pingTimeout)")
+            }
+        } else if now - lastFrameReceived > options.idlePingInterval {
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            pingSentAt = now
+        }
+    }
+
+    /// Ends every waiting request whose deadline has passed, wherever it is in
+    /// the list: the pool's resends keep their first attempt's start, so an
+    /// earlier deadline may wait behind a later one.
+    func expireWaiting(now: ContinuousClock.Instant, _ reason: @autoclosure () -> String) {
+        var expired = 0
+        for index in waitingHead..<waiting.count where !waiting[index].finished && waiting[index].deadline <= now {
+            complete(waiting[index], .failure(TransportError(.timeout, reason())))
+            expired += 1
+        }
+        guard expired > 0 else { return }
+        waiting.removeSubrange(0..<waitingHead)
+        waitingHead = 0
+        waiting.removeAll { $0.finished }
+    }
+
+    /// Finishes a stream and releases its load slot.
+    func complete(_ stream: PendingStream, _ result: Result<HTTP2Response, TransportError>) {
+        if !stream.finished { stream.finish(result) }
+        load.subtract(1, ordering: .relaxed)
+    }
+}
