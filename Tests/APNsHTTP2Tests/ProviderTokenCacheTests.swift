@@ -56,7 +56,7 @@ final class ProviderTokenCacheTests: XCTestCase {
         let key = try ES256SigningKey.generate()
         for age: Duration in [.zero, .seconds(20 * 60 - 1), .milliseconds(20 * 60 * 1000 - 1), .seconds(50 * 60 + 1), .seconds(3600), .seconds(-2400)] {
             XCTAssertThrowsError(try ProviderTokenCache(keyID: keyID, teamID: teamID, signingKey: key, refreshAge: age)) {
-                XCTAssertEqual($0 as? ProviderTokenCacheError, .refreshAgeOutOfRange(age))
+                XCTAssertEqual($0 as? ProviderTokenError, .refreshAgeOutOfRange(age))
             }
         }
         XCTAssertEqual(try ProviderTokenCache(keyID: keyID, teamID: teamID, signingKey: key, refreshAge: .seconds(20 * 60)).refreshAge, .seconds(1200))
@@ -67,10 +67,10 @@ final class ProviderTokenCacheTests: XCTestCase {
     func testMalformedIDsAreRefusedWhenTheCacheIsMade() throws {
         let key = try ES256SigningKey.generate()
         XCTAssertThrowsError(try ProviderTokenCache(keyID: "short", teamID: teamID, signingKey: key)) {
-            XCTAssertEqual($0 as? APNsProviderTokenError, .invalidKeyID("short"))
+            XCTAssertEqual($0 as? ProviderTokenError, .invalidKeyID("short"))
         }
         XCTAssertThrowsError(try ProviderTokenCache(keyID: keyID, teamID: "def123ghij", signingKey: key)) {
-            XCTAssertEqual($0 as? APNsProviderTokenError, .invalidTeamID("def123ghij"))
+            XCTAssertEqual($0 as? ProviderTokenError, .invalidTeamID("def123ghij"))
         }
     }
 

@@ -46,10 +46,10 @@ final class ProviderTokenTests: XCTestCase {
         let key = try ES256SigningKey.generate()
         for bad in ["ABC123DEF", "ABC123DEFGH", "abc123defg", "ABC123DEF-", "ÄBC123DEFG", ""] {
             XCTAssertThrowsError(try APNsProviderToken(keyID: bad, teamID: teamID, issuedAt: issuedAt, signingKey: key)) {
-                XCTAssertEqual($0 as? APNsProviderTokenError, .invalidKeyID(bad))
+                XCTAssertEqual($0 as? ProviderTokenError, .invalidKeyID(bad))
             }
             XCTAssertThrowsError(try APNsProviderToken(keyID: keyID, teamID: bad, issuedAt: issuedAt, signingKey: key)) {
-                XCTAssertEqual($0 as? APNsProviderTokenError, .invalidTeamID(bad))
+                XCTAssertEqual($0 as? ProviderTokenError, .invalidTeamID(bad))
             }
         }
     }

@@ -126,7 +126,7 @@ public final class APNsClient: Sendable {
     }
 
     private func providerToken() throws(TransportError) -> String {
-        do {
+        do throws(ProviderTokenError) {
             return try tokens.token(now: now())
         } catch {
             throw TransportError(.credentials, "cannot make an APNs provider token: \(error)")

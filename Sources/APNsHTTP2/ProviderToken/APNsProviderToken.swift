@@ -22,15 +22,20 @@ public struct APNsProviderToken: Sendable, Hashable, CustomStringConvertible {
     public let jwt: String
 
     /// Mints and signs a token.
-    /// - Throws: ``APNsProviderTokenError`` for a malformed key or team ID,
-    ///   ``ES256SigningKeyError`` if signing fails.
-    public init(keyID: String, teamID: String, issuedAt: Int64, signingKey: ES256SigningKey) throws {
+    /// - Throws: `invalidKeyID` / `invalidTeamID` for a malformed identifier,
+    ///   `signingFailed` if signing fails.
+    public init(keyID: String, teamID: String, issuedAt: Int64, signingKey: ES256SigningKey) throws(ProviderTokenError) {
         try Self.validate(keyID: keyID, teamID: teamID)
         // Both IDs are [A-Z0-9]{10}, so they need no JSON escaping.
         let header = #"{"alg":"ES256","kid":""# + keyID + #""}"#
         let claims = #"{"iss":""# + teamID + #"","iat":"# + String(issuedAt) + "}"
         let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
-        let signature = try signingKey.sign(Array(signingInput.utf8))
+        let signature: [UInt8]
+        do {
+            signature = try signingKey.sign(Array(signingInput.utf8))
+        } catch {
+            throw .signingFailed(error)
+        }
         self.keyID = keyID
         self.teamID = teamID
         self.issuedAt = issuedAt
@@ -39,9 +44,9 @@ public struct APNsProviderToken: Sendable, Hashable, CustomStringConvertible {
 
     /// Throws unless both IDs are exactly 10 characters of `A`–`Z`, `0`–`9`,
     /// the form Apple issues them in.
-    public static func validate(keyID: String, teamID: String) throws {
-        guard isAppleIdentifier(keyID) else { throw APNsProviderTokenError.invalidKeyID(keyID) }
-        guard isAppleIdentifier(teamID) else { throw APNsProviderTokenError.invalidTeamID(teamID) }
+    public static func validate(keyID: String, teamID: String) throws(ProviderTokenError) {
+        guard isAppleIdentifier(keyID) else { throw .invalidKeyID(keyID) }
+        guard isAppleIdentifier(teamID) else { throw .invalidTeamID(teamID) }
     }
 
     /// Hides the signature: tokens are credentials for up to an hour.
@@ -57,13 +62,18 @@ public struct APNsProviderToken: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Why an ``APNsProviderToken`` could not be made from its identifiers.
-/// A configuration problem: fix the settings, don't retry.
-public enum APNsProviderTokenError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why a provider token could not be made, or its cache configured. Every
+/// case is a problem retrying will not fix: the settings (`invalidKeyID`,
+/// `invalidTeamID`, `refreshAgeOutOfRange`) or the key (`signingFailed`).
+public enum ProviderTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The Key ID is not 10 characters of `A`–`Z`, `0`–`9`.
     case invalidKeyID(String)
     /// The Team ID is not 10 characters of `A`–`Z`, `0`–`9`.
     case invalidTeamID(String)
+    /// The refresh age is outside ``ProviderTokenCache/allowedRefreshAges``.
+    case refreshAgeOutOfRange(Duration)
+    /// The key could not sign the token.
+    case signingFailed(ES256SigningKeyError)
 
     public var description: String {
         switch self {
@@ -71,6 +81,10 @@ public enum APNsProviderTokenError: Error, Sendable, Equatable, CustomStringConv
             return "APNs key ID must be 10 characters A-Z 0-9, got \(value.debugDescription)"
         case .invalidTeamID(let value):
             return "APNs team ID must be 10 characters A-Z 0-9, got \(value.debugDescription)"
+        case .refreshAgeOutOfRange(let age):
+            return "provider token refresh age must be 20 to 50 minutes, got \(age)"
+        case .signingFailed(let error):
+            return "cannot sign the provider token: \(error)"
         }
     }
 }

@@ -3,7 +3,7 @@ internal import COpenSSLShims
 
 extension ES256SigningKey {
     /// Parses a PEM private key; the caller owns the returned `EVP_PKEY`.
-    static func readPrivateKey(_ pem: [UInt8]) throws -> OpaquePointer {
+    static func readPrivateKey(_ pem: [UInt8]) throws(ES256SigningKeyError) -> OpaquePointer {
         do {
             return try PEMPrivateKey.read(pem)
         } catch {
@@ -18,8 +18,8 @@ extension ES256SigningKey {
 
     /// Checks that `key` is EC P-256 and renders both PEM forms. Takes
     /// ownership of `key` only on failure (frees it before throwing).
-    static func checkedPEMs(consuming key: OpaquePointer) throws -> (publicKey: String, privateKey: String) {
-        do {
+    static func checkedPEMs(consuming key: OpaquePointer) throws(ES256SigningKeyError) -> (publicKey: String, privateKey: String) {
+        do throws(ES256SigningKeyError) {
             try requireP256(key)
             let publicKey = try pemString(writtenBy: "PEM_write_bio_PUBKEY") { bio in
                 PEM_write_bio_PUBKEY(bio, key)
@@ -36,7 +36,7 @@ extension ES256SigningKey {
     }
 
     /// Throws ``ES256SigningKeyError/notECP256(found:)`` unless `key` is EC on prime256v1.
-    private static func requireP256(_ key: OpaquePointer) throws {
+    private static func requireP256(_ key: OpaquePointer) throws(ES256SigningKeyError) {
         guard EVP_PKEY_is_a(key, "EC") == 1 else {
             let typeName = EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "an unknown key type"
             throw ES256SigningKeyError.notECP256(found: typeName)
@@ -57,7 +57,7 @@ extension ES256SigningKey {
     /// Runs `write` into a fresh memory BIO and returns what it wrote.
     /// A secure-memory BIO is used so the buffer (a private key, possibly)
     /// is cleansed when freed.
-    private static func pemString(writtenBy call: String, _ write: (OpaquePointer) -> Int32) throws -> String {
+    private static func pemString(writtenBy call: String, _ write: (OpaquePointer) -> Int32) throws(ES256SigningKeyError) -> String {
         guard let bio = BIO_new(BIO_s_secmem()) else {
             throw ES256SigningKeyError.openSSL(call: "BIO_new", reason: OpenSSLErrors.drain())
         }

@@ -37,14 +37,14 @@ public final class ES256SigningKey: @unchecked Sendable {
     /// Loads a key from the text of a `.p8` file (PKCS#8 PEM; a SEC1
     /// `EC PRIVATE KEY` PEM is accepted as well).
     /// - Throws: ``ES256SigningKeyError``.
-    public convenience init(pem: String) throws {
+    public convenience init(pem: String) throws(ES256SigningKeyError) {
         try self.init(pem: Array(pem.utf8))
     }
 
     /// Loads a key from the bytes of a `.p8` file (PKCS#8 PEM; a SEC1
     /// `EC PRIVATE KEY` PEM is accepted as well).
     /// - Throws: ``ES256SigningKeyError``.
-    public convenience init(pem: [UInt8]) throws {
+    public convenience init(pem: [UInt8]) throws(ES256SigningKeyError) {
         let key = try Self.readPrivateKey(pem)
         let pems = try Self.checkedPEMs(consuming: key)
         self.init(owning: key, publicKeyPEM: pems.publicKey, privateKeyPEM: pems.privateKey)
@@ -52,7 +52,7 @@ public final class ES256SigningKey: @unchecked Sendable {
 
     /// A new random P-256 key, for tests and the no-credentials simulator demo.
     /// - Throws: ``ES256SigningKeyError/openSSL(call:reason:)``.
-    public static func generate() throws -> ES256SigningKey {
+    public static func generate() throws(ES256SigningKeyError) -> ES256SigningKey {
         OpenSSLErrors.clear()
         guard let key = pgw_evp_ec_gen_p256() else {
             throw ES256SigningKeyError.openSSL(call: "EVP_EC_gen(P-256)", reason: OpenSSLErrors.drain())
@@ -75,14 +75,14 @@ public final class ES256SigningKey: @unchecked Sendable {
     /// 64-byte signature R‖S (each half big-endian, left-padded to 32 bytes),
     /// the form JWS ES256 uses — not the DER that OpenSSL produces.
     /// - Throws: ``ES256SigningKeyError/openSSL(call:reason:)`` naming the failing call.
-    public func sign(_ message: [UInt8]) throws -> [UInt8] {
+    public func sign(_ message: [UInt8]) throws(ES256SigningKeyError) -> [UInt8] {
         OpenSSLErrors.clear()
         let der = try derSignature(message)
         return try Self.rawSignature(fromDER: der)
     }
 
     /// EVP_DigestSign with SHA-256: an ASN.1 DER `ECDSA-Sig-Value`.
-    private func derSignature(_ message: [UInt8]) throws -> [UInt8] {
+    private func derSignature(_ message: [UInt8]) throws(ES256SigningKeyError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else {
             throw ES256SigningKeyError.openSSL(call: "EVP_MD_CTX_new", reason: OpenSSLErrors.drain())
         }
@@ -106,7 +106,7 @@ public final class ES256SigningKey: @unchecked Sendable {
     }
 
     /// DER → R‖S: d2i_ECDSA_SIG, ECDSA_SIG_get0, BN_bn2binpad(…, 32) twice.
-    private static func rawSignature(fromDER der: [UInt8]) throws -> [UInt8] {
+    private static func rawSignature(fromDER der: [UInt8]) throws(ES256SigningKeyError) -> [UInt8] {
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_ECDSA_SIG(nil, &cursor, buffer.count)

@@ -46,13 +46,13 @@ public final class ProviderTokenCache: ProviderTokenSource {
     ///   - signingKey: the key behind `keyID`.
     ///   - refreshAge: within ``allowedRefreshAges``; whole seconds count,
     ///     a fraction of a second is ignored.
-    /// - Throws: ``APNsProviderTokenError`` for malformed IDs,
-    ///   ``ProviderTokenCacheError/refreshAgeOutOfRange(_:)`` for a refresh
-    ///   age outside 20…50 minutes.
-    public init(keyID: String, teamID: String, signingKey: ES256SigningKey, refreshAge: Duration = ProviderTokenCache.defaultRefreshAge) throws {
+    /// - Throws: `invalidKeyID` / `invalidTeamID` for malformed IDs,
+    ///   `refreshAgeOutOfRange` for a refresh age outside 20…50 minutes.
+    public init(keyID: String, teamID: String, signingKey: ES256SigningKey,
+                refreshAge: Duration = ProviderTokenCache.defaultRefreshAge) throws(ProviderTokenError) {
         try APNsProviderToken.validate(keyID: keyID, teamID: teamID)
         guard Self.allowedRefreshAges.contains(refreshAge) else {
-            throw ProviderTokenCacheError.refreshAgeOutOfRange(refreshAge)
+            throw .refreshAgeOutOfRange(refreshAge)
         }
         self.keyID = keyID
         self.teamID = teamID
@@ -68,9 +68,9 @@ public final class ProviderTokenCache: ProviderTokenSource {
 
     /// The current JWT, minting a new one if there is none or it has reached
     /// ``refreshAge`` at `now`.
-    /// - Throws: ``ES256SigningKeyError`` if a needed mint fails to sign.
-    public func token(now: Int64) throws -> String {
-        try state.withLock { state in
+    /// - Throws: `signingFailed` if a needed mint fails to sign.
+    public func token(now: Int64) throws(ProviderTokenError) -> String {
+        try state.withLock { state throws(ProviderTokenError) in
             try state.token(now: now, mint: mint)
         }
     }
@@ -83,20 +83,7 @@ public final class ProviderTokenCache: ProviderTokenSource {
     }
 
     /// Signs one token. Called only under the lock, by the state machine.
-    private func mint(issuedAt: Int64) throws -> String {
+    private func mint(issuedAt: Int64) throws(ProviderTokenError) -> String {
         try APNsProviderToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt, signingKey: signingKey).jwt
-    }
-}
-
-/// Why a ``ProviderTokenCache`` could not be configured.
-public enum ProviderTokenCacheError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The refresh age is outside ``ProviderTokenCache/allowedRefreshAges``.
-    case refreshAgeOutOfRange(Duration)
-
-    public var description: String {
-        switch self {
-        case .refreshAgeOutOfRange(let age):
-            return "provider token refresh age must be 20 to 50 minutes, got \(age)"
-        }
     }
 }

@@ -8,7 +8,7 @@
 /// token is at least ``minimumMintInterval`` old by `now`. `refreshAge` is
 /// never below that interval, so a routine refresh keeps the rule too.
 struct ProviderTokenRefreshState: Sendable {
-    typealias Mint = (_ issuedAt: Int64) throws -> String
+    typealias Mint = (_ issuedAt: Int64) throws(ProviderTokenError) -> String
 
     /// Apple: refresh no more than once per 20 minutes.
     static let minimumMintInterval: Int64 = 20 * 60
@@ -26,7 +26,7 @@ struct ProviderTokenRefreshState: Sendable {
 
     /// The token to use at `now`: the current one until it reaches `refreshAge`.
     /// A clock that went backwards (negative age) keeps the current token.
-    mutating func token(now: Int64, mint: Mint) throws -> String {
+    mutating func token(now: Int64, mint: Mint) throws(ProviderTokenError) -> String {
         if let currentToken, age(at: now) < refreshAge {
             return currentToken
         }
@@ -39,7 +39,7 @@ struct ProviderTokenRefreshState: Sendable {
             guard let currentToken, currentToken == token else {
                 // Already replaced (a concurrent rejection minted) or not ours:
                 // hand out the current token, refreshed only if it is due.
-                return Self.attempt { .retryWithNewToken(try self.token(now: now, mint: mint)) }
+                return Self.attempt { () throws(ProviderTokenError) in .retryWithNewToken(try self.token(now: now, mint: mint)) }
             }
             let tokenAge = age(at: now)
             guard tokenAge >= Self.minimumMintInterval else {
@@ -48,13 +48,13 @@ struct ProviderTokenRefreshState: Sendable {
                 // risk TooManyProviderTokenUpdates.
                 return .doNotRetry(.clockSkew(tokenAgeSeconds: tokenAge))
             }
-            return Self.attempt { .retryWithNewToken(try self.mintNow(now, mint)) }
+            return Self.attempt { () throws(ProviderTokenError) in .retryWithNewToken(try self.mintNow(now, mint)) }
         case .tooManyProviderTokenUpdates:
             if let currentToken {
                 return .retryWithCurrentToken(currentToken)
             }
             // Nothing minted yet, so a first mint cannot be early.
-            return Self.attempt { .retryWithCurrentToken(try self.token(now: now, mint: mint)) }
+            return Self.attempt { () throws(ProviderTokenError) in .retryWithCurrentToken(try self.token(now: now, mint: mint)) }
         case .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken:
             return .doNotRetry(.credentialsRejected(reason))
         default:
@@ -70,7 +70,7 @@ struct ProviderTokenRefreshState: Sendable {
         return age
     }
 
-    private mutating func mintNow(_ now: Int64, _ mint: Mint) throws -> String {
+    private mutating func mintNow(_ now: Int64, _ mint: Mint) throws(ProviderTokenError) -> String {
         if currentToken != nil {
             assert(age(at: now) >= Self.minimumMintInterval, "provider token minted twice within 20 minutes")
         }
@@ -81,8 +81,8 @@ struct ProviderTokenRefreshState: Sendable {
         return token
     }
 
-    private static func attempt(_ body: () throws -> ProviderTokenRefreshDecision) -> ProviderTokenRefreshDecision {
-        do {
+    private static func attempt(_ body: () throws(ProviderTokenError) -> ProviderTokenRefreshDecision) -> ProviderTokenRefreshDecision {
+        do throws(ProviderTokenError) {
             return try body()
         } catch {
             return .doNotRetry(.signingFailed(String(describing: error)))

@@ -19,7 +19,7 @@ public protocol ProviderTokenSource: Sendable {
     /// The JWT to send now as `authorization: bearer <token>`, minting a new
     /// one only when the current one is due for refresh.
     /// - Throws: when no token can be produced (e.g. signing failed).
-    func token(now: Int64) throws -> String
+    func token(now: Int64) throws(ProviderTokenError) -> String
 
     /// APNs rejected `token` with `reason`; says whether to resend the
     /// request, and with which token. The caller retries **at most once**.

@@ -131,10 +131,15 @@ public final class Gateway: Sendable {
         do {
             cache = try ProviderTokenCache(keyID: settings.keyID, teamID: settings.teamID, signingKey: key,
                                            refreshAge: settings.tokenRefreshAge)
-        } catch let error as ProviderTokenCacheError {
-            throw ServiceError(setting: settings.tokenRefreshSetting ?? "\(setting).token_refresh_minutes", "\(error)")
         } catch {
-            throw ServiceError(setting: "\(setting).key_id", "\(error)")
+            switch error {
+            case .refreshAgeOutOfRange:
+                throw ServiceError(setting: settings.tokenRefreshSetting ?? "\(setting).token_refresh_minutes", "\(error)")
+            case .invalidTeamID:
+                throw ServiceError(setting: "\(setting).team_id", "\(error)")
+            case .invalidKeyID, .signingFailed:
+                throw ServiceError(setting: "\(setting).key_id", "\(error)")
+            }
         }
         do {
             let client = try APNsClient(origin: settings.baseURL, tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
