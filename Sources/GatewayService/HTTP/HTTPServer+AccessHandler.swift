@@ -1,0 +1,170 @@
+// HTTPServer's access handler: libmicrohttpd's per-request callback, which
+// screens the request, reads its body (`RequestState`), answers at once or
+// suspends the connection for a later `HTTPReply`; and the helpers it uses
+// (screening, the request as the handler sees it, queueing a response).
+
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CMicroHTTPD
+import PayloadBuilder
+import Synchronization
+import PushGWSync
+
+/// One request's state across libmicrohttpd's calls: the body as it
+/// arrives, then the answer the handler task produced.
+///
+/// `@unchecked Sendable`: the body is written only by the thread running
+/// this connection's daemon (its event loop, or `stop()`'s thread once the
+/// loop has let go of it; calls for one connection are serialized); the
+/// response crosses from the handler task back to that thread through a Mutex.
+final class RequestState: @unchecked Sendable {
+    var body: [UInt8] = []
+    /// Body bytes received, kept or not.
+    var received = 0
+    var tooLarge = false
+    var started = false
+    let response = Locked<HTTPResponse?>(nil)
+}
+
+let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, requestContext in
+    guard let connection, let requestContext, let uploadSize else { return .NO }
+    let server = server(context)
+    if requestContext.pointee == nil {
+        let state = RequestState()
+        requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        if let refusal = screen(connection, url: url, version: version) {
+            state.started = true
+            entry(of: connection)?.answering()
+            server.handler.answered(path: path(of: url), refusal)
+            return queue(refusal, on: connection, closing: server)
+        }
+        // A client that waits for 100 Continue before sending its body is
+        // refused (auth, method, route) before it uploads anything.
+        if MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil,
+           let early = server.handler.respondBeforeBody(request(connection, url: url, method: method, state: state)) {
+            state.started = true
+            entry(of: connection)?.answering()
+            return queue(early, on: connection, closing: server)
+        }
+        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
+           length > server.limits.maximumBodyBytes {
+            // Answered now, before the body: libmicrohttpd then closes the
+            // connection instead of reading what was announced.
+            state.tooLarge = true
+            state.started = true
+            entry(of: connection)?.answering()
+            let request = request(connection, url: url, method: method, state: state)
+            let response = server.handler.respondImmediately(request)
+                ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
+                                                              "the body is larger than \(server.limits.maximumBodyBytes) bytes").jsonBody)
+            return queue(response, on: connection, closing: server)
+        }
+        return .YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(requestContext.pointee!).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        state.received += uploadSize.pointee
+        if state.tooLarge, state.received > server.limits.maximumBodyBytes * HTTPServer.droppedBodyFactor {
+            return .NO // a body without end (chunked): cut rather than drop bytes until the deadline
+        }
+        if !state.tooLarge, let uploadData {
+            if state.body.count + uploadSize.pointee > server.limits.maximumBodyBytes {
+                state.tooLarge = true
+                state.body = []
+            } else {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) { bytes in
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: uploadSize.pointee))
+                }
+            }
+        }
+        uploadSize.pointee = 0
+        return .YES
+    }
+    if let response = state.response.withLock({ $0 }) {
+        return queue(response, on: connection, closing: server)
+    }
+    guard !state.started else { return .YES }
+    state.started = true
+    let request = request(connection, url: url, method: method, state: state)
+    state.body = []
+    let handler = server.handler
+    entry(of: connection)?.answering()
+    if let response = handler.respondImmediately(request) {
+        return queue(response, on: connection, closing: server)
+    }
+    let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server, path: request.path)
+    guard server.suspended.add(reply) else {
+        handler.answered(path: request.path, HTTPServer.shuttingDown)
+        return queue(HTTPServer.shuttingDown, on: connection, closing: server)
+    }
+    MHD_suspend_connection(connection)
+    if !handler.respondLater(request, reply: reply) {
+        Task {
+            let response = await handler.handle(request)
+            if reply.send(response) { handler.answered(path: request.path, response) }
+        }
+    }
+    return .YES
+}
+
+/// `RequestScreen` on this request's headers and target.
+///
+/// The target is intact when the length seen by the URI log callback (up to
+/// the first NUL) reaches the space before the HTTP version: libmicrohttpd
+/// parses the request line in place, so `url` and `version` point into it.
+private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> HTTPResponse? {
+    var intact = true
+    if let url, let version, version.pointee != 0,
+       let length = entry(of: connection)?.targetLength {
+        intact = url + length + 1 == version
+    }
+    var screening = RequestScreen.Screening()
+    _ = withUnsafeMutablePointer(to: &screening) { pointer in
+        MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
+    }
+    return screening.refusal(targetIntact: intact)
+}
+
+/// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
+/// is kept; a NUL ends the value), to the `RequestScreen.Screening` passed
+/// as the context, without copying it.
+private let screenHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
+    let screening = context!.assumingMemoryBound(to: RequestScreen.Screening.self)
+    screening.pointee.add(name: UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize),
+                          value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+    return .YES
+}
+
+/// The request as the handler sees it: method, path, the headers it reads, the body so far.
+private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                     state: RequestState) -> HTTPRequest {
+    let authorization = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) }
+    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path(of: url), authorization: authorization,
+                       body: state.body, bodyTooLarge: state.tooLarge)
+}
+
+/// The request target without its query, found among the bytes (not by Character).
+private func path(of url: UnsafePointer<CChar>?) -> String {
+    guard let url else { return "/" }
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(url).assumingMemoryBound(to: UInt8.self), count: strlen(url))
+    return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
+}
+
+/// Queues `response` on `connection`; once `server` quiesces, with
+/// `Connection: close` (libmicrohttpd then closes after sending it).
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing server: HTTPServer) -> MHD_Result {
+    // MUST_COPY: libmicrohttpd copies the bytes before this returns and never
+    // writes through the pointer, so the body's own buffer is lent as it is
+    // (a mutable copy of the array would copy its storage first).
+    let handle = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let handle else { return .NO }
+    defer { MHD_destroy_response(handle) }
+    _ = MHD_add_response_header(handle, "Content-Type", response.contentType)
+    _ = MHD_add_response_header(handle, "Cache-Control", "no-store")
+    for field in response.headers { _ = MHD_add_response_header(handle, field.name, field.value) }
+    if server.closing.load(ordering: .relaxed) { _ = MHD_add_response_header(handle, "Connection", "close") }
+    return MHD_queue_response(connection, UInt32(response.status), handle)
+}
