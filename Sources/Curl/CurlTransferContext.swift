@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CCurlShims  // some of curl.h (curlsocktype) is seen through the shims module in release builds
 import Glibc
 
 // libcurl's callbacks for one perform. File-level constants, as C callbacks
