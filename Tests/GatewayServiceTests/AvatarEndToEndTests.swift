@@ -30,4 +30,27 @@ final class AvatarEndToEndTests: XCTestCase {
         XCTAssertEqual(json["avatar"]?["state"], .string("dropped"))
         XCTAssertEqual(json["avatar"]?["reason"], .string("scheme_not_allowed"))
     }
+
+    /// A resolved avatar whose URL leaves no room (a long presigned CDN URL)
+    /// is left out, not the event refused: the answer would otherwise depend
+    /// on whether the CDN is up. Render says why; metrics count it.
+    func testAResolvedAvatarThatCannotFitIsLeftOutAndTheNotificationSent() async throws {
+        let path = "/" + String(repeating: "a", count: 1990) + ".png"
+        let server = try startServer([path: .body(status: 200, contentType: "image/png", bytes: AvatarFixtures.png)])
+        let url = "http://127.0.0.1:\(server.port)\(path)"
+        let testbed = try ServiceTestbed(avatars: AvatarResolver(policy: AvatarPolicy(allowHTTP: true, allowPrivateAddresses: true)))
+        let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(7)], avatarURL: url)
+
+        let render = try await testbed.call("POST", "/v1/render", body: body)
+        XCTAssertEqual(render.status, 200, String(decoding: render.body, as: UTF8.self))
+        let json = try JSONParser.parse(render.body)
+        XCTAssertEqual(json["avatar"]?["state"], .string("dropped"))
+        XCTAssertEqual(json["avatar"]?["reason"], .string("does_not_fit"))
+
+        let notify = try await testbed.call("POST", "/v1/notify", body: body)
+        XCTAssertEqual(notify.status, 200, String(decoding: notify.body, as: UTF8.self))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+        XCTAssertEqual(testbed.metrics.registry.value(GatewayMetrics.avatarFetch, ["does_not_fit"]), 1)
+        XCTAssertEqual(server.seen.requests.count, 1, "fetched once, then cached")
+    }
 }

@@ -302,6 +302,36 @@ final class RenderRulesTests: XCTestCase {
                        .string(url))
     }
 
+    /// The avatar is decoration: a URL so long that the notification cannot
+    /// fit with it, even with the text removed, is left out (and said so),
+    /// and the notification is sent with its whole text.
+    func testAnAvatarURLThatCannotFitIsDroppedInsteadOfRefusingTheEvent() throws {
+        let url = "https://cdn.example.com/presigned/" + String(repeating: "a", count: 1500)
+        let avatar = AvatarState.ok(url: url, mime: "image/png", bytes: 100, sha256: String(repeating: "0", count: 64))
+        let rendered = try render({ $0[path: "sender.avatar_url"] = .string(url)
+                                    $0[path: "message.text"] = .string("hello")
+                                    $0[path: "data"] = .object([(key: "payload", value: .string(String(repeating: "x", count: 600)))]) },
+                                  avatar: avatar)
+        XCTAssertEqual(rendered.avatar, .dropped(url: url, reason: AvatarState.doesNotFitReason))
+        XCTAssertNil(rendered.persona.sender.avatarURL)
+        for request in rendered.requests {
+            XCTAssertFalse(String(decoding: request.body, as: UTF8.self).contains("presigned"), "the URL is in \(request.platform)")
+        }
+        XCTAssertEqual(body(try request(rendered, .apns))[path: "aps.alert.body"], .string("Nghĩa: hello"))
+    }
+
+    func testAnEventThatCannotFitEvenWithoutItsAvatarNamesAnotherField() throws {
+        let url = "https://cdn.example.com/presigned/" + String(repeating: "a", count: 1500)
+        let (event, app) = try decoded {
+            $0[path: "sender.avatar_url"] = .string(url)
+            $0[path: "data"] = .object([(key: "blob", value: .string(String(repeating: "d", count: 4100)))])
+        }
+        let error = expectEventError { () throws(EventError) in
+            try EventRenderer(config: EventFixture.demo).render(event, app: app, avatar: .unchecked(url: url), now: Self.now)
+        }
+        XCTAssertEqual(error?.field, "data")
+    }
+
     // MARK: data key names
 
     func testRenamedAndOmittedDataKeysFollowTheConfiguration() throws {

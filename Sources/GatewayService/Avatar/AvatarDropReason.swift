@@ -1,3 +1,5 @@
+import PayloadBuilder
+
 /// Why the resolver dropped an avatar: a short, machine-readable label.
 ///
 /// It is what `AvatarState.dropped(url:reason:)` carries and what the
@@ -48,6 +50,10 @@ public struct AvatarDropReason: RawRepresentable, Sendable, Hashable, CustomStri
     public static let queueFull = AvatarDropReason(rawValue: "queue_full")
     /// Anything else (libcurl could not be set up, no thread could be started).
     public static let fetchFailed = AvatarDropReason(rawValue: "fetch_failed")
+
+    /// Not a download result: the renderer dropped an avatar whose URL would
+    /// not let the notification fit the payload limit (`AvatarState.doesNotFitReason`).
+    public static let doesNotFit = AvatarDropReason(rawValue: AvatarState.doesNotFitReason)
 
     /// `http_status_<code>` for a final response other than 200.
     public static func httpStatus(_ code: Int) -> AvatarDropReason {

@@ -229,6 +229,7 @@ public final class Dispatcher: Sendable {
             series.events(.invalid).add(1)
             return .failure(HTTPResponseRefusal(response: HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)))
         }
+        if rendered.avatar != avatar { series.avatarsDroppedToFit.add(1) }
         for skip in rendered.skipped where results[skip.recipientIndex] == nil {
             results[skip.recipientIndex] = RecipientResult(platform: skip.platform, token: skip.token, status: .skipped,
                                                            reason: skip.reason)

@@ -13,6 +13,9 @@ struct DispatcherSeries: Sendable {
     /// By `Platform.allCases` position, then `RecipientResult.Status.allCases` position.
     private let results: [[MetricSeries]]
     private let providers: [String: ProviderSeries]
+    /// `pushgw_avatar_fetch_total{result="does_not_fit"}`: avatars the
+    /// renderer left out of a notification sent (`/v1/notify`) so that it fits.
+    let avatarsDroppedToFit: MetricSeries
 
     /// One provider's series, made when the dispatcher starts: its counters
     /// are exposed at 0 before the first event, so a rate or an alert on
@@ -42,6 +45,7 @@ struct DispatcherSeries: Sendable {
         var providers: [String: ProviderSeries] = [:]
         for name in names { providers[name] = ProviderSeries(registry, name) }
         self.providers = providers
+        avatarsDroppedToFit = registry.series(GatewayMetrics.avatarFetch, [AvatarDropReason.doesNotFit.rawValue])
     }
 
     // Every case has its series (made above): found by position, with no hashing.

@@ -20,6 +20,11 @@ public enum AvatarState: Sendable, Equatable {
         }
     }
 
+    /// The drop reason of an avatar whose URL would not let the notification
+    /// fit the payload limit even with the text removed: the avatar is
+    /// decoration, so the notification is sent without it.
+    public static let doesNotFitReason = "does_not_fit"
+
     /// The state before any resolver ran.
     public init(unresolvedURL url: String?) {
         self = url.map { .unchecked(url: $0) } ?? .none

@@ -14,7 +14,21 @@ public struct EventRenderer: Sendable {
 
     /// Renders `event` for `app`. `avatar` decides whether the avatar URL is
     /// forwarded; `now` is the current time in epoch seconds.
+    ///
+    /// An event that cannot fit the payload limit with its avatar URL, even
+    /// with the text removed, is rendered without the avatar (dropped with
+    /// `AvatarState.doesNotFitReason`) rather than refused: the avatar is
+    /// decoration. Only what still does not fit without it is an error.
     public func render(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> RenderedEvent {
+        do {
+            return try renderOnce(event, app: app, avatar: avatar, now: now)
+        } catch {
+            guard let url = avatar.forwardedURL else { throw error }
+            return try renderOnce(event, app: app, avatar: .dropped(url: url, reason: AvatarState.doesNotFitReason), now: now)
+        }
+    }
+
+    private func renderOnce(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> RenderedEvent {
         let plan = RenderPlan(event: event, app: app, avatarURL: avatar.forwardedURL, now: now)
         let languageMatters = plan.text.plainText.isEmpty
         var fcmTemplates = TemplateCache<FCMTemplate>()
