@@ -1,5 +1,5 @@
 import XCTest
-import PayloadBuilder
+@testable import PayloadBuilder
 
 /// Title, body, placeholder, locale and rich-text rules of API.md.
 final class TextRulesTests: XCTestCase {
@@ -200,6 +200,36 @@ final class TextRulesTests: XCTestCase {
         XCTAssertEqual(RichText.decodeEntities("&bogus; & &#0; &#xD800; &amp"), "&bogus; & &#0; &#xD800; &amp")
         // Entities are decoded after tags are stripped: escaped markup stays text.
         XCTAssertEqual(RichText.plainText(fromMarkup: "&lt;b&gt;not bold&lt;/b&gt;"), "<b>not bold</b>")
+    }
+
+    /// Editors (TinyMCE by default) write accented letters and typographic
+    /// punctuation as named entities: French and Vietnamese text must not
+    /// show `&eacute;`.
+    func testRichTextDecodesHTML4NamedEntitiesCaseSensitively() {
+        XCTAssertEqual(RichText.decodeEntities("&eacute;|&agrave;|&ecirc;|&ccedil;|&hellip;|&rsquo;|&ndash;|&euro;"),
+                       "é|à|ê|ç|…|’|–|€")
+        XCTAssertEqual(RichText.decodeEntities("&Eacute;&eacute; &AElig; &yuml; &iexcl; &Omega;&omega;&sigmaf; &diams; &OElig;"),
+                       "Éé Æ ÿ ¡ Ωως ♦ Œ")
+        XCTAssertEqual(RichText.decodeEntities("&EACUTE; &Hellip; &eacute &sigmaf"), "&EACUTE; &Hellip; &eacute &sigmaf",
+                       "names are case-sensitive and end with ;")
+        XCTAssertEqual(HTMLEntities.count, 253)
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<p>Caf&eacute;&nbsp;cr&egrave;me&hellip;</p>"), "Café crème…")
+    }
+
+    func testATagEndsAtItsOwnCloseBracketNotOneInsideAQuotedValue() {
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<a href='x>y'>link</a>"), "link")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<img alt=\"a > b\" src=x>after"), "after")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<a title='unclosed>text"), "text", "an unclosed quote falls back to the first >")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "a<!-- x > y -->b"), "ab")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "a<!-- unclosed > b"), "a b")
+    }
+
+    func testScriptAndStyleContentsAreNotText() {
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<script>var x=1;</script>after"), "after")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<STYLE type=\"text/css\">p { a: b }</Style >shown"), "shown")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<script>if (a < b) {}</scriptx></script>kept"), "kept")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "before<script>never closed"), "before")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<script/>self-closed"), "self-closed")
     }
 
     func testRichTextSeparatesWordsAtTagsAndCollapsesWhitespace() {
