@@ -203,6 +203,12 @@ final class NotifyEndToEndTests: XCTestCase {
         let missing = try await testbed.call("GET", "/v2/nothing")
         XCTAssertEqual(missing.status, 404)
         XCTAssertEqual(try JSONParser.parse(missing.body)["error"]?["code"], .string("not_found"))
+        // %00 is not decoded: its NUL must not cut the path down to a route.
+        for path in ["/v1/notify%00junk", "/healthz%00"] {
+            let escaped = try await testbed.call(path.hasPrefix("/healthz") ? "GET" : "POST", path,
+                                                 body: path.hasPrefix("/healthz") ? nil : [0x7B, 0x7D])
+            XCTAssertEqual(escaped.status, 404, path)
+        }
         let wrongMethod = try await testbed.call("GET", "/v1/notify")
         XCTAssertEqual(wrongMethod.status, 405)
         XCTAssertEqual(try JSONParser.parse(wrongMethod.body)["error"]?["code"], .string("method_not_allowed"))

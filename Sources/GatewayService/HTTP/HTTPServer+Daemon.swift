@@ -29,6 +29,7 @@ extension HTTPServer {
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionChanged, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(targetArrived, to: OpaquePointer.self), OpaquePointer(context),
+            MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unsafeBitCast(decodeEscapesButNUL, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.END.rawValue,
         ]
         let daemon = withVaList(options) { list in
@@ -108,6 +109,18 @@ private let connectionChanged: MHD_NotifyConnectionCallback = { context, connect
             Unmanaged<ConnectionEntry>.fromOpaque(pointer).release()
             socketContext.pointee = nil
         }
+    }
+}
+
+/// libmicrohttpd's unescape callback: decodes `%HH` in place as its own
+/// does (so `/heal%74hz` is `/healthz`), except `%00`, which stays as written:
+/// decoded, its NUL would end the path early and `/v1/notify%00junk` would be
+/// served as `/v1/notify`. Left encoded, it is simply not a route (404).
+private let decodeEscapesButNUL: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = {
+    _, _, text in
+    guard let text else { return 0 }
+    return UnsafeMutableRawPointer(text).withMemoryRebound(to: UInt8.self, capacity: strlen(text) + 1) { bytes in
+        HTTPTargetEscapes.decodeInPlace(bytes)
     }
 }
 
