@@ -64,13 +64,27 @@ final class BearerTokensTests: XCTestCase {
         XCTAssertFalse(tokens.authorizes("Bearer "))
         XCTAssertFalse(tokens.authorizes("Bearer s3cr3"))
         XCTAssertFalse(tokens.authorizes("Bearer s3cr3tt"))
-        XCTAssertFalse(tokens.authorizes("Bearer  s3cr3t"))
+        XCTAssertFalse(tokens.authorizes("Bearer  "))
+        XCTAssertFalse(tokens.authorizes("Bearer \t"))
+        XCTAssertFalse(tokens.authorizes("Bearer s3 cr3t"))
         XCTAssertFalse(tokens.authorizes("Basic s3cr3t"))
         XCTAssertFalse(tokens.authorizes("s3cr3t"))
         XCTAssertFalse(BearerTokens([]).authorizes("Bearer "))
         // A header decoded from bytes (not a literal) is read the same way.
         let decoded = String(decoding: Array("Bearer other-token".utf8), as: UTF8.self)
         XCTAssertTrue(tokens.authorizes(decoded))
+    }
+
+    /// `Bearer` 1*SP token (RFC 6750 §2.1), and whitespace around a field
+    /// value is not part of it (RFC 9110 §5.5): a client or proxy that pads
+    /// the header is not refused (found by the conformance review).
+    func testSpacesAfterTheSchemeAndAroundTheTokenAreNotPartOfIt() {
+        let tokens = BearerTokens(["s3cr3t"])
+        for header in ["Bearer  s3cr3t", "Bearer s3cr3t ", "Bearer s3cr3t\t", "Bearer   s3cr3t \t "] {
+            XCTAssertTrue(tokens.authorizes(header), header.debugDescription)
+        }
+        XCTAssertFalse(tokens.authorizes("Bearer\ts3cr3t"), "the scheme is followed by a space")
+        XCTAssertFalse(tokens.authorizes("Bearer s3cr3t x"))
     }
 
     /// A token followed by more bytes is refused whatever their number: the

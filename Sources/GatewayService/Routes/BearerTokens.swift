@@ -9,7 +9,8 @@ public struct BearerTokens: Sendable {
 
     public var isEmpty: Bool { tokens.isEmpty }
 
-    /// True when `authorization` is `Bearer <one of the tokens>`. Every
+    /// True when `authorization` is `Bearer <one of the tokens>` (spaces after
+    /// the scheme and around the token allowed). Every
     /// configured token is compared, each over its whole length, so timing
     /// reveals neither which token nor how much of it matched. The header is
     /// read in place: nothing is allocated per request.
@@ -23,7 +24,16 @@ public struct BearerTokens: Sendable {
 
     private func authorizes(header bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count > 7, Self.startsWithBearerScheme(bytes) else { return false }
-        let presented = UnsafeBufferPointer(rebasing: bytes[7...])
+        // `Bearer` 1*SP token (RFC 6750 §2.1), and no whitespace around a field
+        // value is part of it (RFC 9110 §5.5): spaces after the scheme and
+        // trailing spaces or tabs are not part of the token.
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        var start = 7
+        var end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
+        while end > start, blank(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return false }
+        let presented = UnsafeBufferPointer(rebasing: bytes[start..<end])
         var matched = false
         for token in tokens {
             matched = token.withUnsafeBufferPointer { Self.constantTimeEqual(presented, $0) } || matched
