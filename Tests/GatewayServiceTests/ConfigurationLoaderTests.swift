@@ -9,6 +9,7 @@ final class ConfigurationLoaderTests: XCTestCase {
     private let files: [String: [UInt8]] = [
         "/run/tokens": Array("# API tokens\n0123456789abcdef0123\nfedcba9876543210fedc\n".utf8),
         "/run/short": Array("short\n".utf8),
+        "/run/commented": Array("0123456789abcdef0123 # the CI's token\n".utf8),
         "/run/key.p8": Array("-----BEGIN PRIVATE KEY-----\n...\n".utf8),
         "/run/sa.json": Array(#"{"type":"service_account","project_id":"chat-prod","client_email":"x@y"}"#.utf8),
         "/run/broken-sa.json": Array(#"{"type":"service_account","project_id":"#.utf8),
@@ -157,6 +158,11 @@ final class ConfigurationLoaderTests: XCTestCase {
     func testBearerTokensFromTheEnvironmentAreCheckedLikeTheFile() throws {
         expectError(["PUSHGW_BEARER_TOKENS": ", ,"], setting: "PUSHGW_BEARER_TOKENS")
         expectError(["PUSHGW_BEARER_TOKENS": "0123456789abcdef0123,short"], setting: "PUSHGW_BEARER_TOKENS")
+        // A comment after a token made the whole line, spaces included, the token:
+        // no client could send it, and the operator was not told.
+        expectError(["PUSHGW_BEARER_TOKENS_FILE": "/run/commented"], setting: "PUSHGW_BEARER_TOKENS_FILE")
+        expectError(["PUSHGW_BEARER_TOKENS": "0123456789abcdef\u{7F}0123"], setting: "PUSHGW_BEARER_TOKENS")
+        expectError(["PUSHGW_BEARER_TOKENS": "0123456789abcdéf0123"], setting: "PUSHGW_BEARER_TOKENS")
         let configuration = try loader(["PUSHGW_BEARER_TOKENS": " 0123456789abcdef0123 , ,fedcba9876543210fedc"]).load()
         XCTAssertEqual(configuration.bearerTokens, ["0123456789abcdef0123", "fedcba9876543210fedc"])
     }

@@ -51,6 +51,12 @@ extension ConfigurationLoader {
         if tokens.contains(where: { $0.count < 16 }) {
             throw ServiceError(setting: setting, "tokens must be at least 16 characters (use e.g. `openssl rand -hex 32`)")
         }
+        // A client sends `Bearer <token>`: a space inside a token (say, a `#`
+        // comment after it on the same line) would make a token nobody can send.
+        if tokens.contains(where: { !$0.utf8.allSatisfy { (0x21...0x7E).contains($0) } }) {
+            throw ServiceError(setting: setting, "tokens are printable ASCII without spaces, one per line; "
+                + "a # comment must be on a line of its own")
+        }
         return tokens
     }
 

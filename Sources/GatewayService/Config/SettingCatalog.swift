@@ -21,7 +21,7 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_BEARER_TOKENS", fileKey: "-", defaultValue: "none",
                 help: "comma-separated API tokens, each at least 16 characters (prefer the _FILE form: secrets in files, not in the environment)"),
         Setting(environment: "PUSHGW_BEARER_TOKENS_FILE", fileKey: "bearer_tokens_file", defaultValue: "none",
-                help: "file with one API token per line (at least 16 characters each; # starts a comment); several may be active (rotation)"),
+                help: "file with one API token per line (at least 16 printable ASCII characters, no spaces; a line starting with # is a comment); several may be active (rotation)"),
         Setting(environment: "PUSHGW_METRICS_TOKEN_FILE", fileKey: "metrics_token_file", defaultValue: "none (open)",
                 help: "file whose first token line is the token /metrics requires (one token: no rotation); unset: /metrics is open"),
         Setting(environment: "PUSHGW_INSECURE_NO_AUTH", fileKey: "insecure_no_auth", defaultValue: "false",
