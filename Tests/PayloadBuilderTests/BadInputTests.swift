@@ -102,6 +102,7 @@ final class BadInputTests: XCTestCase {
         mutated("kind in capitals", .invalidEvent, "message.kind", set("message.kind", .string("Video"))),
         mutated("rich_text a string", .invalidEvent, "message.rich_text", set("message.rich_text", .string("true"))),
         mutated("missing sender.display_name", .invalidEvent, "sender.display_name", set("sender.display_name", nil)),
+        mutated("blank sender.display_name", .invalidEvent, "sender.display_name", set("sender.display_name", .string(" \t\u{3000} "))),
         mutated("null sender.id", .invalidEvent, "sender.id", set("sender.id", .null)),
         mutated("avatar_url with ftp", .invalidEvent, "sender.avatar_url",
                 set("sender.avatar_url", .string("ftp://example.com/a.jpeg"))),

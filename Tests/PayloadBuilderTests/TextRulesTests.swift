@@ -165,6 +165,24 @@ final class TextRulesTests: XCTestCase {
         XCTAssertEqual(decoded.map { NotificationText(event: $0.event).title }, "Nghĩa")
     }
 
+    /// Text that would show as nothing is no text: a blank title does not
+    /// override or make a group, and blank message text gets the placeholder.
+    func testBlankTitlesAndTextCountAsAbsent() {
+        let body = EventFixture.eventBytes {
+            $0[path: "notification.title"] = .string("   ")
+            $0[path: "conversation.title"] = .string("\u{A0}\t")
+        }
+        let decoded = decodeEventOrFail(body)
+        XCTAssertNil(decoded?.event.notification.title)
+        XCTAssertNil(decoded?.event.conversation.title)
+        XCTAssertEqual(decoded.map { NotificationText(event: $0.event).title }, "Nghĩa")
+
+        let image = NotificationText(event: event(text: "  \n ", kind: .image))
+        XCTAssertEqual(image.content(language: "en"), "You received a photo")
+        XCTAssertEqual(image.plainText, "")
+        XCTAssertEqual(NotificationText(event: event(text: " ", group: "Team")).body(content: ""), "Nghĩa")
+    }
+
     func testTheRenderedTitleAndBodyFollowTheRules() {
         let apns = Recipient(platform: .apns, token: EventFixture.apnsToken)
         let fcm = Recipient(platform: .fcm, token: EventFixture.fcmToken)

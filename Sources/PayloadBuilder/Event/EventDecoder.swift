@@ -49,7 +49,7 @@ public struct EventDecoder: Sendable {
     private func decodeConversation(_ object: ObjectReader) throws(EventError) -> Conversation {
         let id = try object.requiredIdentifier("id", maxBytes: config.limits.maximumIDBytes)
         let title = try object.optionalString("title", nonEmpty: false, maxBytes: 1024)
-        return Conversation(id: id, title: title?.isEmpty == true ? nil : title)
+        return Conversation(id: id, title: title?.isBlank == true ? nil : title)
     }
 
     private func decodeMessage(_ object: ObjectReader) throws(EventError) -> Message {
@@ -71,6 +71,9 @@ public struct EventDecoder: Sendable {
     private func decodeSender(_ object: ObjectReader) throws(EventError) -> Sender {
         let id = try object.requiredIdentifier("id", maxBytes: config.limits.maximumIDBytes)
         let displayName = try object.requiredString("display_name", maxBytes: 1024)
+        if displayName.isBlank {
+            throw EventError(.invalidEvent, at: object.path.appending("display_name"), "must not be blank (only whitespace)")
+        }
         let avatar = try object.optionalString("avatar_url", nonEmpty: false, maxBytes: config.limits.maximumURLBytes)
         if let avatar, !avatar.isEmpty, !HTTPURL.isAbsolute(avatar) {
             throw EventError(.invalidEvent, at: object.path.appending("avatar_url"),
@@ -82,7 +85,7 @@ public struct EventDecoder: Sendable {
     private func decodeNotification(_ object: ObjectReader?) throws(EventError) -> NotificationOptions {
         var options = NotificationOptions()
         guard let object else { return options }
-        if let title = try object.optionalString("title", nonEmpty: false, maxBytes: 1024), !title.isEmpty {
+        if let title = try object.optionalString("title", nonEmpty: false, maxBytes: 1024), !title.isBlank {
             options.title = title
         }
         if object.has("sound") {

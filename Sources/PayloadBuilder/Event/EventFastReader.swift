@@ -90,7 +90,7 @@ struct EventFastReader {
             }
         }
         guard ended, let id else { return nil }
-        return Conversation(id: id, title: title?.isEmpty == true ? nil : title)
+        return Conversation(id: id, title: title?.isBlank == true ? nil : title)
     }
 
     private mutating func readMessage() -> Message? {
@@ -133,7 +133,7 @@ struct EventFastReader {
             default: return nil
             }
         }
-        guard ended, let id, let displayName else { return nil }
+        guard ended, let id, let displayName, !displayName.isBlank else { return nil }
         if let avatar, !avatar.isEmpty, !HTTPURL.isAbsolute(avatar) { return nil }
         return Sender(id: id, displayName: displayName, avatarURL: avatar?.isEmpty == true ? nil : avatar)
     }
@@ -148,7 +148,7 @@ struct EventFastReader {
             switch field(key, Names.notification, seen: &seen) {
             case 0?:
                 guard readString(&text, nonEmpty: false, maxBytes: 1024) else { return nil }
-                if let text, !text.isEmpty { options.title = text }
+                if let text, !text.isBlank { options.title = text }
             case 1?:
                 guard readString(&text, nonEmpty: false, maxBytes: 256) else { return nil }
                 options.sound = text?.isEmpty == true ? nil : text

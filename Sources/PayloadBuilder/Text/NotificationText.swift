@@ -7,14 +7,16 @@
 /// non-text message has none. `notification.title` overrides the title.
 public struct NotificationText: Sendable, Equatable {
     public let title: String
-    /// The message's plain text (markup stripped), possibly empty: `data.text`.
+    /// The message's plain text (markup stripped), possibly empty (also when
+    /// it was only whitespace): `data.text`.
     public let plainText: String
     public let senderName: String
     public let isGroup: Bool
     public let kind: MessageKind
 
     public init(event: borrowing Event) {
-        plainText = event.message.richText ? RichText.plainText(fromMarkup: event.message.text) : event.message.text
+        let text = event.message.richText ? RichText.plainText(fromMarkup: event.message.text) : event.message.text
+        plainText = text.isBlank ? "" : text
         senderName = event.sender.displayName
         isGroup = event.conversation.title != nil
         kind = event.message.kind
