@@ -35,11 +35,22 @@ final class AvatarAddressClassifierTests: XCTestCase {
         }
     }
 
-    func testAllowingPrivateAddressesAdmitsEverything() throws {
+    /// Allowing private addresses (tests, a private CDN) admits everything
+    /// but the cloud metadata services: a redirect to 169.254.169.254 was
+    /// followed with it on (found by the conformance review). Only an
+    /// explicit exception admits one.
+    func testAllowingPrivateAddressesAdmitsEverythingButMetadataServices() throws {
         let policy = AvatarPolicy(allowPrivateAddresses: true)
-        for text in ["127.0.0.1", "::1", "169.254.169.254", "fd00:ec2::254"] {
+        for text in ["127.0.0.1", "::1", "10.0.0.1", "169.254.169.1", "fd00:ec2::253", "8.8.8.8"] {
             XCTAssertTrue(policy.admits(try address(text)), text)
         }
+        for text in ["169.254.169.254", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::1", "169.254.170.2",
+                     "168.63.129.16", "100.100.100.200", "fd00:ec2::254"] {
+            XCTAssertFalse(policy.admits(try address(text)), text)
+        }
+        let excepted = AvatarPolicy(allowPrivateAddresses: true,
+                                    privateAddressExceptions: [try XCTUnwrap(AvatarAddressRange("169.254.169.254/32"))])
+        XCTAssertTrue(excepted.admits(try address("169.254.169.254")))
     }
 
     func testExceptionsAdmitOnlyTheirNetworkAndApplyToMappedForms() throws {

@@ -47,6 +47,23 @@ enum AvatarAddressClassifier {
         "ff00::/8",         // multicast
     ].map(range)
 
+    /// Cloud metadata and host services: refused even when private addresses
+    /// are allowed (only an explicit exception admits one). They hand out
+    /// credentials to whatever on the machine asks.
+    static let metadataServices: [AvatarAddressRange] = [
+        "169.254.169.254/32", // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle instance metadata
+        "169.254.170.2/32",   // AWS ECS task metadata and credentials
+        "168.63.129.16/32",   // Azure WireServer
+        "100.100.100.200/32", // Alibaba Cloud metadata
+        "fd00:ec2::254/128",  // AWS instance metadata over IPv6
+    ].map(range)
+
+    /// Whether `address` (or the IPv4 address it carries) is a metadata service.
+    static func isMetadataService(_ address: AvatarIPAddress) -> Bool {
+        let address = embeddedIPv4(address.unmapped) ?? address.unmapped
+        return metadataServices.contains { $0.contains(address) }
+    }
+
     private static let nat64 = range("64:ff9b::/96")
     private static let sixToFour = range("2002::/16")
 

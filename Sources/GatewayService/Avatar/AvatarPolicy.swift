@@ -20,7 +20,8 @@ public struct AvatarPolicy: Sendable, Equatable {
     /// `suffix` (`a.suffix`, `a.b.suffix`) but not `suffix` itself.
     public var allowedHosts: [String]?
     /// Whether every address may be connected to, private ones included
-    /// (tests on 127.0.0.1; never in production). Off by default.
+    /// (tests on 127.0.0.1; never in production), except the cloud metadata
+    /// services, which only an exception admits. Off by default.
     public var allowPrivateAddresses: Bool
     /// Networks that may be connected to although they are private, e.g. an
     /// internal avatar CDN at `10.20.0.0/16`. Empty by default.
@@ -86,13 +87,15 @@ public struct AvatarPolicy: Sendable, Equatable {
 }
 
 extension AvatarPolicy {
-    /// Whether a connection to `address` is allowed: any address when private
-    /// ones are allowed, else a public one or one inside an exception.
-    /// IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+    /// Whether a connection to `address` is allowed: one inside an exception;
+    /// never a cloud metadata service otherwise; any other address when
+    /// private ones are allowed, else a public one. IPv4-mapped IPv6 addresses
+    /// are judged as the IPv4 address they carry.
     func admits(_ address: AvatarIPAddress) -> Bool {
-        if allowPrivateAddresses { return true }
         let canonical = address.unmapped
         if privateAddressExceptions.contains(where: { $0.contains(canonical) }) { return true }
+        if AvatarAddressClassifier.isMetadataService(canonical) { return false }
+        if allowPrivateAddresses { return true }
         return !AvatarAddressClassifier.isForbidden(canonical)
     }
 

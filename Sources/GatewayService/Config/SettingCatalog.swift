@@ -88,7 +88,7 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_AVATAR_ALLOWED_HOSTS", fileKey: "avatar.allowed_hosts", defaultValue: "any public host",
                 help: "comma-separated avatar hosts (exact or *.suffix)"),
         Setting(environment: "PUSHGW_AVATAR_ALLOW_PRIVATE_ADDRESSES", fileKey: "avatar.allow_private_addresses", defaultValue: "false",
-                help: "let avatars come from private, loopback or link-local addresses"),
+                help: "let avatars come from private, loopback or link-local addresses (never from a cloud metadata service)"),
     ]
 
     /// The `--help` text (also `pushgw serve --help`).
