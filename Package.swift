@@ -46,11 +46,19 @@ let package = Package(
             dependencies: ["APNsHTTP2", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "Curl"],
             swiftSettings: swiftSettings
         ),
-        // The service: HTTP ingest (libmicrohttpd), configuration, dispatcher,
+        // The gateway's HTTP/1.1 server on libmicrohttpd (one daemon per event
+        // loop, suspend/resume, limits, request screening): the only code that
+        // imports libmicrohttpd.
+        .target(
+            name: "GatewayHTTP",
+            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "CMicroHTTPD", "CThreadShims"],
+            swiftSettings: swiftSettings
+        ),
+        // The service: routes and auth, configuration, dispatcher,
         // avatar resolver, metrics. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "Curl", "CMicroHTTPD",
+            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "Curl", "GatewayHTTP",
                            "CThreadShims"],
             swiftSettings: swiftSettings
         ),
@@ -79,12 +87,17 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayServiceTests",
-            dependencies: ["GatewayService", "PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator"],
+            dependencies: ["GatewayService", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PayloadBuilderTests",
             dependencies: ["PayloadBuilder"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayHTTPTests",
+            dependencies: ["GatewayHTTP", "PayloadBuilder"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

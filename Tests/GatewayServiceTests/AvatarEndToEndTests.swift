@@ -1,4 +1,5 @@
 import GatewayService
+@testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
 

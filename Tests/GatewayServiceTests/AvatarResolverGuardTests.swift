@@ -1,4 +1,5 @@
 @testable import GatewayService
+@testable import GatewayHTTP
 import Glibc
 import PayloadBuilder
 import XCTest

@@ -1,4 +1,5 @@
 @testable import GatewayService
+@testable import GatewayHTTP
 import PayloadBuilder
 import Synchronization
 import XCTest

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayService
+@testable import GatewayHTTP
 import PushGWSync
 import XCTest
 

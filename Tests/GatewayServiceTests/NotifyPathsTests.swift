@@ -1,5 +1,6 @@
 import APNsSimulator
 import GatewayService
+@testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
 

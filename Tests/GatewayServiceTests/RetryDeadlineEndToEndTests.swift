@@ -1,6 +1,7 @@
 import APNsSimulator
 import Foundation
 import GatewayService
+@testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
 

@@ -1,4 +1,5 @@
 import GatewayService
+@testable import GatewayHTTP
 import Synchronization
 import XCTest
 import PushGWSync

@@ -6,6 +6,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import GatewayService
+@testable import GatewayHTTP
 import PayloadBuilder
 
 /// A gateway (HTTP server, dispatcher, real APNs and FCM clients) on

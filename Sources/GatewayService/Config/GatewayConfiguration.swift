@@ -1,3 +1,4 @@
+import GatewayHTTP
 public import PayloadBuilder
 import Glibc
 

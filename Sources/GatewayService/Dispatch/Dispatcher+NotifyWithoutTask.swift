@@ -1,3 +1,4 @@
+public import GatewayHTTP
 import Foundation
 import PayloadBuilder
 

@@ -1,3 +1,4 @@
+public import GatewayHTTP
 import Foundation
 public import PayloadBuilder
 import PushGWSync

@@ -1,3 +1,4 @@
+import GatewayHTTP
 import PayloadBuilder
 
 /// The answer of `/v1/notify` for one event (API.md "The answer").

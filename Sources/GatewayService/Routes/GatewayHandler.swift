@@ -1,3 +1,4 @@
+public import GatewayHTTP
 import PayloadBuilder
 
 /// Routes HTTP requests to the gateway's endpoints (API.md "Endpoints"):

@@ -1,3 +1,4 @@
+import GatewayHTTP
 import PushGWSync
 
 /// `pushgw_http_requests_total` by route and status: each pair's series is

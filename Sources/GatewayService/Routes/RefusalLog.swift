@@ -1,3 +1,4 @@
+import GatewayHTTP
 import PayloadBuilder
 import PushGWSync
 

@@ -1,3 +1,4 @@
+public import GatewayHTTP
 import APNsHTTP2
 import FCMClient
 import Foundation
@@ -104,8 +105,8 @@ public final class Gateway: Sendable {
                             loops: loops, log: { logger.log(.debug, "http server", [("detail", $0)]) })
         do {
             try server.start()
-        } catch where error.setting == "listen" {
-            throw ServiceError(setting: configuration.listenSetting, error.message)
+        } catch {
+            throw ServiceError(setting: error.cause == .listen ? configuration.listenSetting : "threads", error.message)
         }
         started = true
     }

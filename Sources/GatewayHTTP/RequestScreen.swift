@@ -1,4 +1,4 @@
-import PayloadBuilder
+public import PayloadBuilder
 
 /// Refuses requests whose framing is ambiguous or whose bytes would be
 /// silently cut, before any handler sees them. libmicrohttpd 0.9.75
@@ -119,11 +119,11 @@ struct RequestScreen {
 
 extension ErrorCode {
     /// Malformed or ambiguous HTTP framing (the server's, not the event's).
-    static let badRequest = ErrorCode("bad_request", httpStatus: 400)
+    public static let badRequest = ErrorCode("bad_request", httpStatus: 400)
     /// A transfer coding other than chunked.
-    static let notImplemented = ErrorCode("not_implemented", httpStatus: 501)
+    public static let notImplemented = ErrorCode("not_implemented", httpStatus: 501)
     /// A content coding (gzip, deflate…): the body is read as JSON only.
-    static let unsupportedMediaType = ErrorCode("unsupported_media_type", httpStatus: 415)
+    public static let unsupportedMediaType = ErrorCode("unsupported_media_type", httpStatus: 415)
     /// The server stopped before the request's answer was ready.
-    static let shuttingDown = ErrorCode("shutting_down", httpStatus: 503)
+    public static let shuttingDown = ErrorCode("shutting_down", httpStatus: 503)
 }

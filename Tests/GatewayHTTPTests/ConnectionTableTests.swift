@@ -1,4 +1,4 @@
-@testable import GatewayService
+@testable import GatewayHTTP
 import XCTest
 
 /// The request deadlines of the ingest, without sockets.

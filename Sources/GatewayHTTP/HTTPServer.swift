@@ -78,7 +78,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// The port actually bound (useful with port 0).
     public var port: Int { state.withLock { $0.port } }
 
-    public func start() throws(ServiceError) {
+    public func start() throws(HTTPServerStartError) {
         let listener = try Self.listen(address, port: requestedPort)
         let loops: [HTTP2EventLoop]
         if let givenLoops {
@@ -90,7 +90,7 @@ public final class HTTPServer: @unchecked Sendable {
                 }
             } catch {
                 close(listener.descriptor)
-                throw ServiceError(setting: "threads", "cannot start the HTTP server's threads: \(error)")
+                throw HTTPServerStartError(.threads, "cannot start the HTTP server's threads: \(error)")
             }
         }
         var daemons: [DaemonSource] = []
@@ -108,7 +108,7 @@ public final class HTTPServer: @unchecked Sendable {
                     MHD_stop_daemon(started.pointer)
                 }
                 if givenLoops == nil { for loop in loops { loop.retire() } }
-                throw ServiceError(setting: "listen", "cannot start the HTTP server on \(address):\(listener.port)")
+                throw HTTPServerStartError(.listen, "cannot start the HTTP server on \(address):\(listener.port)")
             }
             daemons.append(daemon)
             loop.attach(daemon)

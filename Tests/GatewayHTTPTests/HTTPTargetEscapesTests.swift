@@ -1,4 +1,4 @@
-@testable import GatewayService
+@testable import GatewayHTTP
 import XCTest
 
 /// The request target's percent-decoding: every `%HH` but `%00`.

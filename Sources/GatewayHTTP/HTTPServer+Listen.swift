@@ -8,7 +8,7 @@ internal import CMicroHTTPD
 
 extension HTTPServer {
     /// Binds and listens on `address:port` (port 0: any free port).
-    static func listen(_ address: String, port: Int) throws(ServiceError) -> (descriptor: Int32, port: Int) {
+    static func listen(_ address: String, port: Int) throws(HTTPServerStartError) -> (descriptor: Int32, port: Int) {
         var ipv4 = in_addr()
         var ipv6 = in6_addr()
         let family: Int32
@@ -17,14 +17,14 @@ extension HTTPServer {
         } else if inet_pton(AF_INET6, address, &ipv6) == 1 {
             family = AF_INET6
         } else {
-            throw ServiceError(setting: "listen", "\(address) is not an IP address (use e.g. 127.0.0.1 or 0.0.0.0)")
+            throw HTTPServerStartError(.listen, "\(address) is not an IP address (use e.g. 127.0.0.1 or 0.0.0.0)")
         }
         // Linux's SOCK_STREAM | SOCK_CLOEXEC. Spelled out because in release builds
         // <sys/socket.h>'s enum is claimed by the CMicroHTTPD module map and is not
         // visible under that name here.
         let streamCloseOnExec: Int32 = 1 | 0o2000000
         let descriptor = socket(family, streamCloseOnExec, 0)
-        guard descriptor >= 0 else { throw ServiceError(setting: "listen", "socket: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw HTTPServerStartError(.listen, "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var storage = sockaddr_storage()
@@ -54,7 +54,7 @@ extension HTTPServer {
         guard bound == 0, Glibc.listen(descriptor, 1024) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
-            throw ServiceError(setting: "listen", "cannot listen on \(address):\(port): \(reason)")
+            throw HTTPServerStartError(.listen, "cannot listen on \(address):\(port): \(reason)")
         }
         length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &storage) {

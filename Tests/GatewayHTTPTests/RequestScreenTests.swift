@@ -1,4 +1,4 @@
-@testable import GatewayService
+@testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
 
