@@ -75,9 +75,17 @@ let package = Package(
         .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder", "APNsHTTP2", "APNsSimulator", "FCMClient"], swiftSettings: swiftSettings),
         .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
 
+        // Helpers shared by the test targets (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "APNsHTTP2Tests",
-            dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
+            dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2",
+                           "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "APNsSimulatorTests",
+            dependencies: ["APNsSimulator", "APNsHTTP2", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -87,12 +95,13 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayServiceTests",
-            dependencies: ["GatewayService", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator"],
+            dependencies: ["GatewayService", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator",
+                           "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PayloadBuilderTests",
-            dependencies: ["PayloadBuilder"],
+            dependencies: ["PayloadBuilder", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

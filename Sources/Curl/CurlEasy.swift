@@ -61,11 +61,12 @@ package final class CurlEasy {
     package func perform(_ request: CurlRequest) throws(CurlFailure) -> CurlResponse {
         let context = CurlTransferContext(request: request, limit: max(options.maximumBodyBytes, 0),
                                           keptHeaders: options.keptHeaders, currentStatus: { [unowned self] in responseCode })
+        // Nothing may point at the context or the parsed URL once this returns,
+        // also when setting up the transfer failed half-way.
+        defer { clearPointers(request) }
         try prepare(request, context: Unmanaged.passUnretained(context).toOpaque())
         errorBuffer[0] = 0
         let code = withExtendedLifetime((request, context)) { curl_easy_perform(handle) }
-        // Nothing may point at the context or the parsed URL once this returns.
-        try clearPointers(request)
         let status = responseCode
         guard code == CURLE_OK else {
             let sent = !(code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST)
@@ -146,11 +147,13 @@ package final class CurlEasy {
         try setPointer(CURLOPT_OPENSOCKETDATA, context, "CURLOPT_OPENSOCKETDATA")
     }
 
-    private func clearPointers(_ request: CurlRequest) throws(CurlFailure) {
-        if case .parsed = request.target { try setPointer(CURLOPT_CURLU, nil, "CURLOPT_CURLU") }
-        try setPointer(CURLOPT_WRITEDATA, nil, "CURLOPT_WRITEDATA")
-        try setPointer(CURLOPT_HEADERDATA, nil, "CURLOPT_HEADERDATA")
-        try setPointer(CURLOPT_OPENSOCKETDATA, nil, "CURLOPT_OPENSOCKETDATA")
+    /// Unsets what `prepare` pointed at. Clearing a pointer option cannot
+    /// fail (libcurl only stores it), so the codes are not checked.
+    private func clearPointers(_ request: CurlRequest) {
+        if case .parsed = request.target { _ = pgw_curl_setopt_ptr(handle, CURLOPT_CURLU, nil) }
+        for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_OPENSOCKETDATA] {
+            _ = pgw_curl_setopt_ptr(handle, option, nil)
+        }
     }
 
     /// Replaces the request header lines (`Name: value`); the list lives as long as the handle.

@@ -1,5 +1,6 @@
 import APNsHTTP2
 import Foundation
+import TestSupport
 import XCTest
 
 /// The provider-token refresh rules of ``ProviderTokenCache``, driven only by
@@ -234,18 +235,5 @@ final class ProviderTokenCacheTests: XCTestCase {
             XCTAssertEqual(cache.mintCount, mints)
             XCTAssertGreaterThan(mints, 10)
         }
-    }
-}
-
-/// A small deterministic generator so the random walk is reproducible.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -116,6 +116,22 @@ final class CurlEasyTests: XCTestCase {
         }
     }
 
+    /// The avatar's redirect pattern: one handle, a parsed URL released after
+    /// its hop, then another hop by text; nothing of the first stays pointed at.
+    func testOneHandlePerformsAgainAfterItsParsedURLIsGone() throws {
+        let first = try OneAnswerServer(answer: "HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n")
+        let second = try OneAnswerServer(answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        let easy = try CurlEasy(options: CurlOptions(schemes: ["http"], maximumBodyBytes: 10))
+        do {
+            let url = try XCTUnwrap(CurlURL(first.url))
+            let response = try easy.perform(CurlRequest(target: .parsed(url), timeout: .seconds(5), connectTimeout: .seconds(2),
+                                                        bodyUse: { $0 == 200 ? .keep : .discard }))
+            XCTAssertEqual(response.status, 302)
+        }
+        let response = try easy.perform(request(second.url))
+        XCTAssertEqual(response.body, Array("ok".utf8))
+    }
+
     func testMillisecondsRoundUpAndAreNeverZero() {
         XCTAssertEqual(CurlEasy.milliseconds(.zero), 1)
         XCTAssertEqual(CurlEasy.milliseconds(.microseconds(1)), 1)

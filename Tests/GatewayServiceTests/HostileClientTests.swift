@@ -3,6 +3,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
 import Synchronization
+import TestSupport
 import XCTest
 
 /// Hostile clients on the ingest (raw sockets to the in-process gateway on
@@ -107,10 +108,10 @@ final class HostileClientTests: XCTestCase {
         var limits = HTTPServerLimits()
         limits.requestTimeout = .seconds(3)
         let testbed = try ServiceTestbed(limits: limits)
-        var random = SeededBytes(seed: 0x9E37_79B9_7F4A_7C15)
+        var random = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
         let host = "Host: 127.0.0.1\r\n"
         let cases: [(String, [UInt8], Set<Int>)] = [
-            ("random bytes", random.next(4096), [400]),
+            ("random bytes", random.bytes(4096), [400]),
             ("negative Content-Length", Array("GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n".utf8), [400]),
             ("negative Content-Length with Host", Array("GET /healthz HTTP/1.1\r\n\(host)Content-Length: -1\r\n\r\n".utf8), [400]),
             ("Content-Length overflowing 64 bits",
@@ -147,7 +148,7 @@ final class HostileClientTests: XCTestCase {
         }
         // Pipelined: a valid request, then garbage on the same connection.
         let connection = try RawConnection(port: testbed.server.port)
-        connection.send(Array("GET /healthz HTTP/1.1\r\n\(host)\r\n".utf8) + random.next(2048))
+        connection.send(Array("GET /healthz HTTP/1.1\r\n\(host)\r\n".utf8) + random.bytes(2048))
         XCTAssertEqual(connection.readReply().status, 200, "the valid request before the garbage is answered")
         let after = connection.readReply(timeout: .seconds(8))
         XCTAssertTrue(after == .closed || after.status == 400, "the garbage after it → \(after)")
@@ -281,28 +282,5 @@ final class Slowloris: @unchecked Sendable {
         }
         for connection in connections { connection.close() }
         return cut
-    }
-}
-
-/// Reproducible pseudo-random bytes (SplitMix64).
-struct SeededBytes {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next(_ count: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        while bytes.count < count {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            value ^= value >> 31
-            withUnsafeBytes(of: value) { bytes += $0.prefix(count - bytes.count) }
-        }
-        return bytes
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PayloadBuilder
+import TestSupport
 import XCTest
 
 /// `EventDecoder`'s fast path (`decodeFast`: straight from the bytes, no
@@ -201,7 +202,7 @@ final class EventDecoderFastPathTests: XCTestCase {
         let tokens = dictionary.split(separator: "\n").compactMap(Self.dictionaryToken)
         XCTAssertGreaterThan(tokens.count, 100)
         let seed = try XCTUnwrap(Self.fixtures().first { $0.name == "seed-chat-sdk" }).body
-        var generator = SeededGenerator(seed: 0xD1C7)
+        var generator = SplitMix64(seed: 0xD1C7)
         for token in tokens {
             for _ in 0..<6 {
                 var copy = seed
@@ -280,7 +281,7 @@ final class EventDecoderFastPathTests: XCTestCase {
     /// duplicated spans, renamed keys and values of another type. Either
     /// the fast path steps aside or both paths give the same event.
     func testFastAndTreeDecodersAgreeOnThousandsOfMutatedEvents() throws {
-        var generator = SeededGenerator(seed: 0xFA57)
+        var generator = SplitMix64(seed: 0xFA57)
         let bases = try Self.fixtures().map(\.body).prefix(6) + Self.valid.prefix(6).map { Array($0.utf8) }
         let bytes = Array(#"{}[]":,"\ntf0-1.eEu"#.utf8) + [0x20, 0x00, 0x01, 0xC3, 0xA9, 0xED, 0xFF, 0x7F]
         let names = ["id", "title", "text", "kind", "rich_text", "display_name", "avatar_url", "platform", "token", "badge",
@@ -383,18 +384,5 @@ final class EventDecoderFastPathTests: XCTestCase {
             }
         }
         return bytes
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the mutants are the same every run.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

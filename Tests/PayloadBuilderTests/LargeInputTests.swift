@@ -23,4 +23,16 @@ final class LargeInputTests: XCTestCase {
         XCTAssertEqual(RichText.plainText(fromMarkup: markup), markup)
         XCTAssertEqual(RichText.plainText(fromMarkup: markup + ">tail"), "tail", "one tag from the first < to the >")
     }
+
+    /// A comment that never closes, a quote that never closes, and script end
+    /// tags that are not one, each repeated to fill a body: once scanned to the
+    /// end for every tag (0.5 s per render; found by review).
+    func testUnclosedCommentsQuotesAndFalseEndTagsAreRead() {
+        let comments = String(repeating: "<!-- >", count: 10_000)
+        XCTAssertEqual(RichText.plainText(fromMarkup: comments + "x"), "x")
+        let quotes = String(repeating: "<a x='>", count: 10_000)
+        XCTAssertEqual(RichText.plainText(fromMarkup: quotes + "x"), "x")
+        let endTags = "<script>" + String(repeating: "</scriptx", count: 10_000) + "></script>after"
+        XCTAssertEqual(RichText.plainText(fromMarkup: endTags), "after")
+    }
 }

@@ -238,6 +238,9 @@ final class TextRulesTests: XCTestCase {
         XCTAssertEqual(RichText.plainText(fromMarkup: "<a href='x>y'>link</a>"), "link")
         XCTAssertEqual(RichText.plainText(fromMarkup: "<img alt=\"a > b\" src=x>after"), "after")
         XCTAssertEqual(RichText.plainText(fromMarkup: "<a title='unclosed>text"), "text", "an unclosed quote falls back to the first >")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<p class=x'>Don't go</p> now"), "Don't go now",
+                       "a quote opens a value only right after =")
+        XCTAssertEqual(RichText.plainText(fromMarkup: "<a href = \"x>y\">link</a>"), "link")
         XCTAssertEqual(RichText.plainText(fromMarkup: "a<!-- x > y -->b"), "ab")
         XCTAssertEqual(RichText.plainText(fromMarkup: "a<!-- unclosed > b"), "a b")
     }

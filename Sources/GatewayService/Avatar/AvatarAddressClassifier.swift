@@ -51,19 +51,34 @@ enum AvatarAddressClassifier {
     /// are allowed (only an explicit exception admits one). They hand out
     /// credentials to whatever on the machine asks.
     static let metadataServices: [AvatarAddressRange] = [
-        "169.254.169.254/32", // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle instance metadata
-        "169.254.170.2/32",   // AWS ECS task metadata and credentials
+        "169.254.0.0/16",     // IPv4 link-local: instance metadata (169.254.169.254), ECS (.170.2), EKS Pod Identity (.170.23), DNS, time
         "168.63.129.16/32",   // Azure WireServer
         "100.100.100.200/32", // Alibaba Cloud metadata
-        "fd00:ec2::254/128",  // AWS instance metadata over IPv6
+        "fd00:ec2::/32",      // AWS's IPv6 metadata, Pod Identity and time services
     ].map(range)
 
-    /// Whether `address` (or the IPv4 address it carries) is a metadata service.
+    /// Whether `address`, or an IPv4 address carried inside it in any form
+    /// (mapped, IPv4-compatible, SIIT, NAT64, 6to4), is a metadata service.
     static func isMetadataService(_ address: AvatarIPAddress) -> Bool {
-        let address = embeddedIPv4(address.unmapped) ?? address.unmapped
-        return metadataServices.contains { $0.contains(address) }
+        let inner = carriedIPv4(address) ?? address
+        return metadataServices.contains { $0.contains(inner) }
     }
 
+    /// The IPv4 address inside an IPv6 address that carries one: mapped
+    /// (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), SIIT
+    /// (`::ffff:0:a.b.c.d`), NAT64 or 6to4; nil for any other.
+    private static func carriedIPv4(_ address: AvatarIPAddress) -> AvatarIPAddress? {
+        guard !address.isIPv4 else { return nil }
+        if address.unmapped.isIPv4 { return address.unmapped }
+        if let embedded = embeddedIPv4(address) { return embedded }
+        if compatible.contains(address) || siit.contains(address) {
+            return AvatarIPAddress(uncheckedBytes: Array(address.bytes[12..<16]))
+        }
+        return nil
+    }
+
+    private static let compatible = range("::/96")
+    private static let siit = range("::ffff:0:0:0/96")
     private static let nat64 = range("64:ff9b::/96")
     private static let sixToFour = range("2002::/16")
 

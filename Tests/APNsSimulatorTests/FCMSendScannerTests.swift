@@ -1,4 +1,5 @@
 @testable import APNsSimulator
+import TestSupport
 import XCTest
 
 /// The FCM fast path (`FCMSendScanner`) against the strict path it stands in
@@ -185,4 +186,3 @@ final class FCMSendScannerTests: XCTestCase {
 }
 
 /// The reproducible generator of ProviderTokenCacheTests, for the standard library's `random(in:using:)`.
-extension SplitMix64: RandomNumberGenerator {}
