@@ -19,7 +19,7 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_LISTEN", fileKey: "listen", defaultValue: "127.0.0.1:8080",
                 help: "IP address:port of the HTTP API (IPv6 as [::1]:8080); port 0 picks a free one"),
         Setting(environment: "PUSHGW_BEARER_TOKENS", fileKey: "-", defaultValue: "none",
-                help: "comma-separated API tokens, each at least 16 characters (prefer the _FILE form: secrets in files, not in the environment)"),
+                help: "comma-separated API tokens, each at least 16 characters (prefer the _FILE form: secrets in files, not in the environment; with it, the tokens of both are accepted)"),
         Setting(environment: "PUSHGW_BEARER_TOKENS_FILE", fileKey: "bearer_tokens_file", defaultValue: "none",
                 help: "file with one API token per line (at least 16 printable ASCII characters, no spaces; a line starting with # is a comment); several may be active (rotation)"),
         Setting(environment: "PUSHGW_METRICS_TOKEN_FILE", fileKey: "metrics_token_file", defaultValue: "none (open)",
@@ -88,7 +88,7 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_AVATAR_ALLOWED_HOSTS", fileKey: "avatar.allowed_hosts", defaultValue: "any public host",
                 help: "comma-separated avatar hosts (exact or *.suffix)"),
         Setting(environment: "PUSHGW_AVATAR_ALLOW_PRIVATE_ADDRESSES", fileKey: "avatar.allow_private_addresses", defaultValue: "false",
-                help: "let avatars come from private, loopback or link-local addresses (never from a cloud metadata service)"),
+                help: "let avatars come from private or loopback addresses (never from IPv4 link-local 169.254/16 or another cloud metadata service)"),
     ]
 
     /// The `--help` text (also `pushgw serve --help`).
