@@ -54,4 +54,23 @@ final class AvatarEndToEndTests: XCTestCase {
         XCTAssertEqual(testbed.metrics.registry.value(GatewayMetrics.avatarFetch, ["does_not_fit"]), 1)
         XCTAssertEqual(server.seen.requests.count, 1, "fetched once, then cached")
     }
+
+    /// A duplicate is answered from the record before its avatar is looked
+    /// at, on the fast path as on the task path: it adds nothing to the
+    /// avatar metrics (it added a refusal or a cache hit per duplicate).
+    func testADuplicateLooksUpNoAvatar() async throws {
+        let metrics = MetricsRegistry()
+        let testbed = try ServiceTestbed(avatars: AvatarResolver(onFetch: { metrics.increment(GatewayMetrics.avatarFetch, [$0]) }))
+        let body = ServiceTestbed.event(id: "dup-avatar", tokens: [ServiceTestbed.token(8)], avatarURL: "https://127.0.0.1:9/avatar.png")
+        let first = try await testbed.call("POST", "/v1/notify", body: body)
+        XCTAssertEqual(first.status, 200)
+        XCTAssertEqual(metrics.value(GatewayMetrics.avatarFetch, ["private_address"]), 1)
+        for _ in 0..<3 {
+            let again = try await testbed.call("POST", "/v1/notify", body: body)
+            XCTAssertEqual(try JSONParser.parse(again.body)["duplicate"], .bool(true))
+        }
+        XCTAssertEqual(metrics.value(GatewayMetrics.avatarFetch, ["private_address"]), 1)
+        XCTAssertEqual(metrics.value(GatewayMetrics.avatarFetch, ["cached"]), 0)
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+    }
 }

@@ -25,12 +25,16 @@ extension Dispatcher {
         case let .success(decoded):
             (event, app, key) = decoded
         }
-        guard let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL), becomeOwner(of: key) else {
+        guard becomeOwner(of: key) else {
             Task { completion(await self.notify(event, app: app, key: key, arrival: arrival)) }
             return
         }
         // Read once owned: a copy that was dispatched in between is recorded by now.
-        guard case .notRecorded = dedup.lookupWithoutWaiting(key, now: arrival) else {
+        // Dedup before the avatar, as on the task path: a duplicate looks up no
+        // avatar (and adds nothing to pushgw_avatar_fetch_total).
+        guard case .notRecorded = dedup.lookupWithoutWaiting(key, now: arrival),
+              let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL)
+        else {
             release(key)
             Task { completion(await self.notify(event, app: app, key: key, arrival: arrival)) }
             return
