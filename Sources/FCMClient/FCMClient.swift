@@ -28,6 +28,7 @@ public final class FCMClient: Sendable {
     private let pool: HTTP2ConnectionPool
     private let tokens: any AccessTokenSource
     private let requestTimeout: Duration
+    private let now: @Sendable () -> Int64
 
     /// - Parameters:
     ///   - baseURL: `https://fcm.googleapis.com` (``FCMTarget/production``) or a simulator.
@@ -37,10 +38,12 @@ public final class FCMClient: Sendable {
     ///   - requestTimeout: per message, from `send` until the answer.
     ///   - loops: event loops to run the connections on, shared with their
     ///     owner (the gateway's, one per core); nil: the pool's own.
+    ///   - now: the clock in epoch seconds, for `Retry-After` dates.
     public init(baseURL: String = FCMTarget.production, projectID: String, tls: TLSConfiguration = TLSConfiguration(),
                 tokens: any AccessTokenSource, connections: Int = 1, requestTimeout: Duration = .seconds(10),
                 options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
-                loops: [HTTP2EventLoop]? = nil) throws(TransportError) {
+                loops: [HTTP2EventLoop]? = nil,
+                now: @escaping @Sendable () -> Int64 = AccessTokenCache.systemClock) throws(TransportError) {
         origin = try Origin(url: baseURL)
         self.projectID = projectID
         var options = options
@@ -49,6 +52,7 @@ public final class FCMClient: Sendable {
                                        options: options, backoff: backoff, loops: loops)
         self.tokens = tokens
         self.requestTimeout = requestTimeout
+        self.now = now
     }
 
     /// A client for `serviceAccount`'s project, with an ``AccessTokenCache``
@@ -122,7 +126,7 @@ public final class FCMClient: Sendable {
     private func send(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant,
                       completion: @escaping @Sendable ([Result<FCMOutcome, TransportError>]) -> Void) {
         pool.send(httpRequests(requests, token: token, deadline: deadline)) { responses in
-            let outcomes = Self.classify(responses)
+            let outcomes = Self.classify(responses, now: self.now())
             guard outcomes.contains(where: Self.isAccessTokenRejection) else { return completion(outcomes) }
             Task {
                 completion(await self.retryingAccessTokenRejections(requests, outcomes: outcomes, token: token, deadline: deadline))
@@ -145,7 +149,8 @@ public final class FCMClient: Sendable {
             for index in refused { outcomes[index] = .failure(error) }
             return outcomes
         }
-        let retried = Self.classify(await pool.send(httpRequests(refused.map { requests[$0] }, token: freshToken, deadline: deadline)))
+        let retried = Self.classify(await pool.send(httpRequests(refused.map { requests[$0] }, token: freshToken, deadline: deadline)),
+                                    now: now())
         for (position, index) in refused.enumerated() { outcomes[index] = retried[position] }
         return outcomes
     }
@@ -174,12 +179,12 @@ public final class FCMClient: Sendable {
         }
     }
 
-    private static func classify(_ responses: [Result<HTTP2Response, TransportError>]) -> [Result<FCMOutcome, TransportError>] {
+    private static func classify(_ responses: [Result<HTTP2Response, TransportError>], now: Int64) -> [Result<FCMOutcome, TransportError>] {
         responses.map { result in
             result.map { response in
                 guard response.status == 200 else {
                     return .rejected(FCMRejection(status: response.status, body: response.body,
-                                                  retryAfterHeader: response.header("retry-after")))
+                                                  retryAfterHeader: response.header("retry-after"), now: now))
                 }
                 return .accepted(name: messageName(response.body))
             }

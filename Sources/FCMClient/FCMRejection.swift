@@ -76,7 +76,7 @@ extension FCMRejection {
 
     /// Reads an FCM error response; a body that is not Google's shape still
     /// gives a rejection classified by its status.
-    init(status: Int, body: [UInt8], retryAfterHeader: String?) {
+    init(status: Int, body: [UInt8], retryAfterHeader: String?, now: Int64) {
         var code: FCMErrorCode?
         var rpcStatus: String?
         var message = ""
@@ -100,7 +100,7 @@ extension FCMRejection {
                 }
             }
         }
-        let retryAfter = retryAfterHeader.flatMap { RetryAfter.duration($0) }
+        let retryAfter = retryAfterHeader.flatMap { RetryAfter.duration($0, now: now) }
         self.init(status: status, errorCode: code ?? Self.impliedCode(status: status, rpcStatus: rpcStatus),
                   hasFCMErrorDetail: code != nil, rpcStatus: rpcStatus, message: message,
                   fieldViolations: violations, retryAfter: retryAfter)

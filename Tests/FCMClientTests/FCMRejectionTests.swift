@@ -1,4 +1,4 @@
-import FCMClient
+@testable import FCMClient
 import XCTest
 
 /// Reading Google's error bodies without a network.
@@ -28,5 +28,15 @@ final class FCMRejectionTests: XCTestCase {
         XCTAssertFalse(thirdParty.isAboutTheAccessToken, "an FcmError 401 is about FCM's APNs credential, not ours")
         XCTAssertEqual(FCMRejection(status: 404, errorCode: .unspecified, hasFCMErrorDetail: false).action, .configurationError)
         XCTAssertEqual(FCMRejection(status: 418, errorCode: .unspecified, hasFCMErrorDetail: false).action, .doNotRetry)
+    }
+
+    /// A `Retry-After` date is read against the client's injected clock, not
+    /// the wall clock: 784111777 is Sun, 06 Nov 1994 08:49:37 GMT.
+    func testARetryAfterDateIsReadAgainstTheInjectedClock() {
+        let body = Array(#"{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"}]}}"#.utf8)
+        let rejection = FCMRejection(status: 429, body: body, retryAfterHeader: "Sun, 06 Nov 1994 08:49:37 GMT", now: 784_111_777 - 120)
+        XCTAssertEqual(rejection.action, .retry(after: .seconds(120)))
+        let later = FCMRejection(status: 429, body: body, retryAfterHeader: "Sun, 06 Nov 1994 08:49:37 GMT", now: 784_111_777 + 5)
+        XCTAssertEqual(later.action, .retry(after: .zero), "a date in the past is now")
     }
 }

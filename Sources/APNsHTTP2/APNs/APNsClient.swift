@@ -111,7 +111,8 @@ public final class APNsClient: Sendable {
     /// PROTOCOLS.md A5: retry `UnrelatedKeyIdInToken` and `IdleTimeout` on
     /// a new connection, and use a new connection after `Shutdown`.
     private static let asksForANewConnection: @Sendable (HTTP2Response) -> Bool = { response in
-        let rejection = APNsRejection(response: response, apnsID: nil)
+        // Only the reason is read here, not the retry delay, so no clock is needed.
+        let rejection = APNsRejection(response: response, apnsID: nil, now: 0)
         return rejection.action == .retryOnNewConnection || rejection.reason == .shutdown
     }
 
@@ -151,15 +152,16 @@ public final class APNsClient: Sendable {
             responses[index].map { response in
                 let apnsID = response.header("apns-id") ?? requests[index].header("apns-id")
                 if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
-                return .rejected(APNsRejection(response: response, apnsID: apnsID))
+                return .rejected(APNsRejection(response: response, apnsID: apnsID, now: now()))
             }
         }
     }
 }
 
 extension APNsRejection {
-    /// Reads `{"reason": "...", "timestamp": ms}` from an APNs error response.
-    init(response: HTTP2Response, apnsID: String?) {
+    /// Reads `{"reason": "...", "timestamp": ms}` from an APNs error response;
+    /// a `Retry-After` date is read against `now` (epoch seconds).
+    init(response: HTTP2Response, apnsID: String?, now: Int64) {
         var reason = APNsReason("Status\(response.status)")
         var timestamp: Int64?
         if let document = try? JSONParser.parse(response.body) {
@@ -167,7 +169,7 @@ extension APNsRejection {
             if case let .int(milliseconds)? = document["timestamp"] { timestamp = milliseconds }
         }
         self.init(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID)
-        if case .retry = action, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0) }) {
+        if case .retry = action, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0, now: now) }) {
             action = .retry(after: after)
         }
     }

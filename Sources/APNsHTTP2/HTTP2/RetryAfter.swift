@@ -7,11 +7,8 @@ import Foundation
 /// obsolete date forms RFC 9110 also names are not read. Longer than a day
 /// is read as a day: no provider means more, and arithmetic stays safe.
 public enum RetryAfter {
-    public static func duration(_ text: String) -> Duration? {
-        duration(text, now: Int64(Date().timeIntervalSince1970.rounded(.down)))
-    }
-
-    /// As `duration(_:)`, from `now` in epoch seconds.
+    /// The delay `text` asks for, from `now` in epoch seconds (the caller's
+    /// injected clock: a date is read against it, never against the wall clock here).
     public static func duration(_ text: String, now: Int64) -> Duration? {
         let value = text.trimmingCharacters(in: .whitespaces)
         if !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {

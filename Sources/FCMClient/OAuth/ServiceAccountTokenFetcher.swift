@@ -40,12 +40,12 @@ public struct ServiceAccountTokenFetcher: AccessTokenFetcher {
         case .failure(let failure):
             throw AccessTokenError(.transport, "token request to \(serviceAccount.tokenURI): \(failure)")
         case .success(let response):
-            return try Self.grant(from: response, tokenURI: serviceAccount.tokenURI)
+            return try Self.grant(from: response, tokenURI: serviceAccount.tokenURI, now: now)
         }
     }
 
-    /// Reads a token-endpoint answer.
-    static func grant(from response: HTTPSPost.Response, tokenURI: String) throws(AccessTokenError) -> AccessTokenGrant {
+    /// Reads a token-endpoint answer (a `Retry-After` date against `now`, epoch seconds).
+    static func grant(from response: HTTPSPost.Response, tokenURI: String, now: Int64) throws(AccessTokenError) -> AccessTokenGrant {
         let document = try? JSONParser.parse(response.body)
         switch response.status {
         case 200:
@@ -66,7 +66,7 @@ public struct ServiceAccountTokenFetcher: AccessTokenFetcher {
         case 429, 500...599:
             throw AccessTokenError(.unavailable, "the token endpoint \(tokenURI) is unavailable\(oauthText(document))",
                                    httpStatus: response.status, oauthError: oauthCode(document),
-                                   retryAfter: response.headers["retry-after"].flatMap { RetryAfter.duration($0) })
+                                   retryAfter: response.headers["retry-after"].flatMap { RetryAfter.duration($0, now: now) })
         case 400, 401, 403:
             throw AccessTokenError(.refused, "the token endpoint refused the grant\(oauthText(document))",
                                    httpStatus: response.status, oauthError: oauthCode(document))
