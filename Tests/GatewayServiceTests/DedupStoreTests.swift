@@ -63,7 +63,6 @@ final class DedupStoreTests: XCTestCase {
             RecipientResult(platform: .fcm, token: "bk3RNwTe3H0:CI2k_HHwgIpo", status: .invalidToken, reason: "UNREGISTERED",
                             retryable: false),
             RecipientResult(platform: .fcm, token: "t2", status: .failed, reason: "Unavailable — 503, \u{1F3A7}", retryable: true),
-            RecipientResult(platform: .apns, token: "t3", status: .failed, reason: "PayloadTooLarge", retryable: false, permanent: true),
             RecipientResult(platform: .apns, token: "", status: .skipped, providerID: "", reason: ""),
         ]
         let recorded = RecordedEvent(results: results.map(RecordedResult.init))

@@ -69,48 +69,6 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(second.body)["duplicate"], .bool(true))
     }
 
-    /// A request the provider refused as such (PayloadTooLarge, a malformed
-    /// header) would be refused again: a retry of the event answers it from
-    /// the record instead of sending it, still as a failure (502). A refusal
-    /// that a fix outside the gateway may lift (Forbidden) is sent again.
-    func testARetryDoesNotResendARequestTheProviderRefusedAsSent() async throws {
-        let testbed = try ServiceTestbed()
-        let tokens = [ServiceTestbed.token(0x71), ServiceTestbed.token(0x72)]
-        testbed.simulator.always(token: tokens[0], APNsSimulatorResponse(status: 413, reason: "PayloadTooLarge"))
-        testbed.simulator.always(token: tokens[1], APNsSimulatorResponse(status: 403, reason: "Forbidden"))
-        let body = ServiceTestbed.event(id: "refused-as-sent", tokens: tokens)
-        let first = try await testbed.call("POST", "/v1/notify", body: body)
-        let second = try await testbed.call("POST", "/v1/notify", body: body)
-        for answer in [first, second] {
-            XCTAssertEqual(answer.status, 502, String(decoding: answer.body, as: UTF8.self))
-            guard case let .array(results)? = try JSONParser.parse(answer.body)["results"] else { return XCTFail() }
-            XCTAssertEqual(results.map { $0["status"] }, [.string("failed"), .string("failed")])
-            XCTAssertEqual(results.map { $0["retryable"] }, [.bool(false), .bool(false)])
-            XCTAssertEqual(results[0]["reason"], .string("PayloadTooLarge"))
-        }
-        XCTAssertEqual(try JSONParser.parse(second.body)["duplicate"], .bool(true), "one device answered from the record")
-        XCTAssertEqual(testbed.simulator.statistics.rejectedPerReason["PayloadTooLarge"], 1, "not sent again")
-        XCTAssertEqual(testbed.simulator.statistics.rejectedPerReason["Forbidden"], 2)
-    }
-
-    /// The same for FCM: INVALID_ARGUMENT about the message (not the token)
-    /// is the message refused as sent; THIRD_PARTY_AUTH_ERROR is the
-    /// project's APNs credential, which may be fixed in the Firebase console.
-    func testARetryDoesNotResendAnFCMMessageRefusedAsSent() async throws {
-        let testbed = try ServiceTestbed()
-        let invalid = FCMSimulatorResponse(status: 400, rpcStatus: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
-                                           message: "Invalid value at 'message.android.ttl'")
-        testbed.fcmSimulator.always(token: "refused-message", invalid)
-        testbed.fcmSimulator.always(token: "ios-through-fcm", .thirdPartyAuthError)
-        let body = ServiceTestbed.event(id: "fcm-refused-as-sent", tokens: [], fcmTokens: ["refused-message", "ios-through-fcm"])
-        for _ in 0..<2 {
-            let answer = try await testbed.call("POST", "/v1/notify", body: body)
-            XCTAssertEqual(answer.status, 502, String(decoding: answer.body, as: UTF8.self))
-        }
-        XCTAssertEqual(testbed.fcmSimulator.statistics.rejectedPerErrorCode["INVALID_ARGUMENT"], 1, "not sent again")
-        XCTAssertEqual(testbed.fcmSimulator.statistics.rejectedPerErrorCode["THIRD_PARTY_AUTH_ERROR"], 2)
-    }
-
     /// Found in review: a different message under the same `event_id` was
     /// answered `duplicate` from the first one's record and never sent.
     func testADifferentMessageUnderTheSameEventIDIsSentNotAnsweredAsADuplicate() async throws {

@@ -44,8 +44,7 @@ public struct RecordedEvent: Sendable, Equatable {
 
     /// Answers from the record every recipient whose device has a settled
     /// result here, wherever it stands in the event; returns whether any was.
-    /// Failed results are not answered, unless the provider refused the
-    /// request itself (`permanent`): a retry sends the others again.
+    /// Failed results are not answered: a retry sends those again.
     /// `devices[i]` is recipient `i`'s device (fingerprinted once, by the
     /// caller, for this and for `merging`).
     func answer(_ recipients: [Recipient], devices: [RecordedDevice], into results: inout [RecipientResult?]) -> Bool {
@@ -135,11 +134,9 @@ public struct RecordedResult: Sendable, Equatable {
     public var retryable: Bool?
     /// `RecipientResult.invalidSince`.
     public var invalidSince: Int64?
-    /// `RecipientResult.permanent`.
-    public var permanent: Bool
 
     public init(platform: Platform, device: DeviceFingerprint, status: RecipientResult.Status, providerID: String? = nil,
-                reason: String? = nil, retryable: Bool? = nil, invalidSince: Int64? = nil, permanent: Bool = false) {
+                reason: String? = nil, retryable: Bool? = nil, invalidSince: Int64? = nil) {
         self.platform = platform
         self.device = device
         self.status = status
@@ -147,7 +144,6 @@ public struct RecordedResult: Sendable, Equatable {
         self.reason = reason
         self.retryable = retryable
         self.invalidSince = invalidSince
-        self.permanent = permanent
     }
 
     /// What is kept of `result`.
@@ -159,12 +155,11 @@ public struct RecordedResult: Sendable, Equatable {
     init(_ result: RecipientResult, device: DeviceFingerprint) {
         self.init(platform: result.platform, device: device, status: result.status,
                   providerID: result.providerID, reason: result.reason, retryable: result.retryable,
-                  invalidSince: result.invalidSince, permanent: result.permanent)
+                  invalidSince: result.invalidSince)
     }
 
-    /// Done for good: a retry of the event will not send it again. A failure
-    /// is, when the provider refused the request itself (`permanent`).
-    public var isSettled: Bool { status != .failed || permanent }
+    /// Done for good: a retry of the event will not send it again.
+    public var isSettled: Bool { status != .failed }
 
     /// True when this result was recorded for `recipient`'s device.
     public func isFor(_ recipient: Recipient) -> Bool {
@@ -174,7 +169,7 @@ public struct RecordedResult: Sendable, Equatable {
     /// The result again, for the device whose token is `token`.
     public func result(token: String) -> RecipientResult {
         RecipientResult(platform: platform, token: token, status: status, providerID: providerID, reason: reason,
-                        retryable: retryable, invalidSince: invalidSince, permanent: permanent)
+                        retryable: retryable, invalidSince: invalidSince)
     }
 }
 

@@ -21,14 +21,8 @@ public enum DeliveryResult: Sendable, Equatable {
         case dropToken(since: Int64?)
         /// Try again, after `after` when the provider said so.
         case retry(after: Duration?)
-        /// Final failure for this time (a forbidden action, an unknown refusal,
-        /// a credential of the provider's own): a retry of the event sends
-        /// the request again, as a fix outside the gateway may have made it work.
+        /// Final failure: gateway bug, payload refused.
         case final
-        /// Final failure that the same request would meet again: the provider
-        /// refused the request itself (malformed, too large). A retry of the
-        /// event answers it from the dedup record instead of sending it again.
-        case refusedAsSent
         /// Final failure because our configuration for this provider is
         /// wrong (credentials, topic, project): the provider is known bad.
         case configuration
@@ -71,8 +65,7 @@ public struct APNsSender: NotificationSender {
             case let .retry(after): disposition = .retry(after: after)
             case .retryOnNewConnection, .retryWithNewProviderToken: disposition = .retry(after: nil)
             case .configurationError: disposition = .configuration
-            case .gatewayBug: disposition = .refusedAsSent
-            case .doNotRetry: disposition = rejection.reason == .payloadTooLarge ? .refusedAsSent : .final
+            case .gatewayBug, .doNotRetry: disposition = .final
             }
             return .rejected(status: rejection.status, reason: rejection.reason.rawValue, disposition: disposition)
         case let .failure(error):
@@ -118,7 +111,7 @@ public struct FCMSender: NotificationSender {
             case .configurationError where rejection.errorCode == .thirdPartyAuthError || rejection.errorCode == .apnsAuthError:
                 disposition = .final
             case .configurationError: disposition = .configuration
-            case .doNotRetry: disposition = .refusedAsSent
+            case .doNotRetry: disposition = .final
             }
             return .rejected(status: rejection.status, reason: reason(rejection), disposition: disposition)
         case let .failure(error):

@@ -50,9 +50,6 @@ extension Dispatcher {
             case let .rejected(_, reason, .final):
                 final[recipientIndex] = RecipientResult(platform: platform, token: token,
                                                          status: .failed, reason: reason, retryable: false)
-            case let .rejected(_, reason, .refusedAsSent):
-                final[recipientIndex] = RecipientResult(platform: platform, token: token, status: .failed, reason: reason,
-                                                         retryable: false, permanent: true)
             case let .rejected(_, reason, .configuration):
                 health.failed(app: app.name, provider: provider, reason: reason)
                 final[recipientIndex] = RecipientResult(platform: platform, token: token,

@@ -4,7 +4,7 @@ import PayloadBuilder
 /// recorded under, as bytes in its log, and reads it back.
 ///
 /// Layout: the key, the number of results, then per result its platform,
-/// status, retryable flag (0 none, 1 false, 2 true, 3 false and permanent), device fingerprint
+/// status, retryable flag (0 none, 1 false, 2 true), device fingerprint
 /// (16 bytes), provider id, reason and the token's invalid-since time. Strings are a 32-bit
 /// length and their UTF-8 bytes; an optional value has a presence byte first; integers are
 /// little-endian. Platform and status are their raw
@@ -17,7 +17,7 @@ enum PackedRecordedEvent {
         for result in event.results {
             append(result.platform.rawValue, to: &bytes)
             append(result.status.rawValue, to: &bytes)
-            bytes.append(result.permanent ? 3 : result.retryable.map { $0 ? 2 : 1 } ?? 0)
+            bytes.append(result.retryable.map { $0 ? 2 : 1 } ?? 0)
             append(result.device.high, to: &bytes)
             append(result.device.low, to: &bytes)
             appendOptional(result.providerID, to: &bytes)
@@ -59,14 +59,13 @@ enum PackedRecordedEvent {
         for _ in 0..<count {
             let platform = Platform(rawValue: reader.string())!
             let status = RecipientResult.Status(rawValue: reader.string())!
-            let flag = reader.byte()
-            let retryable: Bool? = switch flag { case 0: nil; case 1, 3: false; default: true }
+            let retryable: Bool? = switch reader.byte() { case 0: nil; case 1: false; default: true }
             let device = DeviceFingerprint(high: reader.uint64(), low: reader.uint64())
             let providerID = reader.optionalString()
             let reason = reader.optionalString()
             let invalidSince: Int64? = reader.byte() == 0 ? nil : Int64(bitPattern: reader.uint64())
             results.append(RecordedResult(platform: platform, device: device, status: status, providerID: providerID,
-                                          reason: reason, retryable: retryable, invalidSince: invalidSince, permanent: flag == 3))
+                                          reason: reason, retryable: retryable, invalidSince: invalidSince))
         }
         return RecordedEvent(results: results)
     }

@@ -22,14 +22,9 @@ public struct RecipientResult: Sendable, Equatable {
     /// `Unregistered`). A caller that saw the device register this token
     /// again after that time keeps it (PROTOCOLS.md A4).
     public var invalidSince: Int64?
-    /// For `failed`: the provider refused the request itself (malformed, too
-    /// large), so sending it again would fail the same way. Not on the wire
-    /// (`retryable` is false there); it makes the failure final for dedup:
-    /// a retry of the event answers it from the record.
-    public var permanent: Bool
 
     public init(platform: Platform, token: String, status: Status, providerID: String? = nil, reason: String? = nil,
-                retryable: Bool? = nil, invalidSince: Int64? = nil, permanent: Bool = false) {
+                retryable: Bool? = nil, invalidSince: Int64? = nil) {
         self.platform = platform
         self.token = token
         self.status = status
@@ -37,7 +32,6 @@ public struct RecipientResult: Sendable, Equatable {
         self.reason = reason
         self.retryable = retryable
         self.invalidSince = invalidSince
-        self.permanent = permanent
     }
 
     /// Done for good: a retry of the event will not send it again.
