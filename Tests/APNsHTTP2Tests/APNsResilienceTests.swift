@@ -23,6 +23,21 @@ final class APNsResilienceTests: XCTestCase {
         try await goAwayEveryThousandStreamsLosesNothing(streamLimit: 20)
     }
 
+    /// GOAWAYs in quick succession (every 40 streams) while 3,000 large
+    /// requests (over 3 KB each) keep the socket full and refills queued in
+    /// nghttp2: nothing is lost and nothing is delivered twice.
+    func testGoAwaysWhileLargeRequestsFillTheSocketLoseNothing() async throws {
+        let testbed = try APNsTestbed { $0.maxConcurrentStreams = 20 }
+        testbed.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 40))
+        let client = try testbed.client(connections: 1)
+        defer { client.shutdown() }
+        let large = try testbed.requests(count: 3_000, text: String(repeating: "Xin chào thế giới 👋 ", count: 200))
+        XCTAssertGreaterThan(large[0].body.count, 3_000)
+        let outcomes = await send(large, with: client)
+        XCTAssertEqual(acceptedIDs(outcomes).count, large.count, "every request is sent again until accepted: \(failures(outcomes))")
+        XCTAssertEqual(testbed.simulator.statistics.duplicateAcceptedIDs, [], "nothing is delivered twice")
+    }
+
     func testADroppedConnectionMidStreamLosesNothingSilently() async throws {
         try await droppedConnectionLosesNothingSilently(streamLimit: 1000)
     }
@@ -120,7 +135,7 @@ final class APNsResilienceTests: XCTestCase {
         var counts: [String: Int] = [:]
         for outcome in outcomes {
             switch outcome {
-            case let .failure(error): counts[error.kind.name, default: 0] += 1
+            case let .failure(error): counts[error.kind.name + " (" + String(error.detail.prefix(120)) + ")", default: 0] += 1
             case let .success(.rejected(rejection)): counts[rejection.reason.rawValue, default: 0] += 1
             case .success(.accepted): break
             }

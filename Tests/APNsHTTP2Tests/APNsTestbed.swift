@@ -60,7 +60,7 @@ final class APNsTestbed {
     }
 
     /// `count` notifications for distinct devices, rendered by PayloadBuilder.
-    func requests(count: Int, eventID: String = "conv-1:msg-1") throws -> [ProviderRequest] {
+    func requests(count: Int, eventID: String = "conv-1:msg-1", text: String = "hello") throws -> [ProviderRequest] {
         var rendered: [ProviderRequest] = []
         let app = AppProfile(name: "test", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url))
         let config = try RenderConfig(apps: [app])
@@ -71,7 +71,7 @@ final class APNsTestbed {
                 Recipient(platform: .apns, token: Self.token(offset + index), badge: 1)
             }
             let event = Event(eventID: "\(eventID)#\(offset)", conversation: Conversation(id: "conv-1"),
-                              message: Message(id: "msg-1", text: "hello"),
+                              message: Message(id: "msg-1", text: text),
                               sender: Sender(id: "u-1", displayName: "Alice"), recipients: recipients)
             rendered += try EventRenderer(config: config)
                 .render(event, app: app, avatar: .none, now: clock.now).requests

@@ -15,13 +15,37 @@ final class ConnectionLifecycleTests: XCTestCase {
     func testAGoAwayStopsNewRequestsAndFailsTheWaitingOnesAsNotSent() {
         var lifecycle = ConnectionLifecycle()
         lifecycle.connected()
-        let action = lifecycle.goawayReceived(from: "apns", debug: "{\"reason\":\"Shutdown\"}")
+        let action = lifecycle.goawayReceived(from: "apns", debug: "{\"reason\":\"Shutdown\"}", lastStreamID: 7)
         guard case let .stopAccepting(error) = action else { return XCTFail("\(action)") }
         XCTAssertEqual(error.kind, .notSent)
         XCTAssertTrue(error.wasNotProcessed, "waiting requests are safe to send elsewhere")
         XCTAssertFalse(lifecycle.acceptsRequests)
         XCTAssertFalse(lifecycle.opensStreams)
-        XCTAssertEqual(lifecycle.goawayReceived(from: "apns", debug: nil), .none, "a second GOAWAY changes nothing")
+        XCTAssertEqual(lifecycle.goawayReceived(from: "apns", debug: nil, lastStreamID: 5), .none, "a second GOAWAY changes nothing")
+    }
+
+    /// The server may close right after answering the streams up to a
+    /// GOAWAY's last stream id, before nghttp2 has written or refused the
+    /// requests still queued above it. Those were not processed: refused,
+    /// safe to send elsewhere, not a lost connection (17 of 10,000 in 1 of
+    /// 20 runs of the resilience test ended so).
+    func testStreamsAboveAGoAwaysLastStreamIDEndAsRefusedWhenTheServerCloses() {
+        var lifecycle = ConnectionLifecycle()
+        lifecycle.connected()
+        _ = lifecycle.goawayReceived(from: "apns", debug: nil, lastStreamID: 2001)
+        _ = lifecycle.goawayReceived(from: "apns", debug: nil, lastStreamID: 2003)
+        XCTAssertEqual(lifecycle.goAwayLastStreamID, 2001, "a later GOAWAY never raises the last stream id")
+        guard case let .close(lost) = lifecycle.failed(TransportError(.connectionLost, "server closed the connection")) else {
+            return XCTFail()
+        }
+        let above = lifecycle.failure(ofStream: 2003, lost: lost)
+        XCTAssertEqual(above.kind, .refused)
+        XCTAssertTrue(above.wasNotProcessed)
+        XCTAssertEqual(lifecycle.failure(ofStream: 2001, lost: lost), lost, "up to the last id it may have been processed")
+
+        var noGoAway = ConnectionLifecycle()
+        noGoAway.connected()
+        XCTAssertEqual(noGoAway.failure(ofStream: 9, lost: lost), lost)
     }
 
     func testADrainingConnectionClosesOnlyWhenItsLastStreamIsDone() {

@@ -28,6 +28,9 @@ public struct ConnectionLifecycle: Sendable, Equatable {
     /// The owner asked the connection to stop: the connection winds down
     /// its own way (finishing its streams), whatever the session says.
     public private(set) var shutdownAsked = false
+    /// The last stream id of the GOAWAY received (the lowest, if several):
+    /// the server processed no stream above it (RFC 9113 §6.8).
+    public private(set) var goAwayLastStreamID: Int32?
 
     public init() {}
 
@@ -46,9 +49,19 @@ public struct ConnectionLifecycle: Sendable, Equatable {
     }
 
     /// The server sent GOAWAY: streams above its last stream id were refused
-    /// by nghttp2 already; the rest may finish.
-    public mutating func goawayReceived(from host: String, debug: String?) -> Action {
-        drain(because: "\(host) sent GOAWAY\(debug.map { " (\($0))" } ?? "")")
+    /// by nghttp2 already (or will be, if still queued); the rest may finish.
+    public mutating func goawayReceived(from host: String, debug: String?, lastStreamID: Int32) -> Action {
+        goAwayLastStreamID = min(goAwayLastStreamID ?? lastStreamID, lastStreamID)
+        return drain(because: "\(host) sent GOAWAY\(debug.map { " (\($0))" } ?? "")")
+    }
+
+    /// How a stream still open when the connection closes ends: one above a
+    /// GOAWAY's last stream id was not processed, so it is refused (safe to
+    /// send elsewhere), even when nghttp2 had not yet written or refused it
+    /// when the server closed; any other ends with `lost`.
+    public func failure(ofStream streamID: Int32, lost: TransportError) -> TransportError {
+        guard let last = goAwayLastStreamID, streamID > last else { return lost }
+        return TransportError(.refused, "stream \(streamID) above GOAWAY's last stream id \(last): not processed")
     }
 
     /// The owner asked the connection to stop.

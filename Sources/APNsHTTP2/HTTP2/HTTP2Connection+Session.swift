@@ -97,9 +97,9 @@ extension HTTP2Connection {
         }
     }
 
-    fileprivate func frameReceived(goaway: Bool, debug: String?, pingAck: Bool) {
+    fileprivate func frameReceived(goaway: Bool, lastStreamID: Int32 = 0, debug: String?, pingAck: Bool) {
         if goaway {
-            let action = lifecycle.goawayReceived(from: host, debug: debug)
+            let action = lifecycle.goawayReceived(from: host, debug: debug, lastStreamID: lastStreamID)
             inbox.withLock { state in
                 state.closeReason = TransportError(.refused, "GOAWAY from \(host)\(debug.map { ": \($0)" } ?? "")")
             }
@@ -166,7 +166,7 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
         if let opaque = goaway.opaque_data, goaway.opaque_data_len > 0 {
             debug = String(decoding: UnsafeBufferPointer(start: opaque, count: min(goaway.opaque_data_len, 512)), as: UTF8.self)
         }
-        connection(userData).frameReceived(goaway: true, debug: debug, pingAck: false)
+        connection(userData).frameReceived(goaway: true, lastStreamID: goaway.last_stream_id, debug: debug, pingAck: false)
     } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
         connection(userData).frameReceived(goaway: false, debug: nil, pingAck: true)
     }
