@@ -69,7 +69,6 @@ package final class CurlEasy {
         let code = withExtendedLifetime((request, context)) { curl_easy_perform(handle) }
         let status = responseCode
         guard code == CURLE_OK else {
-            let sent = !(code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST)
             if let refused = context.refusedStatus {
                 throw CurlFailure(call: "curl_easy_perform", message: "the answer's status \(refused) was refused",
                                   kind: .statusRefused(refused), status: status, beforeSending: false)
@@ -81,7 +80,7 @@ package final class CurlEasy {
             }
             let kind: CurlFailure.Kind? = code == CURLE_COULDNT_CONNECT && context.refusedAddress ? .addressRefused : nil
             throw CurlFailure(call: "curl_easy_perform", code: code, detail: String(cString: errorBuffer), kind: kind,
-                              status: status, beforeSending: !sent)
+                              status: status, beforeSending: code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST)
         }
         return CurlResponse(status: status, headers: context.headers, body: context.body, redirectURL: redirectURL,
                             usedHTTP2: httpVersion == CURL_HTTP_VERSION_2_0)
