@@ -46,20 +46,24 @@ struct RequestScreen {
         private var announcedContent = false
 
         mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-            if name.contains(where: { $0 == 0 || $0 == 13 }) || value.contains(where: { $0 == 0 || $0 == 13 }) {
+            if RequestScreen.holdsNULOrCR(name) || RequestScreen.holdsNULOrCR(value) {
                 badByte = true
             }
-            if RequestScreen.equalsIgnoringCase(name, RequestScreen.contentLength) {
+            // Only four names matter; their lengths tell them apart before any byte is compared.
+            switch name.count {
+            case 14 where RequestScreen.equalsIgnoringCase(name, "content-length"):
                 contentLengths += 1
                 if RequestScreen.trimmed(value).contains(where: { $0 != UInt8(ascii: "0") }) { announcedContent = true }
-            } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.transferEncoding) {
+            case 17 where RequestScreen.equalsIgnoringCase(name, "transfer-encoding"):
                 transferEncodings += 1
-                if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), RequestScreen.chunked) { onlyChunked = false }
-            } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.authorization) {
+                if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), "chunked") { onlyChunked = false }
+            case 13 where RequestScreen.equalsIgnoringCase(name, "authorization"):
                 authorizations += 1
-            } else if RequestScreen.equalsIgnoringCase(name, RequestScreen.contentEncoding) {
+            case 16 where RequestScreen.equalsIgnoringCase(name, "content-encoding"):
                 let coding = RequestScreen.trimmed(value)
-                if !coding.isEmpty, !RequestScreen.equalsIgnoringCase(coding, RequestScreen.identity) { encodedContent = true }
+                if !coding.isEmpty, !RequestScreen.equalsIgnoringCase(coding, "identity") { encodedContent = true }
+            default:
+                break
             }
         }
 
@@ -90,21 +94,35 @@ struct RequestScreen {
         HTTPResponse(status: code.httpStatus, body: EventError(code, field: nil, message).jsonBody)
     }
 
-    private static let contentLength = Array("content-length".utf8)
-    private static let transferEncoding = Array("transfer-encoding".utf8)
-    private static let chunked = Array("chunked".utf8)
-    private static let authorization = Array("authorization".utf8)
-    private static let contentEncoding = Array("content-encoding".utf8)
-    private static let identity = Array("identity".utf8)
-
     /// ASCII case-insensitive equality with a lowercase `expected`.
-    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
-        guard bytes.count == expected.count else { return false }
+    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ expected: StaticString) -> Bool {
+        guard bytes.count == expected.utf8CodeUnitCount else { return false }
+        let wanted = expected.utf8Start
         for index in 0..<bytes.count {
             let byte = bytes[index]
-            if (byte >= 65 && byte <= 90 ? byte + 32 : byte) != expected[index] { return false }
+            if (byte >= 65 && byte <= 90 ? byte + 32 : byte) != wanted[index] { return false }
         }
         return true
+    }
+
+    /// Whether `bytes` holds a NUL or a CR, eight bytes at a time (every
+    /// header of every request passes here).
+    static func holdsNULOrCR(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let carriageReturns: UInt64 = 0x0D0D_0D0D_0D0D_0D0D
+        // True when some byte of `word` is zero (a nonzero word never passes).
+        func holdsZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if holdsZero(word) || holdsZero(word ^ carriageReturns) { return true }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] == 0 || bytes[index] == 13 { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Without leading and trailing spaces and tabs.

@@ -40,4 +40,27 @@ final class RequestScreenTests: XCTestCase {
         XCTAssertEqual(try code([header("X\u{0}A", "b")])?.0, 400)
         XCTAssertEqual(try code([header("Host", "x")], intact: false)?.0, 400)
     }
+
+    /// The word-at-a-time check agrees with a byte-by-byte one for a NUL, a
+    /// CR or a near miss (0x01, 0x0C, 0x0E, 0x80, 0x8D) at every position of
+    /// lengths 0 to 40, and for every byte value alone.
+    func testTheNULOrCRCheckAgreesWithAByteByByteScan() {
+        func naive(_ bytes: [UInt8]) -> Bool { bytes.contains { $0 == 0 || $0 == 13 } }
+        func fast(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { RequestScreen.holdsNULOrCR($0) } }
+        for length in 0...40 {
+            let plain = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            XCTAssertFalse(fast(plain))
+            for position in 0..<length {
+                for probe: UInt8 in [0, 13, 1, 12, 14, 0x80, 0x8D, 0xFF] {
+                    var bytes = plain
+                    bytes[position] = probe
+                    XCTAssertEqual(fast(bytes), naive(bytes), "byte \(probe) at \(position) of \(length)")
+                }
+            }
+        }
+        for value in UInt8.min...UInt8.max {
+            let bytes = [UInt8](repeating: value, count: 9)
+            XCTAssertEqual(fast(bytes), naive(bytes), "nine bytes of \(value)")
+        }
+    }
 }

@@ -27,6 +27,24 @@ final class AvatarResolverCachingTests: XCTestCase {
         XCTAssertEqual(rig.labels.all, ["http_status_404", "cached"])
     }
 
+    /// The render path's lookup without waiting, in each state of a URL:
+    /// not judged yet, allowed but not downloaded (twice: the decision is
+    /// remembered then), downloaded (a cache hit), and expired.
+    func testTheLookupWithoutWaitingInEachStateOfAURL() async throws {
+        let server = try startServer(["/a.png": image])
+        let rig = AvatarTestRig(.localTesting)
+        let url = server.url("/a.png")
+        XCTAssertNil(rig.resolver.resolveWithoutWaiting(url), "not judged yet: allowed, not downloaded")
+        XCTAssertNil(rig.resolver.resolveWithoutWaiting(url), "judged: still not downloaded")
+        let downloaded = await rig.resolver.resolve(url)
+        XCTAssertEqual(rig.resolver.resolveWithoutWaiting(url), downloaded)
+        XCTAssertEqual(rig.resolver.resolveWithoutWaiting(url), downloaded)
+        rig.clock.advance(by: .seconds(601))
+        XCTAssertNil(rig.resolver.resolveWithoutWaiting(url), "expired: a download is needed again")
+        XCTAssertEqual(server.seen.requests, ["/a.png"], "the lookup never downloads")
+        XCTAssertEqual(rig.labels.all, ["ok", "cached", "cached"])
+    }
+
     func testTwentyConcurrentResolvesOfOneURLMakeOneRequest() async throws {
         let server = try startServer(["/a.png": .delayed(.milliseconds(300), image)])
         let rig = AvatarTestRig(.localTesting)

@@ -38,8 +38,10 @@ struct AvatarCache<Value> {
             remove(slot)
             return nil
         }
-        unlink(slot)
-        pushNewest(slot)
+        if slot != newest {
+            unlink(slot)
+            pushNewest(slot)
+        }
         return nodes[slot].value
     }
 

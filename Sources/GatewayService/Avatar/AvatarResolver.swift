@@ -118,6 +118,18 @@ public final class AvatarResolver: Sendable {
     public func resolveWithoutWaiting(_ url: String?) -> AvatarState? {
         guard let url else { return AvatarState.none }
         let instant = now()
+        switch state.withLock({ $0.lookup(url, now: instant) }) {
+        case let .refused(reason):
+            onFetch(reason.rawValue)
+            return .dropped(url: url, reason: reason.rawValue)
+        case let .cached(result):
+            onFetch("cached")
+            return result
+        case .uncached:
+            return nil
+        case .undecided:
+            break
+        }
         if let reason = refusal(url, now: instant) {
             onFetch(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)

@@ -50,6 +50,27 @@ struct AvatarResolverState<Waiter> {
     }
 
     /// How many URLs are being fetched right now.
+    /// What is known of `url` without the network, in one visit (the
+    /// render path asks for every event).
+    enum Lookup: Equatable {
+        /// The policy refuses it.
+        case refused(AvatarDropReason)
+        /// Allowed and downloaded: the cached result.
+        case cached(AvatarState)
+        /// Allowed, not in the cache.
+        case uncached
+        /// The policy has not judged it yet.
+        case undecided
+    }
+
+    mutating func lookup(_ url: String, now: Instant) -> Lookup {
+        switch decisions.value(for: url, now: now) {
+        case nil: return .undecided
+        case let .refused(reason)?: return .refused(reason)
+        case .passed?: return cache.value(for: url, now: now).map(Lookup.cached) ?? .uncached
+        }
+    }
+
     var fetchesInFlight: Int { inFlight.count }
 
     /// The live cache entry for `url`, if any (no waiting, no fetch).

@@ -185,11 +185,12 @@ public final class MetricSeries: Sendable {
 /// The series of one single-label family, found by that label without
 /// building a key of the family and a label array on each update: for hot
 /// paths whose label is only known at the call (an avatar result, say). The
-/// labels stay whatever bounded set the caller passes.
+/// labels stay whatever bounded set the caller passes: a few short words,
+/// found by comparing them in turn (cheaper than hashing one).
 public final class SeriesByLabel: Sendable {
     private let registry: MetricsRegistry
     private let family: MetricsRegistry.Family
-    private let known = Locked<[String: MetricSeries]>([:])
+    private let known = Locked<[(label: String, series: MetricSeries)]>([])
 
     public init(_ registry: MetricsRegistry, _ family: MetricsRegistry.Family) {
         self.registry = registry
@@ -198,9 +199,11 @@ public final class SeriesByLabel: Sendable {
 
     /// The series of `label`, created in the registry on first use.
     public func series(_ label: String) -> MetricSeries {
-        if let series = known.withLock({ $0[label] }) { return series }
+        if let series = known.withLock({ $0.first { $0.label == label }?.series }) { return series }
         let series = registry.series(family, [label])
-        known.withLock { $0[label] = series }
+        known.withLock { known in
+            if !known.contains(where: { $0.label == label }) { known.append((label, series)) }
+        }
         return series
     }
 }
