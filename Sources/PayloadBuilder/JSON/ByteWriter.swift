@@ -74,6 +74,17 @@ struct ByteWriter: ~Copyable {
         count += length
     }
 
+    /// Appends a copy of bytes already written (`range` of this buffer):
+    /// how a fragment escaped once is repeated without escaping it again.
+    /// Room is made before the source is read, so growth cannot move it.
+    @inline(__always)
+    mutating func appendCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        guard !range.isEmpty else { return }
+        reserve(range.count)
+        appendReserved(UnsafePointer(base + range.lowerBound), count: range.count)
+    }
+
     mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append($0) }
     }

@@ -32,7 +32,26 @@ struct APNsTemplate {
         bytes = out.bytes
     }
 
+    /// The payload for one device: one allocation of the exact size.
     func payload(badge: Int?) -> [UInt8] {
+        guard let badge else { return bytes }
+        var payload: [UInt8] = []
+        JSONWriter.withDecimal(Int64(badge)) { digits in
+            let badgeKey: StaticString = ",\"badge\":"
+            payload = [UInt8](exactCount: bytes.count + badgeKey.utf8CodeUnitCount + digits.count) { out in
+                bytes.withUnsafeBufferPointer { template in
+                    out.put(UnsafeBufferPointer(rebasing: template[..<headCount]))
+                    out.put(badgeKey)
+                    out.put(digits)
+                    out.put(UnsafeBufferPointer(rebasing: template[headCount...]))
+                }
+            }
+        }
+        return payload
+    }
+
+    /// The payload appended piece by piece: the rule `payload(badge:)` must match.
+    func simplePayload(badge: Int?) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 20)
         bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<headCount])) }

@@ -21,9 +21,17 @@ public struct DataKeyNames: Sendable, Equatable {
 
     /// Wire name per standard key, in `Standard.allCases` order; nil = omitted.
     public private(set) var wireNames: [String?]
+    /// `wireNames` escaped and quoted, made with them: the renderer copies
+    /// these rather than escaping the same names for every event.
+    private(set) var quotedWireNames: [[UInt8]?]
 
     public init() {
         wireNames = Standard.allCases.map(\.rawValue)
+        quotedWireNames = DataKeyNames.quoted(wireNames)
+    }
+
+    private static func quoted(_ names: [String?]) -> [[UInt8]?] {
+        names.map { name in name.map { JSONWriter.escaped($0) } }
     }
 
     /// Renames keys (`nil` leaves the key out). Refuses reserved or duplicate names.
@@ -43,6 +51,7 @@ public struct DataKeyNames: Sendable, Equatable {
         for name in wireNames.compactMap({ $0 }) where !seen.insert(name).inserted {
             throw ConfigError(setting: "data_keys", "two data keys would both be named \"\(name)\"")
         }
+        quotedWireNames = DataKeyNames.quoted(wireNames)
     }
 
     public func wireName(_ key: Standard) -> String? {

@@ -60,7 +60,7 @@ public struct EventRenderer: Sendable {
                 requests.append(ProviderRequest(
                     platform: .fcm, recipientIndex: index, token: recipient.token, origin: fcm.baseURL,
                     path: fcm.sendPath,
-                    headers: [ProviderRequest.Header("content-type", "application/json")],
+                    headers: ProviderRequest.fcmHeaders,
                     body: template.body(token: recipient.token, badge: recipient.badge)))
             case .apns:
                 guard let apns = app.apns else {

@@ -48,8 +48,44 @@ struct FCMTemplate {
         countedBytes = notificationBytes + dataBytes + payloadBytes + FCMTemplate.fcmAddedKeysReserve
     }
 
-    /// The complete body for one device.
+    /// The complete body for one device: one allocation of the exact size
+    /// when the token needs no escaping (device tokens never do), else
+    /// `simpleBody`.
     func body(token: String, badge: Int?) -> [UInt8] {
+        let assembled: [UInt8]?? = token.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard JSONEscaping.firstToEscape(in: utf8, from: 0) == utf8.count else { return nil }
+            guard let badge else { return assemble(token: utf8, badgeDigits: nil) }
+            var body: [UInt8] = []
+            JSONWriter.withDecimal(Int64(badge)) { body = assemble(token: utf8, badgeDigits: $0) }
+            return body
+        }
+        if let assembled, let body = assembled { return body }
+        return simpleBody(token: token, badge: badge)
+    }
+
+    private static let head: StaticString = "{\"message\":{\"token\":"
+    private static let badgeKey: StaticString = ",\"badge\":"
+
+    private func assemble(token: UnsafeBufferPointer<UInt8>, badgeDigits: UnsafeBufferPointer<UInt8>?) -> [UInt8] {
+        let badgeCount = badgeDigits.map { Self.badgeKey.utf8CodeUnitCount + $0.count } ?? 0
+        let count = Self.head.utf8CodeUnitCount + token.count + 2 + afterToken.count + badgeCount + tail.count
+        return [UInt8](exactCount: count) { out in
+            out.put(Self.head)
+            out.put(UInt8(ascii: "\""))
+            out.put(token)
+            out.put(UInt8(ascii: "\""))
+            out.put(afterToken)
+            if let badgeDigits {
+                out.put(Self.badgeKey)
+                out.put(badgeDigits)
+            }
+            out.put(tail)
+        }
+    }
+
+    /// The body appended piece by piece, escaping the token: the rule
+    /// `body(token:badge:)` must match.
+    func simpleBody(token: String, badge: Int?) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(afterToken.count + tail.count + token.utf8.count + 40)
         out.appendLiteral("{\"message\":{\"token\":")

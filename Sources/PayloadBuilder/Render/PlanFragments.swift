@@ -37,29 +37,33 @@ struct PlanFragments {
         title = Self.quoted(plan.text.title, into: &out)
         senderName = Self.quoted(event.sender.displayName, into: &out)
 
+        // Each event string is escaped the first time it is written; every
+        // later use copies those bytes (`Escaped` holds where they are).
+        var escaped = Escaped()
         let notifeeStart = out.count
-        out.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{")
-        out.appendMember("conversationId", event.conversation.id)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("messageId", event.message.id)
+        out.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{\"conversationId\":")
+        escaped.conversationID = Self.quoted(event.conversation.id, into: &out)
+        out.appendLiteral(",\"messageId\":")
+        escaped.messageID = Self.quoted(event.message.id, into: &out)
         if let group = event.conversation.title {
-            out.append(UInt8(ascii: ","))
-            out.appendMember("groupName", group)
+            out.appendLiteral(",\"groupName\":")
+            // Without `notification.title`, the title is the group's name.
+            if group == plan.text.title { out.appendCopy(of: title) } else { _ = Self.quoted(group, into: &out) }
         }
-        out.appendLiteral(",\"sender\":{")
-        out.appendMember("id", event.sender.id)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("displayName", event.sender.displayName)
+        out.appendLiteral(",\"sender\":{\"id\":")
+        escaped.senderID = Self.quoted(event.sender.id, into: &out)
+        out.appendLiteral(",\"displayName\":")
+        out.appendCopy(of: senderName)
         if let avatarURL = plan.avatarURL {
-            out.append(UInt8(ascii: ","))
-            out.appendMember("avatar", avatarURL)
+            out.appendLiteral(",\"avatar\":")
+            escaped.avatarURL = Self.quoted(avatarURL, into: &out)
         }
         out.appendLiteral("}}}}")
         notifee = notifeeStart..<out.count
 
-        recordData(plan: plan, into: &out)
-        recordFCMAfterData(plan: plan, into: &out)
-        recordAPNsAfterAlert(plan: plan, into: &out)
+        recordData(plan: plan, escaped: escaped, into: &out)
+        recordFCMAfterData(plan: plan, escaped: &escaped, into: &out)
+        recordAPNsAfterAlert(plan: plan, escaped: escaped, into: &out)
         bytes = out.bytes
     }
 
@@ -85,36 +89,57 @@ struct PlanFragments {
         return start..<out.count
     }
 
-    /// The gateway's standard keys (under the app's names) then the caller's
-    /// extra keys, split around the `text` entry, whose value varies.
-    private mutating func recordData(plan: RenderPlan, into out: inout ByteWriter) {
+    /// Where the event strings written more than once were first escaped
+    /// (quoted, in the buffer being built).
+    private struct Escaped {
+        var conversationID = 0..<0
+        var messageID = 0..<0
+        var senderID = 0..<0
+        var avatarURL: Range<Int>?
+        var sound: Range<Int>?
+    }
+
+    /// The gateway's standard keys (under the app's names, escaped once per
+    /// configuration) then the caller's extra keys, split around the `text`
+    /// entry, whose value varies. Values are copies of the notifee block's.
+    private mutating func recordData(plan: RenderPlan, escaped: Escaped, into out: inout ByteWriter) {
         let event = plan.event
         var afterText = false
         var before = out.count..<out.count
         var after = before
         var wroteInPart = false
-        for (key, name) in zip(DataKeyNames.Standard.ordered, plan.app.dataKeys.wireNames) {
+        let keys = plan.app.dataKeys
+        for (key, name) in zip(DataKeyNames.Standard.ordered, keys.quotedWireNames) {
             guard let name else { continue }
-            let value: String?
+            let value: Range<Int>?
             switch key {
-            case .title: value = plan.text.title
+            case .title: value = title
             case .text:
                 before = before.lowerBound..<out.count
-                dataTextKey = Self.quoted(name, into: &out)
+                let keyStart = out.count
+                out.append(name)
+                dataTextKey = keyStart..<out.count
                 afterText = true
                 wroteInPart = false
                 after = out.count..<out.count
                 continue
-            case .senderID: value = event.sender.id
-            case .senderName: value = event.sender.displayName
-            case .avatarURL: value = plan.avatarURL
-            case .isRichText: value = event.message.richText ? "true" : "false"
-            case .threadID: value = event.conversation.id
-            case .messageID: value = event.message.id
+            case .senderID: value = escaped.senderID
+            case .senderName: value = senderName
+            case .avatarURL: value = escaped.avatarURL
+            case .isRichText:
+                if wroteInPart { out.append(UInt8(ascii: ",")) }
+                out.append(name)
+                out.appendLiteral(event.message.richText ? ":\"true\"" : ":\"false\"")
+                wroteInPart = true
+                continue
+            case .threadID: value = escaped.conversationID
+            case .messageID: value = escaped.messageID
             }
             guard let value else { continue }
             if wroteInPart { out.append(UInt8(ascii: ",")) }
-            out.appendMember(dynamicKey: name, value)
+            out.append(name)
+            out.append(UInt8(ascii: ":"))
+            out.appendCopy(of: value)
             wroteInPart = true
         }
         for entry in event.data {
@@ -131,42 +156,45 @@ struct PlanFragments {
         dataAfter = after
     }
 
-    private mutating func recordFCMAfterData(plan: RenderPlan, into out: inout ByteWriter) {
+    private mutating func recordFCMAfterData(plan: RenderPlan, escaped: inout Escaped, into out: inout ByteWriter) {
         let event = plan.event
         let start = out.count
-        out.appendLiteral(",\"android\":{")
-        out.appendMember("collapse_key", event.conversation.id)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("priority", event.notification.priority.rawValue)
-        // `"ttl":"<seconds>s"`: digits need no escaping.
-        out.appendLiteral(",\"ttl\":\"")
+        out.appendLiteral(",\"android\":{\"collapse_key\":")
+        out.appendCopy(of: escaped.conversationID)
+        // The priority names and `"ttl":"<seconds>s"` need no escaping.
+        switch event.notification.priority {
+        case .high: out.appendLiteral(",\"priority\":\"high\",\"ttl\":\"")
+        case .normal: out.appendLiteral(",\"priority\":\"normal\",\"ttl\":\"")
+        }
         out.appendDecimal(Int64(event.notification.ttlSeconds))
-        out.appendLiteral("s\"},\"apns\":{\"headers\":{")
-        out.appendMember("apns-priority", plan.apnsPriority)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("apns-expiration", plan.expiration)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("apns-collapse-id", plan.collapseID)
+        out.appendLiteral("s\"},\"apns\":{\"headers\":{\"apns-priority\":")
+        switch event.notification.priority {
+        case .high: out.appendLiteral("\"10\"")
+        case .normal: out.appendLiteral("\"5\"")
+        }
+        out.appendLiteral(",\"apns-expiration\":\"")
+        out.appendDecimal(plan.expirationSeconds)
+        out.appendLiteral("\",\"apns-collapse-id\":")
+        out.appendJSONString(plan.collapseID)
         out.appendLiteral("},\"payload\":{")
         let apsStart = out.count
         out.appendLiteral("\"aps\":{\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
         if let sound = event.notification.sound {
-            out.append(UInt8(ascii: ","))
-            out.appendMember("sound", sound)
+            out.appendLiteral(",\"sound\":")
+            escaped.sound = Self.quoted(sound, into: &out)
         }
         fcmAfterData = start..<out.count
         fcmApsBytes = out.count - apsStart
     }
 
-    private mutating func recordAPNsAfterAlert(plan: RenderPlan, into out: inout ByteWriter) {
-        let event = plan.event
+    private mutating func recordAPNsAfterAlert(plan: RenderPlan, escaped: Escaped, into out: inout ByteWriter) {
         let start = out.count
-        if let sound = event.notification.sound {
-            out.append(UInt8(ascii: ","))
-            out.appendMember("sound", sound)
+        if let sound = escaped.sound {
+            out.appendLiteral(",\"sound\":")
+            out.appendCopy(of: sound)
         }
-        out.append(UInt8(ascii: ","))
-        out.appendMember("thread-id", event.conversation.id)
+        out.appendLiteral(",\"thread-id\":")
+        out.appendCopy(of: escaped.conversationID)
         out.appendLiteral(",\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
         apnsAfterAlert = start..<out.count
     }

@@ -11,6 +11,8 @@ final class RenderPlan {
     /// `apns-collapse-id`: the event id, or its SHA-256 hex when over 64 bytes.
     let collapseID: String
     /// `apns-expiration`: now + ttl in epoch seconds; `0` (one attempt) when ttl is 0.
+    let expirationSeconds: Int64
+    /// `expirationSeconds` in decimal, the header's value.
     let expiration: String
     /// The event's JSON pieces that every template copies, escaped once.
     private(set) var fragments = PlanFragments()
@@ -24,7 +26,8 @@ final class RenderPlan {
         // Borrowed: the plan's own copy is the only one made.
         text = NotificationText(event: event)
         collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
-        expiration = event.notification.ttlSeconds == 0 ? "0" : String(now + Int64(event.notification.ttlSeconds))
+        expirationSeconds = event.notification.ttlSeconds == 0 ? 0 : now + Int64(event.notification.ttlSeconds)
+        expiration = String(expirationSeconds)
         self.event = copy event
         self.app = app
         self.avatarURL = avatarURL

@@ -45,10 +45,9 @@ extension RenderReport {
         appendPlatform(request.platform, to: &out)
         out.appendLiteral(",\"token\":")
         out.appendJSONString(request.token)
-        out.appendLiteral(",\"method\":")
-        out.appendJSONString(request.method)
+        // `method` is always POST.
+        out.appendLiteral(",\"method\":\"POST\",\"url\":\"")
         // `url` is origin + path; escaping is per byte, so the halves are escaped apart.
-        out.appendLiteral(",\"url\":\"")
         out.appendJSONStringContent(request.origin)
         out.appendJSONStringContent(request.path)
         out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\"")
