@@ -54,7 +54,7 @@ public struct EventRenderer: Sendable {
                                                     reason: "platform_not_configured"))
                     continue
                 }
-                let template = try plan.template(language: language, cache: &fcmTemplates,
+                let template = try plan.template(event: event, language: language, cache: &fcmTemplates,
                                                  build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
                                                  size: { $0.countedBytes })
                 requests.append(ProviderRequest(
@@ -68,7 +68,7 @@ public struct EventRenderer: Sendable {
                                                     reason: "platform_not_configured"))
                     continue
                 }
-                let template = try plan.template(language: language, cache: &apnsTemplates,
+                let template = try plan.template(event: event, language: language, cache: &apnsTemplates,
                                                  build: { APNsTemplate(plan: plan, content: $0, dataText: $1) },
                                                  size: { $0.countedBytes })
                 let ids = apnsIDs ?? APNsID(eventID: event.eventID)

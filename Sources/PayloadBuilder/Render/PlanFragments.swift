@@ -30,8 +30,7 @@ struct PlanFragments {
     /// No fragments: the placeholder while a plan is being built.
     init() {}
 
-    init(plan: RenderPlan) {
-        let event = plan.event
+    init(plan: RenderPlan, event: borrowing Event) {
         // Room for the seed event's fragments (about 1,100 bytes) without growing.
         var out = ByteWriter(capacity: 2048)
         title = Self.quoted(plan.text.title, into: &out)
@@ -61,9 +60,9 @@ struct PlanFragments {
         out.appendLiteral("}}}}")
         notifee = notifeeStart..<out.count
 
-        recordData(plan: plan, escaped: escaped, into: &out)
-        recordFCMAfterData(plan: plan, escaped: &escaped, into: &out)
-        recordAPNsAfterAlert(plan: plan, escaped: escaped, into: &out)
+        recordData(plan: plan, event: event, escaped: escaped, into: &out)
+        recordFCMAfterData(plan: plan, event: event, escaped: &escaped, into: &out)
+        recordAPNsAfterAlert(escaped: escaped, into: &out)
         bytes = out.bytes
     }
 
@@ -102,8 +101,8 @@ struct PlanFragments {
     /// The gateway's standard keys (under the app's names, escaped once per
     /// configuration) then the caller's extra keys, split around the `text`
     /// entry, whose value varies. Values are copies of the notifee block's.
-    private mutating func recordData(plan: RenderPlan, escaped: Escaped, into out: inout ByteWriter) {
-        let event = plan.event
+    private mutating func recordData(plan: RenderPlan, event: borrowing Event, escaped: Escaped,
+                                     into out: inout ByteWriter) {
         var afterText = false
         var before = out.count..<out.count
         var after = before
@@ -156,8 +155,8 @@ struct PlanFragments {
         dataAfter = after
     }
 
-    private mutating func recordFCMAfterData(plan: RenderPlan, escaped: inout Escaped, into out: inout ByteWriter) {
-        let event = plan.event
+    private mutating func recordFCMAfterData(plan: RenderPlan, event: borrowing Event, escaped: inout Escaped,
+                                             into out: inout ByteWriter) {
         let start = out.count
         out.appendLiteral(",\"android\":{\"collapse_key\":")
         out.appendCopy(of: escaped.conversationID)
@@ -187,7 +186,7 @@ struct PlanFragments {
         fcmApsBytes = out.count - apsStart
     }
 
-    private mutating func recordAPNsAfterAlert(plan: RenderPlan, escaped: Escaped, into out: inout ByteWriter) {
+    private mutating func recordAPNsAfterAlert(escaped: Escaped, into out: inout ByteWriter) {
         let start = out.count
         if let sound = escaped.sound {
             out.appendLiteral(",\"sound\":")

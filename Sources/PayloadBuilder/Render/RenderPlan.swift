@@ -2,9 +2,10 @@
 /// once per event, then shared by every recipient's request.
 ///
 /// A class so that the templates and their builders share one plan rather
-/// than copying (and retaining) every string of the event; immutable once built.
+/// than copying (and retaining) every string of the event; immutable once
+/// built. It keeps no copy of the event: what the templates need from it is
+/// in `text` and `fragments`, and the rare error path is handed the event.
 final class RenderPlan {
-    let event: Event
     let app: AppProfile
     let text: NotificationText
     let avatarURL: String?
@@ -28,13 +29,14 @@ final class RenderPlan {
         collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
         expirationSeconds = event.notification.ttlSeconds == 0 ? 0 : now + Int64(event.notification.ttlSeconds)
         expiration = String(expirationSeconds)
-        self.event = copy event
+        apnsPriority = event.notification.priority == .high ? "10" : "5"
         self.app = app
         self.avatarURL = avatarURL
-        fragments = PlanFragments(plan: self)
+        fragments = PlanFragments(plan: self, event: event)
     }
 
-    var apnsPriority: String { event.notification.priority == .high ? "10" : "5" }
+    /// `apns-priority`: 10 for high, 5 for normal.
+    let apnsPriority: String
 
     /// The content and data text for one recipient language, shortened to
     /// `characters` graphemes plus an ellipsis when given.
@@ -48,7 +50,7 @@ final class RenderPlan {
     /// Builds a template, shortening the content at a grapheme boundary until
     /// `size` of the template is within `limit`. Throws when even an empty
     /// content does not fit (the title or the extra data are too large).
-    func fitted<Template>(language: String, limit: Int, build: (String, String) -> Template,
+    func fitted<Template>(event: borrowing Event, language: String, limit: Int, build: (String, String) -> Template,
                           size: (Template) -> Int) throws(EventError) -> Template {
         let full = content(language: language, shortenedTo: nil)
         let template = build(full.content, full.dataText)
@@ -68,7 +70,7 @@ final class RenderPlan {
             }
         }
         guard let best else {
-            let field = largestFixedField
+            let field = largestFixedField(of: event)
             throw EventError(.invalidEvent, field: field,
                              "the notification cannot fit the \(limit)-byte payload limit even with the text removed; shorten \(field)")
         }
@@ -76,17 +78,17 @@ final class RenderPlan {
     }
 
     /// The fitted template for `language`, built once per event and language.
-    func template<Template>(language: String, cache: inout TemplateCache<Template>, build: (String, String) -> Template,
-                            size: (Template) -> Int) throws(EventError) -> Template {
+    func template<Template>(event: borrowing Event, language: String, cache: inout TemplateCache<Template>,
+                            build: (String, String) -> Template, size: (Template) -> Int) throws(EventError) -> Template {
         if let cached = cache[language] { return cached }
-        let template = try fitted(language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
+        let template = try fitted(event: event, language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
         cache.insert(template, for: language)
         return template
     }
 
     /// The field that takes the most room besides the text: what to shorten
     /// when an event cannot fit even with its text removed.
-    var largestFixedField: String {
+    func largestFixedField(of event: borrowing Event) -> String {
         var candidates: [(field: String, bytes: Int)] = [
             ("sender.display_name", event.sender.displayName.utf8.count),
             ("data", event.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }),
