@@ -229,16 +229,39 @@ final class RenderFastPathTests: XCTestCase {
         let (event, app) = try baseEvent()
         let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
         let content = plan.content(language: "vi", shortenedTo: nil)
-        let fcm = FCMTemplate(plan: plan, content: content.content, dataText: content.dataText)
-        let apns = APNsTemplate(plan: plan, content: content.content, dataText: content.dataText)
+        let fcm = FCMTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &plan.store)
+        let apns = APNsTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &plan.store)
         let tokens = Self.awkward + [EventFixture.fcmToken, EventFixture.apnsToken, String(repeating: "a\"", count: 300)]
         for token in tokens {
             for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
-                XCTAssertEqual(fcm.body(token: token, badge: badge), fcm.simpleBody(token: token, badge: badge),
+                let simple = plan.store.withContents { fcm.simpleBody(token: token, badge: badge, store: $0) }
+                XCTAssertEqual(fcm.body(token: token, badge: badge, store: plan.store), simple,
                                "\(token.debugDescription) \(String(describing: badge))")
-                XCTAssertEqual(apns.payload(badge: badge), apns.simplePayload(badge: badge))
+                let simplePayload = plan.store.withContents { apns.simplePayload(badge: badge, store: $0) }
+                XCTAssertEqual(apns.payload(badge: badge, store: plan.store), simplePayload)
             }
         }
+    }
+
+    /// Trials that do not fit are taken back out of the plan's store: a
+    /// shortened template is the same bytes as one built alone.
+    func testAShortenedTemplateIsTheSameAsOneBuiltAlone() throws {
+        var (event, app) = try baseEvent()
+        event.message.text = String(repeating: "Tiếng Việt 👋 ", count: 400)
+        let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
+        let fitted = try plan.fitted(event: event, language: "vi", limit: RenderPlan.payloadLimit,
+                                     build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
+                                     size: { $0.countedBytes })
+        let fittedPayload = fitted.payload(badge: 1, store: plan.store)
+        XCTAssertLessThanOrEqual(fitted.countedBytes, RenderPlan.payloadLimit)
+        guard case let .string(text) = try JSONParser.parse(fittedPayload)[path: "aps.alert.body"] else {
+            return XCTFail("no alert body in \(String(decoding: fittedPayload, as: UTF8.self))")
+        }
+        XCTAssertTrue(text.hasSuffix("…"))
+        let alone = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
+        let shortened = String(text.drop(while: { $0 != ":" }).dropFirst(2))
+        let built = APNsTemplate(plan: alone, content: shortened, dataText: shortened, into: &alone.store)
+        XCTAssertEqual(fittedPayload, built.payload(badge: 1, store: alone.store))
     }
 
     func testCopyingWrittenBytesSurvivesGrowth() {

@@ -30,6 +30,18 @@ struct ByteWriter: ~Copyable {
         return [UInt8](UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
     }
 
+    /// Lends every byte written so far, read-only, for the duration of `body`.
+    @inline(__always)
+    func withContents<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Forgets the bytes from `newCount` on (a trial that did not fit).
+    mutating func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        count = newCount
+    }
+
     // MARK: raw appends
 
     @inline(__always)

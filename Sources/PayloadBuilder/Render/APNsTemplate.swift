@@ -2,64 +2,62 @@
 /// badge (API.md "Direct APNs"): `aps` with the alert and the Communication
 /// Notification flags, the notifee block, then the data keys at top level.
 struct APNsTemplate {
-    /// The payload without the badge: the part before the badge's place
-    /// (`headCount` bytes), then the rest.
-    private var bytes: [UInt8] = []
-    private var headCount = 0
+    /// Where the payload without the badge is in the plan's store: the part
+    /// before the badge's place, then the rest.
+    private let head: Range<Int>
+    private let rest: Range<Int>
 
     /// Payload size with room for any badge; must stay within 4096 bytes.
-    var countedBytes: Int { bytes.count + RenderPlan.badgeReserve }
+    var countedBytes: Int { head.count + rest.count + RenderPlan.badgeReserve }
 
-    init(plan: RenderPlan, content: String, dataText: String) {
+    /// Writes the template at the end of `out`, the plan's store (where the fragments are).
+    init(plan: RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {
         let fragments = plan.fragments
-        var out = ByteWriter(capacity: fragments.bytes.count + (content.utf8.count + dataText.utf8.count) * 2 + 64)
+        let start = out.count
         out.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
-        fragments.append(fragments.title, to: &out)
+        out.appendCopy(of: fragments.title)
         out.appendLiteral(",\"body\":")
         fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
         out.append(UInt8(ascii: "}"))
         // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
-        fragments.append(fragments.apnsAfterAlert, to: &out)
-        headCount = out.count
+        out.appendCopy(of: fragments.apnsAfterAlert)
+        head = start..<out.count
 
         out.appendLiteral("},")
-        fragments.append(fragments.notifee, to: &out)
+        out.appendCopy(of: fragments.notifee)
         if fragments.hasData {
             out.append(UInt8(ascii: ","))
             fragments.appendData(dataText: dataText, to: &out)
         }
         out.append(UInt8(ascii: "}"))
-        bytes = out.bytes
+        rest = head.upperBound..<out.count
     }
 
     /// The payload for one device: one allocation of the exact size.
-    func payload(badge: Int?) -> [UInt8] {
-        guard let badge else { return bytes }
-        var payload: [UInt8] = []
-        JSONWriter.withDecimal(Int64(badge)) { digits in
+    func payload(badge: Int?, store: borrowing ByteWriter) -> [UInt8] {
+        store.withContents { store in
             let badgeKey: StaticString = ",\"badge\":"
-            payload = [UInt8](exactCount: bytes.count + badgeKey.utf8CodeUnitCount + digits.count) { out in
-                bytes.withUnsafeBufferPointer { template in
-                    out.put(UnsafeBufferPointer(rebasing: template[..<headCount]))
+            let digitsCount = badge.map { JSONWriter.withDecimal(Int64($0)) { badgeKey.utf8CodeUnitCount + $0.count } } ?? 0
+            return [UInt8](exactCount: head.count + digitsCount + rest.count) { out in
+                out.put(UnsafeBufferPointer(rebasing: store[head]))
+                if let badge {
                     out.put(badgeKey)
-                    out.put(digits)
-                    out.put(UnsafeBufferPointer(rebasing: template[headCount...]))
+                    JSONWriter.withDecimal(Int64(badge)) { out.put($0) }
                 }
+                out.put(UnsafeBufferPointer(rebasing: store[rest]))
             }
         }
-        return payload
     }
 
-    /// The payload appended piece by piece: the rule `payload(badge:)` must match.
-    func simplePayload(badge: Int?) -> [UInt8] {
+    /// The payload appended piece by piece: the rule `payload(badge:store:)` must match.
+    func simplePayload(badge: Int?, store: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 20)
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<headCount])) }
+        out.append(contentsOf: store[head])
         if let badge {
             out.appendLiteral(",\"badge\":")
             JSONWriter.appendDecimal(Int64(badge), to: &out)
         }
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[headCount...])) }
+        out.append(contentsOf: store[rest])
         return out
     }
 }

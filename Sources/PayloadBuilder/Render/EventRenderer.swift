@@ -55,13 +55,13 @@ public struct EventRenderer: Sendable {
                     continue
                 }
                 let template = try plan.template(event: event, language: language, cache: &fcmTemplates,
-                                                 build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
+                                                 build: { FCMTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
                 requests.append(ProviderRequest(
                     platform: .fcm, recipientIndex: index, token: recipient.token, origin: fcm.baseURL,
                     path: fcm.sendPath,
                     headers: ProviderRequest.fcmHeaders,
-                    body: template.body(token: recipient.token, badge: recipient.badge)))
+                    body: template.body(token: recipient.token, badge: recipient.badge, store: plan.store)))
             case .apns:
                 guard let apns = app.apns else {
                     skipped.append(SkippedRecipient(recipientIndex: index, platform: .apns, token: recipient.token,
@@ -69,7 +69,7 @@ public struct EventRenderer: Sendable {
                     continue
                 }
                 let template = try plan.template(event: event, language: language, cache: &apnsTemplates,
-                                                 build: { APNsTemplate(plan: plan, content: $0, dataText: $1) },
+                                                 build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
                 let ids = apnsIDs ?? APNsID(eventID: event.eventID)
                 apnsIDs = ids
@@ -84,7 +84,7 @@ public struct EventRenderer: Sendable {
                         ProviderRequest.Header("apns-id", ids.id(token: recipient.token)),
                         ProviderRequest.Header("apns-collapse-id", plan.collapseID),
                     ],
-                    body: template.payload(badge: recipient.badge)))
+                    body: template.payload(badge: recipient.badge, store: plan.store)))
             }
         }
         let persona = CommunicationPersona(event: event, text: plan.text, avatar: avatar, defaultLocale: config.defaultLocale)

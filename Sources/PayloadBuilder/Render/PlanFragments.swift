@@ -1,10 +1,10 @@
 /// The JSON pieces of one event that do not depend on the recipient's
-/// language, escaped once per event into one buffer and then copied into
-/// every template (FCM and APNs, each language, each shortening tried).
+/// language, escaped once per event into the plan's buffer and then copied
+/// into every template (FCM and APNs, each language, each shortening tried),
+/// which are written after them in the same buffer.
 ///
-/// Ranges index `bytes`; strings are stored quoted unless a name says otherwise.
+/// Ranges index that buffer; strings are stored quoted unless a name says otherwise.
 struct PlanFragments {
-    private(set) var bytes: [UInt8] = []
     /// `"<title>"`.
     private(set) var title: Range<Int> = 0..<0
     /// `"<sender display name>"`, the body of a group message without content.
@@ -30,9 +30,7 @@ struct PlanFragments {
     /// No fragments: the placeholder while a plan is being built.
     init() {}
 
-    init(plan: RenderPlan, event: borrowing Event) {
-        // Room for the seed event's fragments (about 1,100 bytes) without growing.
-        var out = ByteWriter(capacity: 2048)
+    init(plan: RenderPlan, event: borrowing Event, into out: inout ByteWriter) {
         title = Self.quoted(plan.text.title, into: &out)
         senderName = Self.quoted(event.sender.displayName, into: &out)
 
@@ -63,21 +61,6 @@ struct PlanFragments {
         recordData(plan: plan, event: event, escaped: escaped, into: &out)
         recordFCMAfterData(plan: plan, event: event, escaped: &escaped, into: &out)
         recordAPNsAfterAlert(escaped: escaped, into: &out)
-        bytes = out.bytes
-    }
-
-    /// Appends the fragment at `range` (of `bytes`), read in place: no
-    /// `ArraySlice`. Inlined, like the other appenders, so that the caller's
-    /// fragments are not copied into a temporary for the call.
-    @inline(__always)
-    func append(_ range: Range<Int>, to out: inout ByteWriter) {
-        bytes.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
-    /// `append(_:to:)` onto a byte array.
-    @inline(__always)
-    func append(_ range: Range<Int>, to out: inout [UInt8]) {
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     // MARK: building
@@ -203,24 +186,25 @@ struct PlanFragments {
     /// Whether the data map has any entry.
     var hasData: Bool { !dataBefore.isEmpty || dataTextKey != nil || !dataAfter.isEmpty }
 
-    /// Appends the data members (no braces) with `dataText` as the `text` value.
+    /// Appends the data members (no braces) with `dataText` as the `text`
+    /// value, into the buffer the fragments are in.
     @inline(__always)
     func appendData(dataText: String, to out: inout ByteWriter) {
         var wrote = false
         if !dataBefore.isEmpty {
-            append(dataBefore, to: &out)
+            out.appendCopy(of: dataBefore)
             wrote = true
         }
         if let dataTextKey {
             if wrote { out.append(UInt8(ascii: ",")) }
-            append(dataTextKey, to: &out)
+            out.appendCopy(of: dataTextKey)
             out.append(UInt8(ascii: ":"))
             out.appendJSONString(dataText)
             wrote = true
         }
         if !dataAfter.isEmpty {
             if wrote { out.append(UInt8(ascii: ",")) }
-            append(dataAfter, to: &out)
+            out.appendCopy(of: dataAfter)
         }
     }
 
@@ -229,9 +213,9 @@ struct PlanFragments {
     @inline(__always)
     func appendBody(content: String, isGroup: Bool, to out: inout ByteWriter) {
         guard isGroup else { return out.appendJSONString(content) }
-        guard !content.isEmpty else { return append(senderName, to: &out) }
+        guard !content.isEmpty else { return out.appendCopy(of: senderName) }
         out.append(UInt8(ascii: "\""))
-        append(senderNameUnquoted, to: &out)
+        out.appendCopy(of: senderNameUnquoted)
         out.appendLiteral(": ")
         out.appendJSONStringContent(content)
         out.append(UInt8(ascii: "\""))

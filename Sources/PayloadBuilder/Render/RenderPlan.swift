@@ -17,6 +17,9 @@ final class RenderPlan {
     let expiration: String
     /// The event's JSON pieces that every template copies, escaped once.
     private(set) var fragments = PlanFragments()
+    /// The fragments, then every template built from them: one buffer for
+    /// the whole event, freed with the plan, that per-device bodies copy from.
+    var store: ByteWriter
 
     /// APNs' and FCM's payload limit for alert notifications.
     static let payloadLimit = 4096
@@ -32,7 +35,10 @@ final class RenderPlan {
         apnsPriority = event.notification.priority == .high ? "10" : "5"
         self.app = app
         self.avatarURL = avatarURL
-        fragments = PlanFragments(plan: self, event: event)
+        // Room for the seed event's fragments and two templates (about
+        // 3,500 bytes) without growing.
+        store = ByteWriter(capacity: 4096)
+        fragments = PlanFragments(plan: self, event: event, into: &store)
     }
 
     /// `apns-priority`: 10 for high, 5 for normal.
@@ -47,23 +53,28 @@ final class RenderPlan {
         return (shortened, text.plainText.isEmpty ? text.plainText : shortened)
     }
 
-    /// Builds a template, shortening the content at a grapheme boundary until
-    /// `size` of the template is within `limit`. Throws when even an empty
-    /// content does not fit (the title or the extra data are too large).
-    func fitted<Template>(event: borrowing Event, language: String, limit: Int, build: (String, String) -> Template,
+    /// Builds a template at the end of `store`, shortening the content at a
+    /// grapheme boundary until `size` of the template is within `limit`.
+    /// Trials that do not fit are taken back out of the store. Throws when
+    /// even an empty content does not fit (the title or the extra data are too large).
+    func fitted<Template>(event: borrowing Event, language: String, limit: Int,
+                          build: (String, String, inout ByteWriter) -> Template,
                           size: (Template) -> Int) throws(EventError) -> Template {
+        let mark = store.count
         let full = content(language: language, shortenedTo: nil)
-        let template = build(full.content, full.dataText)
+        let template = build(full.content, full.dataText, &store)
         if size(template) <= limit { return template }
+        store.truncate(to: mark)
         var low = 0
         var high = full.content.count - 1
-        var best: Template?
+        var best: Int?
         while low <= high {
             let middle = (low + high) / 2
             let candidate = content(language: language, shortenedTo: middle)
-            let built = build(candidate.content, candidate.dataText)
-            if size(built) <= limit {
-                best = built
+            let fits = size(build(candidate.content, candidate.dataText, &store)) <= limit
+            store.truncate(to: mark)
+            if fits {
+                best = middle
                 low = middle + 1
             } else {
                 high = middle - 1
@@ -74,12 +85,14 @@ final class RenderPlan {
             throw EventError(.invalidEvent, field: field,
                              "the notification cannot fit the \(limit)-byte payload limit even with the text removed; shorten \(field)")
         }
-        return best
+        let chosen = content(language: language, shortenedTo: best)
+        return build(chosen.content, chosen.dataText, &store)
     }
 
     /// The fitted template for `language`, built once per event and language.
     func template<Template>(event: borrowing Event, language: String, cache: inout TemplateCache<Template>,
-                            build: (String, String) -> Template, size: (Template) -> Int) throws(EventError) -> Template {
+                            build: (String, String, inout ByteWriter) -> Template,
+                            size: (Template) -> Int) throws(EventError) -> Template {
         if let cached = cache[language] { return cached }
         let template = try fitted(event: event, language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
         cache.insert(template, for: language)
