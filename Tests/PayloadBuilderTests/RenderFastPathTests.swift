@@ -277,4 +277,31 @@ final class RenderFastPathTests: XCTestCase {
         }
         XCTAssertEqual(writer.bytes, expected)
     }
+
+    /// Written in place when the estimate holds, copied once when it does not:
+    /// the same bytes either way, for estimates from far too small to ample.
+    func testWritingIntoAnEstimatedArrayGivesTheSameBytesWhateverTheEstimate() {
+        let pieces = (0..<200).map { String(repeating: "p\"é", count: $0 % 13) }
+        var expected = ByteWriter(capacity: 1)
+        for piece in pieces { expected.appendJSONString(piece) }
+        for estimate in [0, 1, 63, 64, 65, 500, expected.count - 1, expected.count, expected.count + 1, 100_000] {
+            let written = [UInt8](estimatedCount: estimate) { out in
+                for piece in pieces { out.appendJSONString(piece) }
+            }
+            XCTAssertEqual(written, expected.bytes, "estimate \(estimate)")
+        }
+    }
+
+    /// A report larger than its estimate (long strings in the persona and
+    /// avatar) still matches the `JSONWriter` path.
+    func testAReportLargerThanItsEstimateMatchesTheWriterPath() throws {
+        var rendered = try GoldenPayloadTests.render("seed-chat-sdk")
+        let long = "https://example.com/" + String(repeating: "a\"b", count: 2000)
+        rendered.avatar = .unchecked(url: long)
+        rendered.persona.sender.avatarURL = long
+        rendered.persona.content = long
+        let direct = RenderReport.json(rendered, pretty: false)
+        XCTAssertGreaterThan(direct.count, rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
+        XCTAssertEqual(direct, RenderReport.writerJSON(rendered, pretty: false))
+    }
 }

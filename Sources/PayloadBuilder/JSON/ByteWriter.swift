@@ -9,14 +9,26 @@ struct ByteWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
+    /// False while writing into a buffer given by the caller, which is
+    /// never freed here; growing moves the bytes to memory of its own.
+    private(set) var ownsItsMemory = true
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
     }
 
+    /// Writes into `buffer` (at least one byte; borrowed, never freed here)
+    /// until it is full, then into memory of its own.
+    init(writingInto buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count > 0)
+        base = buffer.baseAddress!
+        capacity = buffer.count
+        ownsItsMemory = false
+    }
+
     deinit {
-        base.deallocate()
+        if ownsItsMemory { base.deallocate() }
     }
 
     /// A copy of the bytes written so far.
@@ -114,7 +126,8 @@ struct ByteWriter: ~Copyable {
         let newCapacity = max(minimum, capacity * 2)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.update(from: base, count: count)
-        base.deallocate()
+        if ownsItsMemory { base.deallocate() }
+        ownsItsMemory = true
         base = newBase
         capacity = newCapacity
     }

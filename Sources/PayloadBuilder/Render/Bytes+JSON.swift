@@ -10,6 +10,24 @@ extension Array where Element == UInt8 {
         JSONWriter.appendEscaped(text, to: &self)
     }
 
+    /// The bytes `write` writes, written straight into the array's storage
+    /// of `estimatedCount` bytes: no copy when the estimate holds; when it
+    /// does not, the writer moves to memory of its own and its bytes are copied.
+    init(estimatedCount: Int, write: (inout ByteWriter) -> Void) {
+        var overflow: [UInt8]?
+        self.init(unsafeUninitializedCapacity: Swift.max(estimatedCount, 64)) { buffer, initialized in
+            var writer = ByteWriter(writingInto: buffer)
+            write(&writer)
+            if writer.ownsItsMemory {
+                overflow = writer.bytes
+                initialized = 0
+            } else {
+                initialized = writer.count
+            }
+        }
+        if let overflow { self = overflow }
+    }
+
     /// An array of exactly `count` bytes, all written by `fill`: one
     /// allocation of the final size and plain copies, with none of the
     /// uniqueness and capacity checks of repeated `append`s.

@@ -6,13 +6,22 @@
 /// form) without its whitespace; `RenderReportTests` checks the two agree.
 extension RenderReport {
     static func compactJSON(_ rendered: RenderedEvent) -> [UInt8] {
-        var out = ByteWriter(capacity: rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
+        // Usually enough, so the answer is written in place; more is copied once.
+        let estimate = rendered.requests.reduce(1024) { $0 + $1.body.count + 512 }
+        return [UInt8](estimatedCount: estimate) { out in write(rendered, to: &out) }
+    }
+
+    private static func write(_ rendered: RenderedEvent, to out: inout ByteWriter) {
         out.appendLiteral("{\"event_id\":")
         out.appendJSONString(rendered.eventID)
         out.appendLiteral(",\"requests\":[")
-        for (index, request) in rendered.requests.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendCompact(request, to: &out)
+        // Read in place through the buffer, not copied out of the array
+        // (which would retain and release every field of every request).
+        rendered.requests.withUnsafeBufferPointer { requests in
+            for index in requests.indices {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendCompact(requests[index], to: &out)
+            }
         }
         out.appendLiteral("],\"skipped\":[")
         for (index, skip) in rendered.skipped.enumerated() {
@@ -30,7 +39,6 @@ extension RenderReport {
         out.appendLiteral(",\"avatar\":")
         appendCompact(rendered.avatar, to: &out)
         out.append(UInt8(ascii: "}"))
-        return out.bytes
     }
 
     private static func appendPlatform(_ platform: Platform, to out: inout ByteWriter) {
@@ -40,7 +48,7 @@ extension RenderReport {
         }
     }
 
-    private static func appendCompact(_ request: ProviderRequest, to out: inout ByteWriter) {
+    private static func appendCompact(_ request: borrowing ProviderRequest, to out: inout ByteWriter) {
         out.appendLiteral("{\"platform\":")
         appendPlatform(request.platform, to: &out)
         out.appendLiteral(",\"token\":")
@@ -51,9 +59,11 @@ extension RenderReport {
         out.appendJSONStringContent(request.origin)
         out.appendJSONStringContent(request.path)
         out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\"")
-        for header in request.headers {
-            out.append(UInt8(ascii: ","))
-            out.appendMember(dynamicKey: header.name, header.value)
+        request.headers.withUnsafeBufferPointer { headers in
+            for index in headers.indices {
+                out.append(UInt8(ascii: ","))
+                out.appendMember(dynamicKey: headers[index].name, headers[index].value)
+            }
         }
         out.appendLiteral("},\"body\":")
         out.append(request.body)
