@@ -304,4 +304,46 @@ final class RenderFastPathTests: XCTestCase {
         XCTAssertGreaterThan(direct.count, rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
         XCTAssertEqual(direct, RenderReport.writerJSON(rendered, pretty: false))
     }
+
+    /// The renderer finds the persona's language while it resolves each
+    /// recipient; it must agree with `CommunicationPersona`'s own rule for
+    /// every mix of locales, skipped recipients, and text or placeholder.
+    func testThePersonaMatchesItsOwnRuleForEveryMixOfLocales() throws {
+        let (base, app) = try baseEvent()
+        let locales: [String?] = [nil, "vi", "vi-VN", "VI", "fr", "de", "en_GB", ""]
+        var checked = 0
+        for text in ["", "Hello"] {
+            for kind in [MessageKind.video, .text] {
+                for first in locales {
+                    for second in locales {
+                        for third in [nil, "fr"] as [String?] {
+                            for selfIndex in [-1, 0, 1] {
+                                var event = base
+                                event.message.text = text
+                                event.message.kind = kind
+                                var recipients = event.recipients
+                                recipients.append(recipients[0])
+                                for (index, locale) in [first, second, third].enumerated() {
+                                    recipients[index].locale = locale
+                                    recipients[index].userID = index == selfIndex ? event.sender.id : "u\(index)"
+                                }
+                                event.recipients = recipients
+                                for defaultLocale in ["vi", "xx"] {
+                                    var config = EventFixture.demo
+                                    config.defaultLocale = defaultLocale
+                                    let rendered = try EventRenderer(config: config)
+                                        .render(event, app: app, avatar: .none, now: 0)
+                                    let expected = CommunicationPersona(event: event, avatar: .none, defaultLocale: defaultLocale)
+                                    XCTAssertEqual(rendered.persona, expected,
+                                                   "\(text.debugDescription) \(kind) \([first, second, third]) self \(selfIndex) default \(defaultLocale)")
+                                    checked += 1
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(checked, 2 * 2 * locales.count * locales.count * 2 * 3 * 2)
+    }
 }

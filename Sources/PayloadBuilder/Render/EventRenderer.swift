@@ -40,13 +40,18 @@ public struct EventRenderer: Sendable {
         // Per-event part of the APNs requests, made when the first one needs it.
         var apnsIDs: APNsID?
 
+        // The persona's language: every recipient's counts, skipped or not.
+        var shared = SharedLanguage()
+
         for (index, recipient) in event.recipients.enumerated() {
+            // Without plain text the content is a placeholder in the recipient's language.
+            let language = languageMatters ? Locales.resolve(recipient.locale, defaultLocale: config.defaultLocale) : ""
+            if languageMatters { shared.add(locale: recipient.locale, language: language) }
             if senderIsSelf || recipient.userID == event.sender.id {
                 skipped.append(SkippedRecipient(recipientIndex: index, platform: recipient.platform,
                                                 token: recipient.token, reason: "self"))
                 continue
             }
-            let language = languageMatters ? Locales.resolve(recipient.locale, defaultLocale: config.defaultLocale) : ""
             switch recipient.platform {
             case .fcm:
                 guard let fcm = app.fcm else {
@@ -87,7 +92,9 @@ public struct EventRenderer: Sendable {
                     body: template.payload(badge: recipient.badge, store: plan.store)))
             }
         }
-        let persona = CommunicationPersona(event: event, text: plan.text, avatar: avatar, defaultLocale: config.defaultLocale)
+        // With plain text the content does not depend on the language.
+        let personaLanguage = languageMatters ? shared.language(defaultLocale: config.defaultLocale) : ""
+        let persona = CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage)
         return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped, persona: persona, avatar: avatar)
     }
 }
