@@ -94,8 +94,9 @@ public struct EventRenderer: Sendable {
         }
         // With plain text the content does not depend on the language.
         let personaLanguage = languageMatters ? shared.language(defaultLocale: config.defaultLocale) : ""
-        let persona = CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage)
-        return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped, persona: persona, avatar: avatar)
+        return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
+                             persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage),
+                             avatar: avatar)
     }
 }
 

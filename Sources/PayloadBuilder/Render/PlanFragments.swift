@@ -30,7 +30,7 @@ struct PlanFragments {
     /// No fragments: the placeholder while a plan is being built.
     init() {}
 
-    init(plan: RenderPlan, event: borrowing Event, into out: inout ByteWriter) {
+    init(plan: RenderPlan, event: borrowing Event, dataKeys: borrowing DataKeyNames, into out: inout ByteWriter) {
         title = Self.quoted(plan.text.title, into: &out)
         senderName = Self.quoted(event.sender.displayName, into: &out)
 
@@ -58,7 +58,7 @@ struct PlanFragments {
         out.appendLiteral("}}}}")
         notifee = notifeeStart..<out.count
 
-        recordData(plan: plan, event: event, escaped: escaped, into: &out)
+        recordData(plan: plan, event: event, keys: dataKeys, escaped: escaped, into: &out)
         recordFCMAfterData(plan: plan, event: event, escaped: &escaped, into: &out)
         recordAPNsAfterAlert(escaped: escaped, into: &out)
     }
@@ -84,13 +84,12 @@ struct PlanFragments {
     /// The gateway's standard keys (under the app's names, escaped once per
     /// configuration) then the caller's extra keys, split around the `text`
     /// entry, whose value varies. Values are copies of the notifee block's.
-    private mutating func recordData(plan: RenderPlan, event: borrowing Event, escaped: Escaped,
-                                     into out: inout ByteWriter) {
+    private mutating func recordData(plan: RenderPlan, event: borrowing Event, keys: borrowing DataKeyNames,
+                                     escaped: Escaped, into out: inout ByteWriter) {
         var afterText = false
         var before = out.count..<out.count
         var after = before
         var wroteInPart = false
-        let keys = plan.app.dataKeys
         for (key, name) in zip(DataKeyNames.Standard.ordered, keys.quotedWireNames) {
             guard let name else { continue }
             let value: Range<Int>?

@@ -6,7 +6,6 @@
 /// built. It keeps no copy of the event: what the templates need from it is
 /// in `text` and `fragments`, and the rare error path is handed the event.
 final class RenderPlan {
-    let app: AppProfile
     let text: NotificationText
     let avatarURL: String?
     /// `apns-collapse-id`: the event id, or its SHA-256 hex when over 64 bytes.
@@ -26,19 +25,19 @@ final class RenderPlan {
     /// Room kept for `,"badge":<Int32.max>`, so one template fits every badge.
     static let badgeReserve = 19
 
-    init(event: borrowing Event, app: AppProfile, avatarURL: String?, now: Int64) {
+    init(event: borrowing Event, app: borrowing AppProfile, avatarURL: String?, now: Int64) {
         // Borrowed: the plan's own copy is the only one made.
         text = NotificationText(event: event)
         collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
         expirationSeconds = event.notification.ttlSeconds == 0 ? 0 : now + Int64(event.notification.ttlSeconds)
-        expiration = String(expirationSeconds)
+        // Digits written directly: `String(_:)` of an integer goes through `description`.
+        expiration = JSONWriter.withDecimal(expirationSeconds) { String(decoding: $0, as: UTF8.self) }
         apnsPriority = event.notification.priority == .high ? "10" : "5"
-        self.app = app
         self.avatarURL = avatarURL
         // Room for the seed event's fragments and two templates (about
         // 3,500 bytes) without growing.
         store = ByteWriter(capacity: 4096)
-        fragments = PlanFragments(plan: self, event: event, into: &store)
+        fragments = PlanFragments(plan: self, event: event, dataKeys: app.dataKeys, into: &store)
     }
 
     /// `apns-priority`: 10 for high, 5 for normal.
