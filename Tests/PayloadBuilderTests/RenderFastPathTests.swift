@@ -219,8 +219,11 @@ final class RenderFastPathTests: XCTestCase {
           "data_keys": {"ps_thread_id": "conv\\"Id", "avatar_url": null, "text": null, "title": "tí\\\\tle"}}]}
         """)
         let (event, app) = try EventDecoder(config: config).decode(EventFixture.eventBytes())
-        XCTAssertEqual(app.dataKeys.quotedWireNames.compactMap { $0 },
-                       app.dataKeys.wireNames.compactMap { $0 }.map { JSONWriter.escaped($0) })
+        let quoted = app.dataKeys.quotedWireNames
+        XCTAssertEqual(quoted.count, app.dataKeys.wireNames.count)
+        for (index, name) in app.dataKeys.wireNames.enumerated() {
+            XCTAssertEqual(Array(quoted.bytes[quoted.range(at: index)]), name.map { JSONWriter.escaped($0) } ?? [])
+        }
         try assertMatchesReference(event, app: app, avatar: .unchecked(url: "https://h/a.jpeg"), "renamed keys")
     }
 

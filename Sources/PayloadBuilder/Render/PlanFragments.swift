@@ -90,38 +90,44 @@ struct PlanFragments {
         var before = out.count..<out.count
         var after = before
         var wroteInPart = false
-        for (key, name) in zip(DataKeyNames.Standard.ordered, keys.quotedWireNames) {
-            guard let name else { continue }
-            let value: Range<Int>?
-            switch key {
-            case .title: value = title
-            case .text:
-                before = before.lowerBound..<out.count
-                let keyStart = out.count
-                out.append(name)
-                dataTextKey = keyStart..<out.count
-                afterText = true
-                wroteInPart = false
-                after = out.count..<out.count
-                continue
-            case .senderID: value = escaped.senderID
-            case .senderName: value = senderName
-            case .avatarURL: value = escaped.avatarURL
-            case .isRichText:
+        let ordered = DataKeyNames.Standard.ordered
+        let names = keys.quotedWireNames
+        names.bytes.withUnsafeBufferPointer { nameBytes in
+            for index in 0..<names.count {
+                let range = names.range(at: index)
+                guard !range.isEmpty else { continue }
+                let name = UnsafeBufferPointer(rebasing: nameBytes[range])
+                let value: Range<Int>?
+                switch ordered[index] {
+                case .title: value = title
+                case .text:
+                    before = before.lowerBound..<out.count
+                    let keyStart = out.count
+                    out.append(name)
+                    dataTextKey = keyStart..<out.count
+                    afterText = true
+                    wroteInPart = false
+                    after = out.count..<out.count
+                    continue
+                case .senderID: value = escaped.senderID
+                case .senderName: value = senderName
+                case .avatarURL: value = escaped.avatarURL
+                case .isRichText:
+                    if wroteInPart { out.append(UInt8(ascii: ",")) }
+                    out.append(name)
+                    out.appendLiteral(event.message.richText ? ":\"true\"" : ":\"false\"")
+                    wroteInPart = true
+                    continue
+                case .threadID: value = escaped.conversationID
+                case .messageID: value = escaped.messageID
+                }
+                guard let value else { continue }
                 if wroteInPart { out.append(UInt8(ascii: ",")) }
                 out.append(name)
-                out.appendLiteral(event.message.richText ? ":\"true\"" : ":\"false\"")
+                out.append(UInt8(ascii: ":"))
+                out.appendCopy(of: value)
                 wroteInPart = true
-                continue
-            case .threadID: value = escaped.conversationID
-            case .messageID: value = escaped.messageID
             }
-            guard let value else { continue }
-            if wroteInPart { out.append(UInt8(ascii: ",")) }
-            out.append(name)
-            out.append(UInt8(ascii: ":"))
-            out.appendCopy(of: value)
-            wroteInPart = true
         }
         for entry in event.data {
             if wroteInPart { out.append(UInt8(ascii: ",")) }
