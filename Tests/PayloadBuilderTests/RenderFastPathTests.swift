@@ -349,4 +349,16 @@ final class RenderFastPathTests: XCTestCase {
         }
         XCTAssertEqual(checked, 2 * 2 * locales.count * locales.count * 2 * 3 * 2)
     }
+
+    /// The report writes the usual handle type as a literal; any other is escaped.
+    func testTheReportWritesEveryHandleTypeLikeTheWriterPath() throws {
+        var rendered = try GoldenPayloadTests.render("seed-chat-sdk")
+        for handleType in ["unknown", "Unknown", "unknown ", "", "q\"\u{1}é", "phoneNumber"] {
+            rendered.persona.sender.handleType = handleType
+            rendered.persona.me.handleType = handleType
+            let direct = RenderReport.json(rendered, pretty: false)
+            XCTAssertEqual(String(decoding: direct, as: UTF8.self),
+                           String(decoding: RenderReport.writerJSON(rendered, pretty: false), as: UTF8.self), handleType)
+        }
+    }
 }

@@ -70,7 +70,7 @@ extension RenderReport {
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendCompact(_ persona: CommunicationPersona, to out: inout ByteWriter) {
+    private static func appendCompact(_ persona: borrowing CommunicationPersona, to out: inout ByteWriter) {
         out.appendLiteral("{\"sender\":")
         appendCompact(persona.sender, to: &out)
         out.appendLiteral(",\"me\":")
@@ -84,13 +84,18 @@ extension RenderReport {
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendCompact(_ person: CommunicationPersona.Person, to out: inout ByteWriter) {
+    private static func appendCompact(_ person: borrowing CommunicationPersona.Person, to out: inout ByteWriter) {
         out.appendLiteral("{\"id\":")
         appendOptional(person.id, to: &out)
         out.appendLiteral(",\"display_name\":")
         appendOptional(person.displayName, to: &out)
-        out.appendLiteral(",\"handle_type\":")
-        out.appendJSONString(person.handleType)
+        // Always `unknown` from the renderer: a literal, after a compare of two small strings.
+        if person.handleType == "unknown" {
+            out.appendLiteral(",\"handle_type\":\"unknown\"")
+        } else {
+            out.appendLiteral(",\"handle_type\":")
+            out.appendJSONString(person.handleType)
+        }
         out.appendLiteral(person.isMe ? ",\"is_me\":true" : ",\"is_me\":false")
         if let avatar = person.avatarURL {
             out.appendLiteral(",\"avatar\":")
