@@ -9,14 +9,26 @@ struct ByteWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
+    /// False while writing into a buffer given by the caller, which is
+    /// never freed here; growing moves the bytes to memory of its own.
+    private(set) var ownsItsMemory = true
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
     }
 
+    /// Writes into `buffer` (at least one byte; borrowed, never freed here)
+    /// until it is full, then into memory of its own.
+    init(writingInto buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count > 0)
+        base = buffer.baseAddress!
+        capacity = buffer.count
+        ownsItsMemory = false
+    }
+
     deinit {
-        base.deallocate()
+        if ownsItsMemory { base.deallocate() }
     }
 
     /// A copy of the bytes written so far.
@@ -28,6 +40,18 @@ struct ByteWriter: ~Copyable {
     func bytes(_ range: Range<Int>) -> [UInt8] {
         precondition(range.lowerBound >= 0 && range.upperBound <= count)
         return [UInt8](UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+
+    /// Lends every byte written so far, read-only, for the duration of `body`.
+    @inline(__always)
+    func withContents<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Forgets the bytes from `newCount` on (a trial that did not fit).
+    mutating func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        count = newCount
     }
 
     // MARK: raw appends
@@ -74,6 +98,17 @@ struct ByteWriter: ~Copyable {
         count += length
     }
 
+    /// Appends a copy of bytes already written (`range` of this buffer):
+    /// how a fragment escaped once is repeated without escaping it again.
+    /// Room is made before the source is read, so growth cannot move it.
+    @inline(__always)
+    mutating func appendCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        guard !range.isEmpty else { return }
+        reserve(range.count)
+        appendReserved(UnsafePointer(base + range.lowerBound), count: range.count)
+    }
+
     mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append($0) }
     }
@@ -91,7 +126,8 @@ struct ByteWriter: ~Copyable {
         let newCapacity = max(minimum, capacity * 2)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.update(from: base, count: count)
-        base.deallocate()
+        if ownsItsMemory { base.deallocate() }
+        ownsItsMemory = true
         base = newBase
         capacity = newCapacity
     }

@@ -158,12 +158,12 @@ public struct JSONWriter: Sendable {
     }
 
     /// Lends the decimal digits of `value` (with its sign) from a stack buffer.
-    static func withDecimal(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    static func withDecimal<R>(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var magnitude = value.magnitude
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        return withUnsafeMutableBytes(of: &digits) { buffer in
             // Written from the end: 19 digits at most, and the sign before them.
             var start = buffer.count
             repeat {
@@ -176,7 +176,7 @@ public struct JSONWriter: Sendable {
                 buffer[start] = UInt8(ascii: "-")
             }
             let written = UnsafeRawBufferPointer(rebasing: buffer[start...]).assumingMemoryBound(to: UInt8.self)
-            body(written)
+            return body(written)
         }
     }
 }

@@ -27,18 +27,20 @@ public struct CommunicationPersona: Sendable, Equatable {
     public var content: String
 
     public init(event: Event, avatar: AvatarState, defaultLocale: String) {
-        self.init(event: event, text: NotificationText(event: event), avatar: avatar, defaultLocale: defaultLocale)
+        self.init(event: event, text: NotificationText(event: event), avatar: avatar,
+                  language: Self.sharedLanguage(of: event.recipients, defaultLocale: defaultLocale))
     }
 
-    /// With the event's title and body rules already worked out (the renderer
-    /// has them), so rich text is not stripped a second time.
-    init(event: borrowing Event, text: borrowing NotificationText, avatar: AvatarState, defaultLocale: String) {
+    /// With the event's title and body rules already worked out and the
+    /// recipients' shared language found (the renderer has both), so rich
+    /// text is not stripped nor locales resolved a second time.
+    init(event: borrowing Event, text: borrowing NotificationText, avatar: AvatarState, language: String) {
         sender = Person(id: event.sender.id, displayName: event.sender.displayName, handleType: "unknown",
                         isMe: false, avatarURL: avatar.forwardedURL)
         me = Person(id: nil, displayName: nil, handleType: "unknown", isMe: true, avatarURL: nil)
         conversationID = event.conversation.id
         groupName = event.conversation.title
-        content = text.body(content: text.content(language: Self.sharedLanguage(of: event.recipients, defaultLocale: defaultLocale)))
+        content = text.body(content: text.content(language: language))
     }
 
     /// The language every recipient resolves to, or the default one when
@@ -51,5 +53,28 @@ public struct CommunicationPersona: Sendable, Equatable {
             guard Locales.resolve(recipient.locale, defaultLocale: defaultLocale) == language else { return fallback }
         }
         return language
+    }
+}
+
+/// The language every recipient resolves to, found while the renderer
+/// resolves them one by one: `CommunicationPersona.sharedLanguage`'s rule
+/// without resolving any locale twice.
+struct SharedLanguage {
+    private var first: (locale: String?, language: String)?
+    private var differs = false
+
+    /// Adds the next recipient: its locale tag and the language it resolves to.
+    mutating func add(locale: String?, language: String) {
+        guard let first else {
+            first = (locale, language)
+            return
+        }
+        if !differs, locale != first.locale, language != first.language { differs = true }
+    }
+
+    /// The shared language, or the default one when the recipients differ (or there are none).
+    func language(defaultLocale: String) -> String {
+        guard let first, !differs else { return Locales.resolve(nil, defaultLocale: defaultLocale) }
+        return first.language
     }
 }

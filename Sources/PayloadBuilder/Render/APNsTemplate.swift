@@ -2,45 +2,52 @@
 /// badge (API.md "Direct APNs"): `aps` with the alert and the Communication
 /// Notification flags, the notifee block, then the data keys at top level.
 struct APNsTemplate {
-    /// The payload without the badge: the part before the badge's place
-    /// (`headCount` bytes), then the rest.
-    private var bytes: [UInt8] = []
-    private var headCount = 0
+    /// Where the payload without the badge is in the plan's store: the part
+    /// before the badge's place, then the rest.
+    private let head: Range<Int>
+    private let rest: Range<Int>
 
     /// Payload size with room for any badge; must stay within 4096 bytes.
-    var countedBytes: Int { bytes.count + RenderPlan.badgeReserve }
+    var countedBytes: Int { head.count + rest.count + RenderPlan.badgeReserve }
 
-    init(plan: RenderPlan, content: String, dataText: String) {
+    /// Writes the template at the end of `out`, the plan's store (where the fragments are).
+    init(plan: RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {
         let fragments = plan.fragments
-        var out = ByteWriter(capacity: fragments.bytes.count + (content.utf8.count + dataText.utf8.count) * 2 + 64)
+        let start = out.count
         out.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
-        fragments.append(fragments.title, to: &out)
+        out.appendCopy(of: fragments.title)
         out.appendLiteral(",\"body\":")
         fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
         out.append(UInt8(ascii: "}"))
         // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
-        fragments.append(fragments.apnsAfterAlert, to: &out)
-        headCount = out.count
+        out.appendCopy(of: fragments.apnsAfterAlert)
+        head = start..<out.count
 
         out.appendLiteral("},")
-        fragments.append(fragments.notifee, to: &out)
+        out.appendCopy(of: fragments.notifee)
         if fragments.hasData {
             out.append(UInt8(ascii: ","))
             fragments.appendData(dataText: dataText, to: &out)
         }
         out.append(UInt8(ascii: "}"))
-        bytes = out.bytes
+        rest = head.upperBound..<out.count
     }
 
-    func payload(badge: Int?) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 20)
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<headCount])) }
-        if let badge {
-            out.appendLiteral(",\"badge\":")
-            JSONWriter.appendDecimal(Int64(badge), to: &out)
+    /// The payload for one device: reserved at the exact size, then three
+    /// appends. (`reserveCapacity` allocates through specialized code; an
+    /// `Array(unsafeUninitializedCapacity:)` looks the array's type up at run
+    /// time, which costs more than the appends.)
+    func payload(badge: Int?, store: borrowing ByteWriter) -> [UInt8] {
+        store.withContents { store in
+            var out: [UInt8] = []
+            out.reserveCapacity(head.count + rest.count + 20)
+            out.append(contentsOf: store[head])
+            if let badge {
+                out.appendLiteral(",\"badge\":")
+                JSONWriter.appendDecimal(Int64(badge), to: &out)
+            }
+            out.append(contentsOf: store[rest])
+            return out
         }
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[headCount...])) }
-        return out
     }
 }

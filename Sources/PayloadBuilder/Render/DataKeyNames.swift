@@ -21,9 +21,35 @@ public struct DataKeyNames: Sendable, Equatable {
 
     /// Wire name per standard key, in `Standard.allCases` order; nil = omitted.
     public private(set) var wireNames: [String?]
+    /// `wireNames` escaped and quoted, made with them: the renderer copies
+    /// these rather than escaping the same names for every event.
+    private(set) var quotedWireNames: QuotedNames
 
     public init() {
         wireNames = Standard.allCases.map(\.rawValue)
+        quotedWireNames = QuotedNames(wireNames)
+    }
+
+    /// Names escaped and quoted, one after another in one array (no array
+    /// per name to retain while copying them): `range(at:)` of a name left
+    /// out is empty.
+    struct QuotedNames: Sendable, Equatable {
+        let bytes: [UInt8]
+        private let ranges: [Range<Int>]
+
+        init(_ names: [String?]) {
+            var bytes: [UInt8] = []
+            ranges = names.map { name in
+                let start = bytes.count
+                if let name { JSONWriter.appendEscaped(name, to: &bytes) }
+                return start..<bytes.count
+            }
+            self.bytes = bytes
+        }
+
+        var count: Int { ranges.count }
+
+        func range(at index: Int) -> Range<Int> { ranges[index] }
     }
 
     /// Renames keys (`nil` leaves the key out). Refuses reserved or duplicate names.
@@ -43,6 +69,7 @@ public struct DataKeyNames: Sendable, Equatable {
         for name in wireNames.compactMap({ $0 }) where !seen.insert(name).inserted {
             throw ConfigError(setting: "data_keys", "two data keys would both be named \"\(name)\"")
         }
+        quotedWireNames = QuotedNames(wireNames)
     }
 
     public func wireName(_ key: Standard) -> String? {

@@ -40,55 +40,66 @@ public struct EventRenderer: Sendable {
         // Per-event part of the APNs requests, made when the first one needs it.
         var apnsIDs: APNsID?
 
-        for (index, recipient) in event.recipients.enumerated() {
-            if senderIsSelf || recipient.userID == event.sender.id {
-                skipped.append(SkippedRecipient(recipientIndex: index, platform: recipient.platform,
-                                                token: recipient.token, reason: "self"))
+        // The persona's language: every recipient's counts, skipped or not.
+        var shared = SharedLanguage()
+
+        // Fields are read through the array, in place: binding each recipient
+        // to a local would copy it (retaining and releasing its strings).
+        let recipients = event.recipients
+        for index in recipients.indices {
+            // Without plain text the content is a placeholder in the recipient's language.
+            let language = languageMatters ? Locales.resolve(recipients[index].locale, defaultLocale: config.defaultLocale) : ""
+            if languageMatters { shared.add(locale: recipients[index].locale, language: language) }
+            if senderIsSelf || recipients[index].userID == event.sender.id {
+                skipped.append(SkippedRecipient(recipientIndex: index, platform: recipients[index].platform,
+                                                token: recipients[index].token, reason: "self"))
                 continue
             }
-            let language = languageMatters ? Locales.resolve(recipient.locale, defaultLocale: config.defaultLocale) : ""
-            switch recipient.platform {
+            switch recipients[index].platform {
             case .fcm:
                 guard let fcm = app.fcm else {
-                    skipped.append(SkippedRecipient(recipientIndex: index, platform: .fcm, token: recipient.token,
+                    skipped.append(SkippedRecipient(recipientIndex: index, platform: .fcm, token: recipients[index].token,
                                                     reason: "platform_not_configured"))
                     continue
                 }
-                let template = try plan.template(language: language, cache: &fcmTemplates,
-                                                 build: { FCMTemplate(plan: plan, content: $0, dataText: $1) },
+                let template = try plan.template(event: event, language: language, cache: &fcmTemplates,
+                                                 build: { FCMTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
                 requests.append(ProviderRequest(
-                    platform: .fcm, recipientIndex: index, token: recipient.token, origin: fcm.baseURL,
+                    platform: .fcm, recipientIndex: index, token: recipients[index].token, origin: fcm.baseURL,
                     path: fcm.sendPath,
-                    headers: [ProviderRequest.Header("content-type", "application/json")],
-                    body: template.body(token: recipient.token, badge: recipient.badge)))
+                    headers: ProviderRequest.fcmHeaders,
+                    body: template.body(token: recipients[index].token, badge: recipients[index].badge, store: plan.store)))
             case .apns:
                 guard let apns = app.apns else {
-                    skipped.append(SkippedRecipient(recipientIndex: index, platform: .apns, token: recipient.token,
+                    skipped.append(SkippedRecipient(recipientIndex: index, platform: .apns, token: recipients[index].token,
                                                     reason: "platform_not_configured"))
                     continue
                 }
-                let template = try plan.template(language: language, cache: &apnsTemplates,
-                                                 build: { APNsTemplate(plan: plan, content: $0, dataText: $1) },
+                let template = try plan.template(event: event, language: language, cache: &apnsTemplates,
+                                                 build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
                 let ids = apnsIDs ?? APNsID(eventID: event.eventID)
                 apnsIDs = ids
                 requests.append(ProviderRequest(
-                    platform: .apns, recipientIndex: index, token: recipient.token, origin: apns.baseURL,
-                    path: Concatenation.join("/3/device/", recipient.token),
+                    platform: .apns, recipientIndex: index, token: recipients[index].token, origin: apns.baseURL,
+                    path: Concatenation.join("/3/device/", recipients[index].token),
                     headers: [
                         ProviderRequest.Header("apns-topic", apns.topic),
                         ProviderRequest.Header("apns-push-type", "alert"),
                         ProviderRequest.Header("apns-priority", plan.apnsPriority),
                         ProviderRequest.Header("apns-expiration", plan.expiration),
-                        ProviderRequest.Header("apns-id", ids.id(token: recipient.token)),
+                        ProviderRequest.Header("apns-id", ids.id(token: recipients[index].token)),
                         ProviderRequest.Header("apns-collapse-id", plan.collapseID),
                     ],
-                    body: template.payload(badge: recipient.badge)))
+                    body: template.payload(badge: recipients[index].badge, store: plan.store)))
             }
         }
-        let persona = CommunicationPersona(event: event, text: plan.text, avatar: avatar, defaultLocale: config.defaultLocale)
-        return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped, persona: persona, avatar: avatar)
+        // With plain text the content does not depend on the language.
+        let personaLanguage = languageMatters ? shared.language(defaultLocale: config.defaultLocale) : ""
+        return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
+                             persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage),
+                             avatar: avatar)
     }
 }
 

@@ -1,10 +1,10 @@
 /// The JSON pieces of one event that do not depend on the recipient's
-/// language, escaped once per event into one buffer and then copied into
-/// every template (FCM and APNs, each language, each shortening tried).
+/// language, escaped once per event into the plan's buffer and then copied
+/// into every template (FCM and APNs, each language, each shortening tried),
+/// which are written after them in the same buffer.
 ///
-/// Ranges index `bytes`; strings are stored quoted unless a name says otherwise.
+/// Ranges index that buffer; strings are stored quoted unless a name says otherwise.
 struct PlanFragments {
-    private(set) var bytes: [UInt8] = []
     /// `"<title>"`.
     private(set) var title: Range<Int> = 0..<0
     /// `"<sender display name>"`, the body of a group message without content.
@@ -30,51 +30,37 @@ struct PlanFragments {
     /// No fragments: the placeholder while a plan is being built.
     init() {}
 
-    init(plan: RenderPlan) {
-        let event = plan.event
-        // Room for the seed event's fragments (about 1,100 bytes) without growing.
-        var out = ByteWriter(capacity: 2048)
+    init(plan: RenderPlan, event: borrowing Event, dataKeys: borrowing DataKeyNames, into out: inout ByteWriter) {
         title = Self.quoted(plan.text.title, into: &out)
         senderName = Self.quoted(event.sender.displayName, into: &out)
 
+        // Each event string is escaped the first time it is written; every
+        // later use copies those bytes (`Escaped` holds where they are).
+        var escaped = Escaped()
         let notifeeStart = out.count
-        out.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{")
-        out.appendMember("conversationId", event.conversation.id)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("messageId", event.message.id)
+        out.appendLiteral("\"notifee_options\":{\"ios\":{\"communicationInfo\":{\"conversationId\":")
+        escaped.conversationID = Self.quoted(event.conversation.id, into: &out)
+        out.appendLiteral(",\"messageId\":")
+        escaped.messageID = Self.quoted(event.message.id, into: &out)
         if let group = event.conversation.title {
-            out.append(UInt8(ascii: ","))
-            out.appendMember("groupName", group)
+            out.appendLiteral(",\"groupName\":")
+            // Without `notification.title`, the title is the group's name.
+            if group == plan.text.title { out.appendCopy(of: title) } else { _ = Self.quoted(group, into: &out) }
         }
-        out.appendLiteral(",\"sender\":{")
-        out.appendMember("id", event.sender.id)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("displayName", event.sender.displayName)
+        out.appendLiteral(",\"sender\":{\"id\":")
+        escaped.senderID = Self.quoted(event.sender.id, into: &out)
+        out.appendLiteral(",\"displayName\":")
+        out.appendCopy(of: senderName)
         if let avatarURL = plan.avatarURL {
-            out.append(UInt8(ascii: ","))
-            out.appendMember("avatar", avatarURL)
+            out.appendLiteral(",\"avatar\":")
+            escaped.avatarURL = Self.quoted(avatarURL, into: &out)
         }
         out.appendLiteral("}}}}")
         notifee = notifeeStart..<out.count
 
-        recordData(plan: plan, into: &out)
-        recordFCMAfterData(plan: plan, into: &out)
-        recordAPNsAfterAlert(plan: plan, into: &out)
-        bytes = out.bytes
-    }
-
-    /// Appends the fragment at `range` (of `bytes`), read in place: no
-    /// `ArraySlice`. Inlined, like the other appenders, so that the caller's
-    /// fragments are not copied into a temporary for the call.
-    @inline(__always)
-    func append(_ range: Range<Int>, to out: inout ByteWriter) {
-        bytes.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
-    /// `append(_:to:)` onto a byte array.
-    @inline(__always)
-    func append(_ range: Range<Int>, to out: inout [UInt8]) {
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        recordData(plan: plan, event: event, keys: dataKeys, escaped: escaped, into: &out)
+        recordFCMAfterData(plan: plan, event: event, escaped: &escaped, into: &out)
+        recordAPNsAfterAlert(escaped: escaped, into: &out)
     }
 
     // MARK: building
@@ -85,37 +71,63 @@ struct PlanFragments {
         return start..<out.count
     }
 
-    /// The gateway's standard keys (under the app's names) then the caller's
-    /// extra keys, split around the `text` entry, whose value varies.
-    private mutating func recordData(plan: RenderPlan, into out: inout ByteWriter) {
-        let event = plan.event
+    /// Where the event strings written more than once were first escaped
+    /// (quoted, in the buffer being built).
+    private struct Escaped {
+        var conversationID = 0..<0
+        var messageID = 0..<0
+        var senderID = 0..<0
+        var avatarURL: Range<Int>?
+        var sound: Range<Int>?
+    }
+
+    /// The gateway's standard keys (under the app's names, escaped once per
+    /// configuration) then the caller's extra keys, split around the `text`
+    /// entry, whose value varies. Values are copies of the notifee block's.
+    private mutating func recordData(plan: RenderPlan, event: borrowing Event, keys: borrowing DataKeyNames,
+                                     escaped: Escaped, into out: inout ByteWriter) {
         var afterText = false
         var before = out.count..<out.count
         var after = before
         var wroteInPart = false
-        for (key, name) in zip(DataKeyNames.Standard.ordered, plan.app.dataKeys.wireNames) {
-            guard let name else { continue }
-            let value: String?
-            switch key {
-            case .title: value = plan.text.title
-            case .text:
-                before = before.lowerBound..<out.count
-                dataTextKey = Self.quoted(name, into: &out)
-                afterText = true
-                wroteInPart = false
-                after = out.count..<out.count
-                continue
-            case .senderID: value = event.sender.id
-            case .senderName: value = event.sender.displayName
-            case .avatarURL: value = plan.avatarURL
-            case .isRichText: value = event.message.richText ? "true" : "false"
-            case .threadID: value = event.conversation.id
-            case .messageID: value = event.message.id
+        let ordered = DataKeyNames.Standard.ordered
+        let names = keys.quotedWireNames
+        names.bytes.withUnsafeBufferPointer { nameBytes in
+            for index in 0..<names.count {
+                let range = names.range(at: index)
+                guard !range.isEmpty else { continue }
+                let name = UnsafeBufferPointer(rebasing: nameBytes[range])
+                let value: Range<Int>?
+                switch ordered[index] {
+                case .title: value = title
+                case .text:
+                    before = before.lowerBound..<out.count
+                    let keyStart = out.count
+                    out.append(name)
+                    dataTextKey = keyStart..<out.count
+                    afterText = true
+                    wroteInPart = false
+                    after = out.count..<out.count
+                    continue
+                case .senderID: value = escaped.senderID
+                case .senderName: value = senderName
+                case .avatarURL: value = escaped.avatarURL
+                case .isRichText:
+                    if wroteInPart { out.append(UInt8(ascii: ",")) }
+                    out.append(name)
+                    out.appendLiteral(event.message.richText ? ":\"true\"" : ":\"false\"")
+                    wroteInPart = true
+                    continue
+                case .threadID: value = escaped.conversationID
+                case .messageID: value = escaped.messageID
+                }
+                guard let value else { continue }
+                if wroteInPart { out.append(UInt8(ascii: ",")) }
+                out.append(name)
+                out.append(UInt8(ascii: ":"))
+                out.appendCopy(of: value)
+                wroteInPart = true
             }
-            guard let value else { continue }
-            if wroteInPart { out.append(UInt8(ascii: ",")) }
-            out.appendMember(dynamicKey: name, value)
-            wroteInPart = true
         }
         for entry in event.data {
             if wroteInPart { out.append(UInt8(ascii: ",")) }
@@ -131,42 +143,45 @@ struct PlanFragments {
         dataAfter = after
     }
 
-    private mutating func recordFCMAfterData(plan: RenderPlan, into out: inout ByteWriter) {
-        let event = plan.event
+    private mutating func recordFCMAfterData(plan: RenderPlan, event: borrowing Event, escaped: inout Escaped,
+                                             into out: inout ByteWriter) {
         let start = out.count
-        out.appendLiteral(",\"android\":{")
-        out.appendMember("collapse_key", event.conversation.id)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("priority", event.notification.priority.rawValue)
-        // `"ttl":"<seconds>s"`: digits need no escaping.
-        out.appendLiteral(",\"ttl\":\"")
+        out.appendLiteral(",\"android\":{\"collapse_key\":")
+        out.appendCopy(of: escaped.conversationID)
+        // The priority names and `"ttl":"<seconds>s"` need no escaping.
+        switch event.notification.priority {
+        case .high: out.appendLiteral(",\"priority\":\"high\",\"ttl\":\"")
+        case .normal: out.appendLiteral(",\"priority\":\"normal\",\"ttl\":\"")
+        }
         out.appendDecimal(Int64(event.notification.ttlSeconds))
-        out.appendLiteral("s\"},\"apns\":{\"headers\":{")
-        out.appendMember("apns-priority", plan.apnsPriority)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("apns-expiration", plan.expiration)
-        out.append(UInt8(ascii: ","))
-        out.appendMember("apns-collapse-id", plan.collapseID)
+        out.appendLiteral("s\"},\"apns\":{\"headers\":{\"apns-priority\":")
+        switch event.notification.priority {
+        case .high: out.appendLiteral("\"10\"")
+        case .normal: out.appendLiteral("\"5\"")
+        }
+        out.appendLiteral(",\"apns-expiration\":\"")
+        out.appendDecimal(plan.expirationSeconds)
+        out.appendLiteral("\",\"apns-collapse-id\":")
+        out.appendJSONString(plan.collapseID)
         out.appendLiteral("},\"payload\":{")
         let apsStart = out.count
         out.appendLiteral("\"aps\":{\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
         if let sound = event.notification.sound {
-            out.append(UInt8(ascii: ","))
-            out.appendMember("sound", sound)
+            out.appendLiteral(",\"sound\":")
+            escaped.sound = Self.quoted(sound, into: &out)
         }
         fcmAfterData = start..<out.count
         fcmApsBytes = out.count - apsStart
     }
 
-    private mutating func recordAPNsAfterAlert(plan: RenderPlan, into out: inout ByteWriter) {
-        let event = plan.event
+    private mutating func recordAPNsAfterAlert(escaped: Escaped, into out: inout ByteWriter) {
         let start = out.count
-        if let sound = event.notification.sound {
-            out.append(UInt8(ascii: ","))
-            out.appendMember("sound", sound)
+        if let sound = escaped.sound {
+            out.appendLiteral(",\"sound\":")
+            out.appendCopy(of: sound)
         }
-        out.append(UInt8(ascii: ","))
-        out.appendMember("thread-id", event.conversation.id)
+        out.appendLiteral(",\"thread-id\":")
+        out.appendCopy(of: escaped.conversationID)
         out.appendLiteral(",\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")
         apnsAfterAlert = start..<out.count
     }
@@ -176,24 +191,25 @@ struct PlanFragments {
     /// Whether the data map has any entry.
     var hasData: Bool { !dataBefore.isEmpty || dataTextKey != nil || !dataAfter.isEmpty }
 
-    /// Appends the data members (no braces) with `dataText` as the `text` value.
+    /// Appends the data members (no braces) with `dataText` as the `text`
+    /// value, into the buffer the fragments are in.
     @inline(__always)
     func appendData(dataText: String, to out: inout ByteWriter) {
         var wrote = false
         if !dataBefore.isEmpty {
-            append(dataBefore, to: &out)
+            out.appendCopy(of: dataBefore)
             wrote = true
         }
         if let dataTextKey {
             if wrote { out.append(UInt8(ascii: ",")) }
-            append(dataTextKey, to: &out)
+            out.appendCopy(of: dataTextKey)
             out.append(UInt8(ascii: ":"))
             out.appendJSONString(dataText)
             wrote = true
         }
         if !dataAfter.isEmpty {
             if wrote { out.append(UInt8(ascii: ",")) }
-            append(dataAfter, to: &out)
+            out.appendCopy(of: dataAfter)
         }
     }
 
@@ -202,9 +218,9 @@ struct PlanFragments {
     @inline(__always)
     func appendBody(content: String, isGroup: Bool, to out: inout ByteWriter) {
         guard isGroup else { return out.appendJSONString(content) }
-        guard !content.isEmpty else { return append(senderName, to: &out) }
+        guard !content.isEmpty else { return out.appendCopy(of: senderName) }
         out.append(UInt8(ascii: "\""))
-        append(senderNameUnquoted, to: &out)
+        out.appendCopy(of: senderNameUnquoted)
         out.appendLiteral(": ")
         out.appendJSONStringContent(content)
         out.append(UInt8(ascii: "\""))

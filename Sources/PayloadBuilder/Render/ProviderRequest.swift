@@ -29,6 +29,10 @@ public struct ProviderRequest: Sendable, Equatable {
         }
     }
 
+    /// The headers of every FCM request, one array shared by all of them
+    /// (no allocation per device).
+    static let fcmHeaders = [Header("content-type", "application/json")]
+
     public func header(_ name: String) -> String? {
         headers.first(where: { $0.name == name })?.value
     }

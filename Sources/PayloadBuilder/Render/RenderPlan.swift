@@ -2,36 +2,46 @@
 /// once per event, then shared by every recipient's request.
 ///
 /// A class so that the templates and their builders share one plan rather
-/// than copying (and retaining) every string of the event; immutable once built.
+/// than copying (and retaining) every string of the event; immutable once
+/// built. It keeps no copy of the event: what the templates need from it is
+/// in `text` and `fragments`, and the rare error path is handed the event.
 final class RenderPlan {
-    let event: Event
-    let app: AppProfile
     let text: NotificationText
     let avatarURL: String?
     /// `apns-collapse-id`: the event id, or its SHA-256 hex when over 64 bytes.
     let collapseID: String
     /// `apns-expiration`: now + ttl in epoch seconds; `0` (one attempt) when ttl is 0.
+    let expirationSeconds: Int64
+    /// `expirationSeconds` in decimal, the header's value.
     let expiration: String
     /// The event's JSON pieces that every template copies, escaped once.
     private(set) var fragments = PlanFragments()
+    /// The fragments, then every template built from them: one buffer for
+    /// the whole event, freed with the plan, that per-device bodies copy from.
+    var store: ByteWriter
 
     /// APNs' and FCM's payload limit for alert notifications.
     static let payloadLimit = 4096
     /// Room kept for `,"badge":<Int32.max>`, so one template fits every badge.
     static let badgeReserve = 19
 
-    init(event: borrowing Event, app: AppProfile, avatarURL: String?, now: Int64) {
+    init(event: borrowing Event, app: borrowing AppProfile, avatarURL: String?, now: Int64) {
         // Borrowed: the plan's own copy is the only one made.
         text = NotificationText(event: event)
         collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
-        expiration = event.notification.ttlSeconds == 0 ? "0" : String(now + Int64(event.notification.ttlSeconds))
-        self.event = copy event
-        self.app = app
+        expirationSeconds = event.notification.ttlSeconds == 0 ? 0 : now + Int64(event.notification.ttlSeconds)
+        // Digits written directly: `String(_:)` of an integer goes through `description`.
+        expiration = JSONWriter.withDecimal(expirationSeconds) { String(decoding: $0, as: UTF8.self) }
+        apnsPriority = event.notification.priority == .high ? "10" : "5"
         self.avatarURL = avatarURL
-        fragments = PlanFragments(plan: self)
+        // Room for the seed event's fragments and two templates (about
+        // 3,500 bytes) without growing.
+        store = ByteWriter(capacity: 4096)
+        fragments = PlanFragments(plan: self, event: event, dataKeys: app.dataKeys, into: &store)
     }
 
-    var apnsPriority: String { event.notification.priority == .high ? "10" : "5" }
+    /// `apns-priority`: 10 for high, 5 for normal.
+    let apnsPriority: String
 
     /// The content and data text for one recipient language, shortened to
     /// `characters` graphemes plus an ellipsis when given.
@@ -42,48 +52,55 @@ final class RenderPlan {
         return (shortened, text.plainText.isEmpty ? text.plainText : shortened)
     }
 
-    /// Builds a template, shortening the content at a grapheme boundary until
-    /// `size` of the template is within `limit`. Throws when even an empty
-    /// content does not fit (the title or the extra data are too large).
-    func fitted<Template>(language: String, limit: Int, build: (String, String) -> Template,
+    /// Builds a template at the end of `store`, shortening the content at a
+    /// grapheme boundary until `size` of the template is within `limit`.
+    /// Trials that do not fit are taken back out of the store. Throws when
+    /// even an empty content does not fit (the title or the extra data are too large).
+    func fitted<Template>(event: borrowing Event, language: String, limit: Int,
+                          build: (String, String, inout ByteWriter) -> Template,
                           size: (Template) -> Int) throws(EventError) -> Template {
+        let mark = store.count
         let full = content(language: language, shortenedTo: nil)
-        let template = build(full.content, full.dataText)
+        let template = build(full.content, full.dataText, &store)
         if size(template) <= limit { return template }
+        store.truncate(to: mark)
         var low = 0
         var high = full.content.count - 1
-        var best: Template?
+        var best: Int?
         while low <= high {
             let middle = (low + high) / 2
             let candidate = content(language: language, shortenedTo: middle)
-            let built = build(candidate.content, candidate.dataText)
-            if size(built) <= limit {
-                best = built
+            let fits = size(build(candidate.content, candidate.dataText, &store)) <= limit
+            store.truncate(to: mark)
+            if fits {
+                best = middle
                 low = middle + 1
             } else {
                 high = middle - 1
             }
         }
         guard let best else {
-            let field = largestFixedField
+            let field = largestFixedField(of: event)
             throw EventError(.invalidEvent, field: field,
                              "the notification cannot fit the \(limit)-byte payload limit even with the text removed; shorten \(field)")
         }
-        return best
+        let chosen = content(language: language, shortenedTo: best)
+        return build(chosen.content, chosen.dataText, &store)
     }
 
     /// The fitted template for `language`, built once per event and language.
-    func template<Template>(language: String, cache: inout TemplateCache<Template>, build: (String, String) -> Template,
+    func template<Template>(event: borrowing Event, language: String, cache: inout TemplateCache<Template>,
+                            build: (String, String, inout ByteWriter) -> Template,
                             size: (Template) -> Int) throws(EventError) -> Template {
         if let cached = cache[language] { return cached }
-        let template = try fitted(language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
+        let template = try fitted(event: event, language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
         cache.insert(template, for: language)
         return template
     }
 
     /// The field that takes the most room besides the text: what to shorten
     /// when an event cannot fit even with its text removed.
-    var largestFixedField: String {
+    func largestFixedField(of event: borrowing Event) -> String {
         var candidates: [(field: String, bytes: Int)] = [
             ("sender.display_name", event.sender.displayName.utf8.count),
             ("data", event.data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }),

@@ -6,13 +6,22 @@
 /// form) without its whitespace; `RenderReportTests` checks the two agree.
 extension RenderReport {
     static func compactJSON(_ rendered: RenderedEvent) -> [UInt8] {
-        var out = ByteWriter(capacity: rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
+        // Usually enough, so the answer is written in place; more is copied once.
+        let estimate = rendered.requests.reduce(1024) { $0 + $1.body.count + 512 }
+        return [UInt8](estimatedCount: estimate) { out in write(rendered, to: &out) }
+    }
+
+    private static func write(_ rendered: RenderedEvent, to out: inout ByteWriter) {
         out.appendLiteral("{\"event_id\":")
         out.appendJSONString(rendered.eventID)
         out.appendLiteral(",\"requests\":[")
-        for (index, request) in rendered.requests.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendCompact(request, to: &out)
+        // Read in place through the buffer, not copied out of the array
+        // (which would retain and release every field of every request).
+        rendered.requests.withUnsafeBufferPointer { requests in
+            for index in requests.indices {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendCompact(requests[index], to: &out)
+            }
         }
         out.appendLiteral("],\"skipped\":[")
         for (index, skip) in rendered.skipped.enumerated() {
@@ -30,7 +39,6 @@ extension RenderReport {
         out.appendLiteral(",\"avatar\":")
         appendCompact(rendered.avatar, to: &out)
         out.append(UInt8(ascii: "}"))
-        return out.bytes
     }
 
     private static func appendPlatform(_ platform: Platform, to out: inout ByteWriter) {
@@ -40,28 +48,29 @@ extension RenderReport {
         }
     }
 
-    private static func appendCompact(_ request: ProviderRequest, to out: inout ByteWriter) {
+    private static func appendCompact(_ request: borrowing ProviderRequest, to out: inout ByteWriter) {
         out.appendLiteral("{\"platform\":")
         appendPlatform(request.platform, to: &out)
         out.appendLiteral(",\"token\":")
         out.appendJSONString(request.token)
-        out.appendLiteral(",\"method\":")
-        out.appendJSONString(request.method)
+        // `method` is always POST.
+        out.appendLiteral(",\"method\":\"POST\",\"url\":\"")
         // `url` is origin + path; escaping is per byte, so the halves are escaped apart.
-        out.appendLiteral(",\"url\":\"")
         out.appendJSONStringContent(request.origin)
         out.appendJSONStringContent(request.path)
         out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\"")
-        for header in request.headers {
-            out.append(UInt8(ascii: ","))
-            out.appendMember(dynamicKey: header.name, header.value)
+        request.headers.withUnsafeBufferPointer { headers in
+            for index in headers.indices {
+                out.append(UInt8(ascii: ","))
+                out.appendMember(dynamicKey: headers[index].name, headers[index].value)
+            }
         }
         out.appendLiteral("},\"body\":")
         out.append(request.body)
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendCompact(_ persona: CommunicationPersona, to out: inout ByteWriter) {
+    private static func appendCompact(_ persona: borrowing CommunicationPersona, to out: inout ByteWriter) {
         out.appendLiteral("{\"sender\":")
         appendCompact(persona.sender, to: &out)
         out.appendLiteral(",\"me\":")
@@ -75,13 +84,18 @@ extension RenderReport {
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendCompact(_ person: CommunicationPersona.Person, to out: inout ByteWriter) {
+    private static func appendCompact(_ person: borrowing CommunicationPersona.Person, to out: inout ByteWriter) {
         out.appendLiteral("{\"id\":")
         appendOptional(person.id, to: &out)
         out.appendLiteral(",\"display_name\":")
         appendOptional(person.displayName, to: &out)
-        out.appendLiteral(",\"handle_type\":")
-        out.appendJSONString(person.handleType)
+        // Always `unknown` from the renderer: a literal, after a compare of two small strings.
+        if person.handleType == "unknown" {
+            out.appendLiteral(",\"handle_type\":\"unknown\"")
+        } else {
+            out.appendLiteral(",\"handle_type\":")
+            out.appendJSONString(person.handleType)
+        }
         out.appendLiteral(person.isMe ? ",\"is_me\":true" : ",\"is_me\":false")
         if let avatar = person.avatarURL {
             out.appendLiteral(",\"avatar\":")

@@ -1,0 +1,362 @@
+@testable import PayloadBuilder
+import XCTest
+
+/// The renderer escapes each event string once and copies the escaped bytes
+/// wherever the string appears again, and assembles per-device bodies in one
+/// allocation. These compare its output with the plain rules written out
+/// member by member with `JSONWriter`, for events whose every string field
+/// holds text that needs escaping, non-ASCII, or nothing.
+final class RenderFastPathTests: XCTestCase {
+    private static let awkward = ["", "plain", "q\"uote", "back\\slash", "new\nline\t\u{1}", "Nghĩa 🎧", "/slash\u{7F}"]
+
+    private func baseEvent(config: RenderConfig = EventFixture.demo) throws -> (Event, AppProfile) {
+        try EventDecoder(config: config).decode(EventFixture.eventBytes())
+    }
+
+    /// The FCM body of API.md, member by member.
+    private func referenceFCM(_ event: Event, app: AppProfile, avatar: String?, expiration: Int64,
+                              collapseID: String, token: String, badge: Int?) -> [UInt8] {
+        let text = NotificationText(event: event)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("message")
+        writer.beginObject()
+        writer.member("token", token)
+        writer.key("notification")
+        writer.beginObject()
+        writer.member("title", text.title)
+        writer.member("body", text.body(content: text.content(language: "vi")))
+        writer.endObject()
+        writer.key("data")
+        writeData(event, app: app, avatar: avatar, text: text, to: &writer)
+        writer.key("android")
+        writer.beginObject()
+        writer.member("collapse_key", event.conversation.id)
+        writer.member("priority", event.notification.priority.rawValue)
+        writer.member("ttl", "\(event.notification.ttlSeconds)s")
+        writer.endObject()
+        writer.key("apns")
+        writer.beginObject()
+        writer.key("headers")
+        writer.beginObject()
+        writer.member("apns-priority", event.notification.priority == .high ? "10" : "5")
+        writer.member("apns-expiration", String(expiration))
+        writer.member("apns-collapse-id", collapseID)
+        writer.endObject()
+        writer.key("payload")
+        writer.beginObject()
+        writer.key("aps")
+        writer.beginObject()
+        writer.member("category", "communications")
+        writer.member("content-available", 1)
+        writer.member("mutable-content", 1)
+        if let sound = event.notification.sound { writer.member("sound", sound) }
+        if let badge { writer.member("badge", Int64(badge)) }
+        writer.endObject()
+        writeNotifee(event, avatar: avatar, to: &writer)
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// The direct APNs payload of API.md, member by member.
+    private func referenceAPNs(_ event: Event, app: AppProfile, avatar: String?, badge: Int?) -> [UInt8] {
+        let text = NotificationText(event: event)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("aps")
+        writer.beginObject()
+        writer.key("alert")
+        writer.beginObject()
+        writer.member("title", text.title)
+        writer.member("body", text.body(content: text.content(language: "vi")))
+        writer.endObject()
+        if let sound = event.notification.sound { writer.member("sound", sound) }
+        writer.member("thread-id", event.conversation.id)
+        writer.member("category", "communications")
+        writer.member("content-available", 1)
+        writer.member("mutable-content", 1)
+        if let badge { writer.member("badge", Int64(badge)) }
+        writer.endObject()
+        writeNotifee(event, avatar: avatar, to: &writer)
+        var data = JSONWriter()
+        writeData(event, app: app, avatar: avatar, text: text, to: &data)
+        var members = data.bytes
+        if members.count > 2 {
+            // The data members sit at the top level, after the notifee block.
+            members.removeFirst()
+            members.removeLast()
+            writer.raw(members)
+        }
+        writer.endObject()
+        // `raw` wrote the members as one value: stitch them in as members.
+        return writer.bytes
+    }
+
+    private func writeData(_ event: Event, app: AppProfile, avatar: String?, text: NotificationText,
+                           to writer: inout JSONWriter) {
+        writer.beginObject()
+        for (key, name) in zip(DataKeyNames.Standard.allCases, app.dataKeys.wireNames) {
+            guard let name else { continue }
+            let value: String? = switch key {
+            case .title: text.title
+            case .text: text.plainText
+            case .senderID: event.sender.id
+            case .senderName: event.sender.displayName
+            case .avatarURL: avatar
+            case .isRichText: event.message.richText ? "true" : "false"
+            case .threadID: event.conversation.id
+            case .messageID: event.message.id
+            }
+            if let value { writer.member(name, value) }
+        }
+        for entry in event.data { writer.member(entry.key, entry.value) }
+        writer.endObject()
+    }
+
+    private func writeNotifee(_ event: Event, avatar: String?, to writer: inout JSONWriter) {
+        writer.key("notifee_options")
+        writer.beginObject()
+        writer.key("ios")
+        writer.beginObject()
+        writer.key("communicationInfo")
+        writer.beginObject()
+        writer.member("conversationId", event.conversation.id)
+        writer.member("messageId", event.message.id)
+        if let group = event.conversation.title { writer.member("groupName", group) }
+        writer.key("sender")
+        writer.beginObject()
+        writer.member("id", event.sender.id)
+        writer.member("displayName", event.sender.displayName)
+        if let avatar { writer.member("avatar", avatar) }
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+    }
+
+    private func assertMatchesReference(_ event: Event, app: AppProfile, avatar: AvatarState, _ what: String,
+                                        file: StaticString = #filePath, line: UInt = #line) throws {
+        let now: Int64 = 1_767_225_600
+        let rendered = try EventRenderer(config: EventFixture.demo).render(event, app: app, avatar: avatar, now: now)
+        let expiration = event.notification.ttlSeconds == 0 ? 0 : now + Int64(event.notification.ttlSeconds)
+        let collapseID = try XCTUnwrap(rendered.requests.first(where: { $0.platform == .apns })?.header("apns-collapse-id"))
+        XCTAssertEqual(rendered.requests.count, event.recipients.count, what, file: file, line: line)
+        for request in rendered.requests {
+            let recipient = event.recipients[request.recipientIndex]
+            let expected = request.platform == .fcm
+                ? referenceFCM(event, app: app, avatar: avatar.forwardedURL, expiration: expiration,
+                               collapseID: collapseID, token: recipient.token, badge: recipient.badge)
+                : referenceAPNs(event, app: app, avatar: avatar.forwardedURL, badge: recipient.badge)
+            XCTAssertEqual(String(decoding: request.body, as: UTF8.self), String(decoding: expected, as: UTF8.self),
+                           "\(what), \(request.platform)", file: file, line: line)
+        }
+    }
+
+    func testBodiesMatchThePlainRulesWhateverTheEventStringsHold() throws {
+        let (base, app) = try baseEvent()
+        let edits: [(String, (inout Event, String) -> Void)] = [
+            ("conversation.id", { $0.conversation.id = $1 }),
+            ("conversation.title", { $0.conversation.title = $1 }),
+            ("message.id", { $0.message.id = $1 }),
+            ("message.text", { $0.message.text = $1 }),
+            ("sender.id", { $0.sender.id = $1 }),
+            ("sender.display_name", { $0.sender.displayName = $1 }),
+            ("notification.title", { $0.notification.title = $1 }),
+            ("notification.sound", { $0.notification.sound = $1 }),
+            ("data key", { $0.data = [DataEntry($1, "v")] }),
+            ("data value", { $0.data = [DataEntry("k", $1)] }),
+            ("tokens", { event, text in
+                for index in event.recipients.indices { event.recipients[index].token = text }
+            }),
+        ]
+        var checked = 0
+        for (field, edit) in edits {
+            for text in Self.awkward {
+                var event = base
+                edit(&event, text)
+                for avatar in [AvatarState.none, .unchecked(url: "https://h/a\"b.jpeg")] {
+                    try assertMatchesReference(event, app: app, avatar: avatar, "\(field) = \(text.debugDescription)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertEqual(checked, edits.count * Self.awkward.count * 2)
+    }
+
+    func testBodiesMatchThePlainRulesForEveryOptionalPart() throws {
+        let (base, app) = try baseEvent()
+        for group in [nil, "Group", "Nghĩa"] as [String?] {
+            for title in [nil, "Override", "Group"] as [String?] {
+                for sound in [nil, "default"] as [String?] {
+                    for priority in [DeliveryPriority.high, .normal] {
+                        for ttl in [0, 1, 86400] {
+                            for badge in [nil, 0, -1, 7, Int(Int32.max)] as [Int?] {
+                                var event = base
+                                event.conversation.title = group
+                                event.notification.title = title
+                                event.notification.sound = sound
+                                event.notification.priority = priority
+                                event.notification.ttlSeconds = ttl
+                                event.message.richText = ttl == 1
+                                event.data = ttl == 0 ? [] : event.data
+                                for index in event.recipients.indices { event.recipients[index].badge = badge }
+                                try assertMatchesReference(event, app: app, avatar: .unchecked(url: "https://h/a.jpeg"),
+                                                           "group \(String(describing: group)), title \(String(describing: title)), sound \(String(describing: sound)), \(priority), ttl \(ttl), badge \(String(describing: badge))")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func testRenamedOmittedAndEscapedDataKeysMatchThePlainRules() throws {
+        let config = EventFixture.config("""
+        {"apps": [{"name": "demo", "fcm": {"project_id": "p"}, "apns": {"topic": "t", "environment": "sandbox"},
+          "data_keys": {"ps_thread_id": "conv\\"Id", "avatar_url": null, "text": null, "title": "tí\\\\tle"}}]}
+        """)
+        let (event, app) = try EventDecoder(config: config).decode(EventFixture.eventBytes())
+        let quoted = app.dataKeys.quotedWireNames
+        XCTAssertEqual(quoted.count, app.dataKeys.wireNames.count)
+        for (index, name) in app.dataKeys.wireNames.enumerated() {
+            XCTAssertEqual(Array(quoted.bytes[quoted.range(at: index)]), name.map { JSONWriter.escaped($0) } ?? [])
+        }
+        try assertMatchesReference(event, app: app, avatar: .unchecked(url: "https://h/a.jpeg"), "renamed keys")
+    }
+
+    /// The one-allocation FCM bodies against the piece-by-piece ones (APNs
+    /// payloads, with every badge, are checked against the plain rules above).
+    func testPerDeviceAssemblyMatchesTheSimpleAppends() throws {
+        let (event, app) = try baseEvent()
+        let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
+        let content = plan.content(language: "vi", shortenedTo: nil)
+        let fcm = FCMTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &plan.store)
+        let tokens = Self.awkward + [EventFixture.fcmToken, EventFixture.apnsToken, String(repeating: "a\"", count: 300)]
+        for token in tokens {
+            for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
+                let simple = plan.store.withContents { fcm.simpleBody(token: token, badge: badge, store: $0) }
+                XCTAssertEqual(fcm.body(token: token, badge: badge, store: plan.store), simple,
+                               "\(token.debugDescription) \(String(describing: badge))")
+            }
+        }
+    }
+
+    /// Trials that do not fit are taken back out of the plan's store: a
+    /// shortened template is the same bytes as one built alone.
+    func testAShortenedTemplateIsTheSameAsOneBuiltAlone() throws {
+        var (event, app) = try baseEvent()
+        event.message.text = String(repeating: "Tiếng Việt 👋 ", count: 400)
+        let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
+        let fitted = try plan.fitted(event: event, language: "vi", limit: RenderPlan.payloadLimit,
+                                     build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
+                                     size: { $0.countedBytes })
+        let fittedPayload = fitted.payload(badge: 1, store: plan.store)
+        XCTAssertLessThanOrEqual(fitted.countedBytes, RenderPlan.payloadLimit)
+        guard case let .string(text) = try JSONParser.parse(fittedPayload)[path: "aps.alert.body"] else {
+            return XCTFail("no alert body in \(String(decoding: fittedPayload, as: UTF8.self))")
+        }
+        XCTAssertTrue(text.hasSuffix("…"))
+        let alone = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
+        let shortened = String(text.drop(while: { $0 != ":" }).dropFirst(2))
+        let built = APNsTemplate(plan: alone, content: shortened, dataText: shortened, into: &alone.store)
+        XCTAssertEqual(fittedPayload, built.payload(badge: 1, store: alone.store))
+    }
+
+    func testCopyingWrittenBytesSurvivesGrowth() {
+        var writer = ByteWriter(capacity: 1)
+        var expected: [UInt8] = []
+        for index in 0..<300 {
+            let byte = UInt8(truncatingIfNeeded: index)
+            writer.append(byte)
+            expected.append(byte)
+            let range = (index / 3)..<min(index + 1, index / 3 + index % 40)
+            writer.appendCopy(of: range)
+            expected += expected[range]
+        }
+        XCTAssertEqual(writer.bytes, expected)
+    }
+
+    /// Written in place when the estimate holds, copied once when it does not:
+    /// the same bytes either way, for estimates from far too small to ample.
+    func testWritingIntoAnEstimatedArrayGivesTheSameBytesWhateverTheEstimate() {
+        let pieces = (0..<200).map { String(repeating: "p\"é", count: $0 % 13) }
+        var expected = ByteWriter(capacity: 1)
+        for piece in pieces { expected.appendJSONString(piece) }
+        for estimate in [0, 1, 63, 64, 65, 500, expected.count - 1, expected.count, expected.count + 1, 100_000] {
+            let written = [UInt8](estimatedCount: estimate) { out in
+                for piece in pieces { out.appendJSONString(piece) }
+            }
+            XCTAssertEqual(written, expected.bytes, "estimate \(estimate)")
+        }
+    }
+
+    /// A report larger than its estimate (long strings in the persona and
+    /// avatar) still matches the `JSONWriter` path.
+    func testAReportLargerThanItsEstimateMatchesTheWriterPath() throws {
+        var rendered = try GoldenPayloadTests.render("seed-chat-sdk")
+        let long = "https://example.com/" + String(repeating: "a\"b", count: 2000)
+        rendered.avatar = .unchecked(url: long)
+        rendered.persona.sender.avatarURL = long
+        rendered.persona.content = long
+        let direct = RenderReport.json(rendered, pretty: false)
+        XCTAssertGreaterThan(direct.count, rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
+        XCTAssertEqual(direct, RenderReport.writerJSON(rendered, pretty: false))
+    }
+
+    /// The renderer finds the persona's language while it resolves each
+    /// recipient; it must agree with `CommunicationPersona`'s own rule for
+    /// every mix of locales, skipped recipients, and text or placeholder.
+    func testThePersonaMatchesItsOwnRuleForEveryMixOfLocales() throws {
+        let (base, app) = try baseEvent()
+        let locales: [String?] = [nil, "vi", "vi-VN", "VI", "fr", "de", "en_GB", ""]
+        var checked = 0
+        for text in ["", "Hello"] {
+            for kind in [MessageKind.video, .text] {
+                for first in locales {
+                    for second in locales {
+                        for third in [nil, "fr"] as [String?] {
+                            for selfIndex in [-1, 0, 1] {
+                                var event = base
+                                event.message.text = text
+                                event.message.kind = kind
+                                var recipients = event.recipients
+                                recipients.append(recipients[0])
+                                for (index, locale) in [first, second, third].enumerated() {
+                                    recipients[index].locale = locale
+                                    recipients[index].userID = index == selfIndex ? event.sender.id : "u\(index)"
+                                }
+                                event.recipients = recipients
+                                for defaultLocale in ["vi", "xx"] {
+                                    var config = EventFixture.demo
+                                    config.defaultLocale = defaultLocale
+                                    let rendered = try EventRenderer(config: config)
+                                        .render(event, app: app, avatar: .none, now: 0)
+                                    let expected = CommunicationPersona(event: event, avatar: .none, defaultLocale: defaultLocale)
+                                    XCTAssertEqual(rendered.persona, expected,
+                                                   "\(text.debugDescription) \(kind) \([first, second, third]) self \(selfIndex) default \(defaultLocale)")
+                                    checked += 1
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(checked, 2 * 2 * locales.count * locales.count * 2 * 3 * 2)
+    }
+
+    /// The report writes the usual handle type as a literal; any other is escaped.
+    func testTheReportWritesEveryHandleTypeLikeTheWriterPath() throws {
+        var rendered = try GoldenPayloadTests.render("seed-chat-sdk")
+        for handleType in ["unknown", "Unknown", "unknown ", "", "q\"\u{1}é", "phoneNumber"] {
+            rendered.persona.sender.handleType = handleType
+            rendered.persona.me.handleType = handleType
+            let direct = RenderReport.json(rendered, pretty: false)
+            XCTAssertEqual(String(decoding: direct, as: UTF8.self),
+                           String(decoding: RenderReport.writerJSON(rendered, pretty: false), as: UTF8.self), handleType)
+        }
+    }
+}
