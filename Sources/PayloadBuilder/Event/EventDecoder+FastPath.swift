@@ -14,21 +14,16 @@ extension EventDecoder {
     }
 
     private func decodeFast(buffer: UnsafeBufferPointer<UInt8>) -> (event: Event, app: AppProfile)? {
-        // Held in an optional so that `take()` moves it into the result: the
-        // compiler copies a plain local out (and cannot `consume` this one).
-        var read: Event? = EventFastReader.emptyEvent()
+        var event = EventFastReader.emptyEvent()
         var reader = EventFastReader(buffer, limits: config.limits)
-        // `&read!` reaches the event in place; `read!` as a value copied it (every field retained).
-        guard reader.read(into: &read!), let app = appAccepting(&read!) else { return nil }
-        if read!.eventID.isEmpty { read!.eventID = Concatenation.join(read!.conversation.id, ":", read!.message.id) }
-        guard let event = read.take() else { return nil }
+        guard reader.read(into: &event), let app = appAccepting(event) else { return nil }
+        if event.eventID.isEmpty { event.eventID = Concatenation.join(event.conversation.id, ":", event.message.id) }
         return (event, app)
     }
 
     /// The app `event` names, when it has credentials for every recipient's
     /// platform and none of the event's data keys is refused.
-    /// `event` is only read (inout so that the caller's optional is not copied out).
-    private func appAccepting(_ event: inout Event) -> AppProfile? {
+    private func appAccepting(_ event: borrowing Event) -> AppProfile? {
         guard let app = try? config.app(named: event.app) else { return nil }
         for recipient in event.recipients {
             switch recipient.platform {

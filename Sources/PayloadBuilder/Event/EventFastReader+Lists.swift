@@ -4,19 +4,16 @@
 /// keys): `EventDecoder.decodeFast` applies those.
 extension EventFastReader {
     /// At `[`: at least one and at most `maximumRecipients` recipients, each
-    /// valid, no device named twice.
-    mutating func readRecipients() -> [Recipient]? {
+    /// valid, no device named twice; appended to `recipients` (empty).
+    mutating func readRecipients(into recipients: inout [Recipient]) -> Bool {
         var array = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "["), &array) else { return nil }
-        var recipients: [Recipient] = []
+        guard scanner.enter(UInt8(ascii: "["), &array) else { return false }
         recipients.reserveCapacity(4)  // one allocation for the usual few
         var ended = false
         while scanner.nextElement(&array, ended: &ended) {
-            guard recipients.count < limits.maximumRecipients, let recipient = readRecipient() else { return nil }
-            recipients.append(recipient)
+            guard recipients.count < limits.maximumRecipients, readRecipient(appendingTo: &recipients) else { return false }
         }
-        guard ended, !recipients.isEmpty else { return nil }
-        return Self.namesEachDeviceOnce(recipients) ? recipients : nil
+        return ended && !recipients.isEmpty && Self.namesEachDeviceOnce(recipients)
     }
 
     /// No two recipients with the same token identity (`SeenTokens`): for a
@@ -40,43 +37,54 @@ extension EventFastReader {
         return true
     }
 
-    private mutating func readRecipient() -> Recipient? {
+    private mutating func readRecipient(appendingTo recipients: inout [Recipient]) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var platformName: String?, token: String?, badge: Int?, locale: String?, userID: String?
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
+        var platform: Platform?, token: JSONScanner.Text?, badge: Int?, locale: String?, userID: String?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
             switch field(key, Names.recipient, seen: &seen) {
-            case 0?: guard readString(&platformName, nonEmpty: true, maxBytes: 4096) else { return nil }
-            case 1?: guard readString(&token, nonEmpty: true, maxBytes: 4096) else { return nil }
+            case 0?:
+                // Required: null is refused.
+                guard let name = textOrNull(nonEmpty: true, maxBytes: 4096), let name,
+                      let known = name.withUTF8({ Platform(utf8: $0) }) else { return false }
+                platform = known
+            case 1?:
+                // Required; its length and bytes are checked below, once the platform is known.
+                guard let text = textOrNull(nonEmpty: true, maxBytes: 4096), let text else { return false }
+                token = text
             case 2?:
                 if !scanner.null() {
-                    guard let number = scanner.integer(), (0...Int64(Int32.max)).contains(number) else { return nil }
+                    guard let number = scanner.integer(), (0...Int64(Int32.max)).contains(number) else { return false }
                     badge = Int(number)
                 }
-            case 3?: guard readString(&locale, nonEmpty: true, maxBytes: 35) else { return nil }
-            case 4?: guard readIdentifier(&userID) else { return nil }
-            default: return nil
+            case 3?:
+                guard let tag = textOrNull(nonEmpty: true, maxBytes: 35) else { return false }
+                locale = tag?.string
+            case 4?:
+                guard let id = identifierOrNull() else { return false }
+                userID = id
+            default: return false
             }
         }
-        guard ended, let platformName, let platform = Platform(named: platformName), let token,
-              DeviceToken.problem(with: token, platform: platform) == nil else { return nil }
-        return Recipient(platform: platform, token: token, badge: badge, locale: locale, userID: userID)
+        guard ended, let platform, let token,
+              token.withUTF8({ DeviceToken.problem(utf8: $0, platform: platform) }) == nil else { return false }
+        recipients.append(Recipient(platform: platform, token: token.string, badge: badge, locale: locale, userID: userID))
+        return true
     }
 
     /// At `{`: string values only, no key written twice (same code units, as
     /// `JSONParser` compares keys), at most `maximumDataMembers`.
-    mutating func readData() -> [DataEntry]? {
+    mutating func readData(into entries: inout [DataEntry]) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var entries: [DataEntry] = []
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var ended = false
         while let key = scanner.nextStringKey(&object, ended: &ended) {
             guard entries.count < Self.maximumDataMembers, let value = scanner.string(),
-                  !entries.contains(where: { Self.sameCodeUnits($0.key, key) }) else { return nil }
+                  !entries.contains(where: { Self.sameCodeUnits($0.key, key) }) else { return false }
             entries.append(DataEntry(key, value))
         }
-        return ended ? entries : nil
+        return ended
     }
 
     private static func sameCodeUnits(_ a: String, _ b: String) -> Bool {

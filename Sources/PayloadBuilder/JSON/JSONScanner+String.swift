@@ -3,22 +3,76 @@
 /// scalar). A lone surrogate, a bad escape or bad UTF-8 gives nil: the
 /// parser's to report.
 extension JSONScanner {
+    /// A string the scanner read, in well-formed UTF-8: the bytes of the
+    /// input when it holds no escape (the usual string: nothing copied, no
+    /// `String` made yet), or the decoded `String` when it does.
+    enum Text {
+        /// A part of the input (which the scanner borrows), with whether it is all ASCII.
+        case raw(UnsafeBufferPointer<UInt8>, isASCII: Bool)
+        /// A string with escapes, decoded.
+        case decoded(String)
+
+        /// The number of UTF-8 bytes.
+        var utf8Count: Int {
+            switch self {
+            case let .raw(bytes, _): bytes.count
+            case let .decoded(string): string.utf8.count
+            }
+        }
+
+        /// The string.
+        var string: String {
+            switch self {
+            case let .raw(bytes, _): String(decoding: bytes, as: UTF8.self)
+            case let .decoded(string): string
+            }
+        }
+
+        /// Calls `body` with the UTF-8 bytes.
+        func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            switch self {
+            case let .raw(bytes, _):
+                return body(bytes)
+            case let .decoded(string):
+                var copy = string
+                return copy.withUTF8(body)
+            }
+        }
+    }
+
+    /// A string or `null` at `position`: the string, `.some(nil)` for
+    /// null, nil for anything else.
+    mutating func textOrNull() -> Text?? {
+        guard position < input.count else { return nil }
+        if input[position] == UInt8(ascii: "n") { return null() ? .some(nil) : nil }
+        guard let text = text() else { return nil }
+        return .some(text)
+    }
+
     /// The string at `position` (its opening quote), or nil.
     mutating func string() -> String? {
+        text()?.string
+    }
+
+    /// The string at `position` (its opening quote), as bytes of the input
+    /// when it holds no escape; nil when it is not a well-formed string.
+    mutating func text() -> Text? {
         guard position < input.count, input[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position
+        var isASCII = true
         while position < input.count {
             position = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: position)
             guard position < input.count else { return nil }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+                let text = Text.raw(UnsafeBufferPointer(rebasing: input[start..<position]), isASCII: isASCII)
                 position += 1
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x80 || !skipMultibyteScalar() { return nil }
+            isASCII = false
         }
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<position]))
@@ -26,7 +80,7 @@ extension JSONScanner {
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return .decoded(String(decoding: scratch, as: UTF8.self))
             }
             if byte == UInt8(ascii: "\\") {
                 guard unescape() else { return nil }
