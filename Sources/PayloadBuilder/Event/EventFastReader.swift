@@ -13,15 +13,70 @@ struct EventFastReader {
     var scanner: JSONScanner
     let limits: EventLimits
 
-    /// The members each object may have, as `EventDecoder.Keys` lists them.
+    /// The members each object may have, as `EventDecoder.Keys` lists them:
+    /// each name's index (its bit in `seen`), or nil for another key.
     enum Names {
-        static let event = KeyName.table(["event_id", "app", "conversation", "message", "sender", "recipients",
-                                          "notification", "data"])
-        static let conversation = KeyName.table(["id", "title"])
-        static let message = KeyName.table(["id", "text", "kind", "rich_text"])
-        static let sender = KeyName.table(["id", "display_name", "avatar_url"])
-        static let notification = KeyName.table(["title", "sound", "ttl_seconds", "priority"])
-        static let recipient = KeyName.table(["platform", "token", "badge", "locale", "user_id"])
+        static func event(_ key: KeyName) -> Int? {
+            switch key {
+            case "event_id": 0
+            case "app": 1
+            case "conversation": 2
+            case "message": 3
+            case "sender": 4
+            case "recipients": 5
+            case "notification": 6
+            case "data": 7
+            default: nil
+            }
+        }
+
+        static func conversation(_ key: KeyName) -> Int? {
+            switch key {
+            case "id": 0
+            case "title": 1
+            default: nil
+            }
+        }
+
+        static func message(_ key: KeyName) -> Int? {
+            switch key {
+            case "id": 0
+            case "text": 1
+            case "kind": 2
+            case "rich_text": 3
+            default: nil
+            }
+        }
+
+        static func sender(_ key: KeyName) -> Int? {
+            switch key {
+            case "id": 0
+            case "display_name": 1
+            case "avatar_url": 2
+            default: nil
+            }
+        }
+
+        static func notification(_ key: KeyName) -> Int? {
+            switch key {
+            case "title": 0
+            case "sound": 1
+            case "ttl_seconds": 2
+            case "priority": 3
+            default: nil
+            }
+        }
+
+        static func recipient(_ key: KeyName) -> Int? {
+            switch key {
+            case "platform": 0
+            case "token": 1
+            case "badge": 2
+            case "locale": 3
+            case "user_id": 4
+            default: nil
+            }
+        }
     }
 
     /// Most data members read here; an event with more is left to the tree
@@ -195,9 +250,10 @@ struct EventFastReader {
         return .some(text.string)
     }
 
-    /// The index of `key` in `names`, marked in `seen`; nil when unknown or seen already.
-    func field(_ key: UnsafeBufferPointer<UInt8>, _ names: [KeyName], seen: inout UInt32) -> Int? {
-        guard let key = KeyName(key, in: scanner.input), let index = names.firstIndex(of: key) else { return nil }
+    /// The index `names` gives `key`, marked in `seen`; nil when unknown or seen already.
+    @inline(__always)
+    func field(_ key: UnsafeBufferPointer<UInt8>, _ names: (KeyName) -> Int?, seen: inout UInt32) -> Int? {
+        guard let key = KeyName(key, in: scanner.input), let index = names(key) else { return nil }
         let bit: UInt32 = 1 << index
         guard seen & bit == 0 else { return nil }
         seen |= bit
