@@ -50,6 +50,34 @@ final class ScannedTextRulesTests: XCTestCase {
         }
     }
 
+    /// Strings with escapes are decoded each at its own offset: every one
+    /// read from an input stays what the parser reads, while later ones are
+    /// read, and plain strings between them are parts of the input.
+    func testEveryStringReadFromOneInputStaysValidAndMatchesTheParser() throws {
+        let strings = [#""a\nb""#, #""plain""#, #""\u00e9t\u00E9 \ud83c\udfa7""#, #""\"\\\/\b\f\r\t""#, #""""#,
+                       #""x\u0000y""#, #""Nghĩa \u2003""#, #""\u0041""#, "\"🎧 tail\"", #""end\\""#]
+        let json = "[" + strings.joined(separator: ", ") + "]"
+        guard case let .array(expected) = try JSONParser.parse(Array(json.utf8)) else { return XCTFail("not an array") }
+        let bytes = Array(json.utf8)
+        bytes.withUnsafeBufferPointer { input in
+            var scanner = JSONScanner(input)
+            var array = JSONScanner.Container()
+            var ended = false
+            var texts: [JSONScanner.Text] = []
+            XCTAssertTrue(scanner.enter(UInt8(ascii: "["), &array))
+            while scanner.nextElement(&array, ended: &ended) {
+                guard let text = scanner.text() else { return XCTFail("not read") }
+                texts.append(text)
+            }
+            XCTAssertTrue(ended)
+            XCTAssertEqual(texts.map(\.string), expected.map { value -> String in
+                guard case let .string(text) = value else { return "?" }
+                return text
+            })
+            for text in texts { XCTAssertEqual(text.isASCII, text.string.utf8.allSatisfy { $0 < 0x80 }, text.string) }
+        }
+    }
+
     func testBlankTextIsJudgedAsTheStringRuleJudgesIt() {
         for sample in Self.samples {
             scanned(sample) { XCTAssertEqual($0.isBlank, sample.isBlank, sample.debugDescription) }

@@ -37,10 +37,15 @@ extension EventFastReader {
         return true
     }
 
+    /// Reads one recipient into a new last element of `recipients`, filled
+    /// in place (a recipient built apart was copied into the array, then
+    /// destroyed); on false the caller drops the whole event.
     private mutating func readRecipient(appendingTo recipients: inout [Recipient]) -> Bool {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
-        var platform: Platform?, token: JSONScanner.Text?, badge: Int?, locale: String?, userID: String?
+        let index = recipients.count
+        recipients.append(Recipient(platform: .fcm, token: ""))
+        var platform: Platform?, token: JSONScanner.Text?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKey(&object, ended: &ended) {
             switch field(key, Names.recipient, seen: &seen) {
@@ -56,20 +61,21 @@ extension EventFastReader {
             case 2?:
                 if !scanner.null() {
                     guard let number = scanner.integer(), (0...Int64(Int32.max)).contains(number) else { return false }
-                    badge = Int(number)
+                    recipients[index].badge = Int(number)
                 }
             case 3?:
                 guard let tag = textOrNull(nonEmpty: true, maxBytes: 35) else { return false }
-                locale = tag?.string
+                if let tag { recipients[index].locale = tag.string }
             case 4?:
                 guard let id = identifierOrNull() else { return false }
-                userID = id
+                if let id { recipients[index].userID = id }
             default: return false
             }
         }
         guard ended, let platform, let token,
               token.withUTF8({ DeviceToken.problem(utf8: $0, platform: platform) }) == nil else { return false }
-        recipients.append(Recipient(platform: platform, token: token.string, badge: badge, locale: locale, userID: userID))
+        recipients[index].platform = platform
+        recipients[index].token = token.string
         return true
     }
 

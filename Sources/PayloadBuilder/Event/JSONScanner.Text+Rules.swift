@@ -6,13 +6,8 @@ extension JSONScanner.Text {
     /// blank; only text whose every ASCII byte is whitespace and that has
     /// other characters asks the scalar rule.
     var isBlank: Bool {
-        switch self {
-        case let .raw(bytes, isASCII):
-            for byte in bytes where byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte) { return false }
-            return isASCII || string.isBlank
-        case let .decoded(string):
-            return string.isBlank
-        }
+        for byte in utf8 where byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte) { return false }
+        return isASCII || string.isBlank
     }
 
     /// Whether this is an id (`ObjectReader.identifierProblem` finds nothing).

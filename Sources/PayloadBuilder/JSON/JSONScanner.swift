@@ -9,8 +9,8 @@
 struct JSONScanner {
     let input: UnsafeBufferPointer<UInt8>
     var position = 0
-    /// Unescaped bytes of the string being read (JSONScanner+String.swift).
-    var scratch: [UInt8] = []
+    /// Strings with escapes, decoded (JSONScanner+String.swift); nil until the first.
+    var decoded: DecodedStrings?
 
     init(_ input: UnsafeBufferPointer<UInt8>) {
         self.input = input
