@@ -14,19 +14,24 @@ extension EventDecoder {
     }
 
     private func decodeFast(buffer: UnsafeBufferPointer<UInt8>) -> (event: Event, app: AppProfile)? {
-        // Held in an optional and reached only in place (`&slot!`), so that
-        // `take()` moves it into the result: a plain local `var` is copied
-        // out (every field retained) and then destroyed.
-        var slot: Event? = EventFastReader.emptyEvent()
-        guard let app = read(buffer, into: &slot!), let event = slot.take() else { return nil }
-        return (event, app)
+        // Read in place in memory of its own and moved out: a local `var`
+        // lent to the reader is copied out (every field retained) and then
+        // destroyed.
+        withUnsafeTemporaryAllocation(of: Event.self, capacity: 1) { slot in
+            let event = slot.baseAddress!
+            event.initialize(to: EventFastReader.emptyEvent)
+            guard let app = read(buffer, into: &event.pointee) else {
+                event.deinitialize(count: 1)
+                return nil
+            }
+            return (event.move(), app)
+        }
     }
 
     /// Reads `buffer` into `event` (empty) and finds its app; nil to step aside.
     private func read(_ buffer: UnsafeBufferPointer<UInt8>, into event: inout Event) -> AppProfile? {
         var reader = EventFastReader(buffer, limits: config.limits)
         guard reader.read(into: &event), let app = appAccepting(event) else { return nil }
-        if event.eventID.isEmpty { event.eventID = Concatenation.join(event.conversation.id, ":", event.message.id) }
         return app
     }
 

@@ -68,7 +68,7 @@ extension EventFastReader {
                 if let tag { recipients[index].locale = tag.string }
             case 4?:
                 guard let id = identifierOrNull() else { return false }
-                if let id { recipients[index].userID = id }
+                if let id { recipients[index].userID = id.string }
             default: return false
             }
         }

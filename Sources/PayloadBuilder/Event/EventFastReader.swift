@@ -12,6 +12,9 @@
 struct EventFastReader {
     var scanner: JSONScanner
     let limits: EventLimits
+    /// The ids of the conversation and the message, for the default event id.
+    private var conversationID: JSONScanner.Text?
+    private var messageID: JSONScanner.Text?
 
     /// The members each object may have, as `EventDecoder.Keys` lists them:
     /// each name's index (its bit in `seen`), or nil for another key.
@@ -88,16 +91,15 @@ struct EventFastReader {
         self.limits = limits
     }
 
-    /// An event with nothing in it, for `read(into:)` to fill.
-    static func emptyEvent() -> Event {
-        Event(eventID: "", conversation: Conversation(id: ""), message: Message(id: ""),
-              sender: Sender(id: "", displayName: ""), recipients: [])
-    }
+    /// An event with nothing in it, for `read(into:)` to fill (made once:
+    /// made each time, it was built and then copied).
+    static let emptyEvent = Event(eventID: "", conversation: Conversation(id: ""), message: Message(id: ""),
+                                  sender: Sender(id: "", displayName: ""), recipients: [])
 
     /// Reads the event into `event` (made by `emptyEvent`), checked as far
     /// as it can be without the app; false when the tree decoder must read
-    /// the body. Its `eventID` stays empty when the body has none (a given
-    /// one is never empty), to be defaulted.
+    /// the body. Its `eventID` is `conversation.id + ":" + message.id`
+    /// when the body has none.
     mutating func read(into event: inout Event) -> Bool {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
@@ -106,7 +108,7 @@ struct EventFastReader {
             switch field(key, Names.event, seen: &seen) {
             case 0?:
                 guard let id = identifierOrNull() else { return false }
-                if let id { event.eventID = id }
+                if let id { event.eventID = id.string }
             case 1?:
                 guard let app = textOrNull(nonEmpty: true) else { return false }
                 event.app = app?.string
@@ -121,7 +123,21 @@ struct EventFastReader {
         }
         // conversation, message, sender and recipients were there (and not null: they were read).
         let required: UInt32 = 0b11_1100
-        return ended && seen & required == required && scanner.atEnd()
+        guard ended, seen & required == required, scanner.atEnd(), let conversationID, let messageID else { return false }
+        // No event id, or null (a given one is never empty).
+        if event.eventID.isEmpty { event.eventID = Self.joined(conversationID, messageID) }
+        return true
+    }
+
+    /// `a + ":" + b`, copied once from the input (no `String` read first).
+    private static func joined(_ a: JSONScanner.Text, _ b: JSONScanner.Text) -> String {
+        String(unsafeUninitializedCapacity: a.utf8Count + 1 + b.utf8Count) { buffer in
+            guard let out = buffer.baseAddress, let first = a.utf8.baseAddress, let second = b.utf8.baseAddress else { return 0 }
+            out.update(from: first, count: a.utf8Count)
+            out[a.utf8Count] = UInt8(ascii: ":")
+            (out + a.utf8Count + 1).update(from: second, count: b.utf8Count)
+            return buffer.count
+        }
     }
 
     // MARK: objects
@@ -134,7 +150,8 @@ struct EventFastReader {
             switch field(key, Names.conversation, seen: &seen) {
             case 0?:
                 guard let id = identifierOrNull(), let id else { return false }
-                conversation.id = id
+                conversation.id = id.string
+                conversationID = id
             case 1?:
                 guard let title = textOrNull(nonEmpty: false, maxBytes: 1024) else { return false }
                 if let title, !title.isBlank { conversation.title = title.string }
@@ -152,7 +169,8 @@ struct EventFastReader {
             switch field(key, Names.message, seen: &seen) {
             case 0?:
                 guard let id = identifierOrNull(), let id else { return false }
-                message.id = id
+                message.id = id.string
+                messageID = id
             case 1?:
                 guard let text = textOrNull(nonEmpty: false) else { return false }
                 if let text { message.text = text.string }
@@ -181,7 +199,7 @@ struct EventFastReader {
             switch field(key, Names.sender, seen: &seen) {
             case 0?:
                 guard let id = identifierOrNull(), let id else { return false }
-                sender.id = id
+                sender.id = id.string
             case 1?:
                 guard let name = textOrNull(nonEmpty: true, maxBytes: 1024), let name, !name.isBlank else { return false }
                 sender.displayName = name.string
@@ -243,11 +261,10 @@ struct EventFastReader {
 
     /// An id (checked as `ObjectReader.optionalIdentifier` checks it) or
     /// null: the id, `.some(nil)` for null, nil to step aside.
-    mutating func identifierOrNull() -> String?? {
+    mutating func identifierOrNull() -> JSONScanner.Text?? {
         guard let member = textOrNull(nonEmpty: true, maxBytes: limits.maximumIDBytes) else { return nil }
         guard let text = member else { return .some(nil) }
-        guard text.isIdentifier else { return nil }
-        return .some(text.string)
+        return text.isIdentifier ? .some(text) : nil
     }
 
     /// The index `names` gives `key`, marked in `seen`; nil when unknown or seen already.
