@@ -47,7 +47,7 @@ extension EventFastReader {
         recipients.append(Recipient(platform: .fcm, token: ""))
         var platform: Platform?, token: JSONScanner.Text?
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.recipient, seen: &seen) {
             case 0?:
                 // Required: null is refused.

@@ -104,7 +104,7 @@ struct EventFastReader {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.event, seen: &seen) {
             case 0?:
                 guard let id = identifierOrNull() else { return false }
@@ -146,7 +146,7 @@ struct EventFastReader {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.conversation, seen: &seen) {
             case 0?:
                 guard let id = identifierOrNull(), let id else { return false }
@@ -165,7 +165,7 @@ struct EventFastReader {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.message, seen: &seen) {
             case 0?:
                 guard let id = identifierOrNull(), let id else { return false }
@@ -195,7 +195,7 @@ struct EventFastReader {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.sender, seen: &seen) {
             case 0?:
                 guard let id = identifierOrNull(), let id else { return false }
@@ -220,7 +220,7 @@ struct EventFastReader {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.notification, seen: &seen) {
             case 0?:
                 guard let title = textOrNull(nonEmpty: false, maxBytes: 1024) else { return false }
@@ -269,8 +269,8 @@ struct EventFastReader {
 
     /// The index `names` gives `key`, marked in `seen`; nil when unknown or seen already.
     @inline(__always)
-    func field(_ key: UnsafeBufferPointer<UInt8>, _ names: (KeyName) -> Int?, seen: inout UInt32) -> Int? {
-        guard let key = KeyName(key, in: scanner.input), let index = names(key) else { return nil }
+    func field(_ key: KeyName, _ names: (KeyName) -> Int?, seen: inout UInt32) -> Int? {
+        guard let index = names(key) else { return nil }
         let bit: UInt32 = 1 << index
         guard seen & bit == 0 else { return nil }
         seen |= bit

@@ -24,6 +24,15 @@ struct KeyName: Equatable, ExpressibleByStringLiteral {
         high = count >= 16 ? second : count <= 8 ? 0 : second & ((1 << (UInt64(count - 8) * 8)) - 1)
     }
 
+    /// The key of `count` bytes (at most 15) that are the first bytes of
+    /// `low` and `high` (read little-endian from the input); the rest is dropped.
+    @inline(__always)
+    init(low: UInt64, high: UInt64, count: Int) {
+        self.count = count
+        self.low = count >= 8 ? low : low & ((1 << (UInt64(count) * 8)) - 1)
+        self.high = count <= 8 ? 0 : high & ((1 << (UInt64(count - 8) * 8)) - 1)
+    }
+
     /// A name of at most 16 bytes.
     private init(name bytes: UnsafeBufferPointer<UInt8>) {
         count = bytes.count
