@@ -26,16 +26,24 @@ extension EventFastReader {
             }
             return true
         }
-        for later in recipients.indices {
-            let token = recipients[later].token, lowercase = recipients[later].platform == .apns
-            for earlier in 0..<later
-            where SeenTokens.sameIdentity(recipients[earlier].token, lowercasing: recipients[earlier].platform == .apns,
-                                          token, lowercasing: lowercase) {
-                return false
+        // Borrowed in place (no retain per token read); tokens of different
+        // lengths (the usual pair) are told apart without comparing bytes.
+        return recipients.withUnsafeBufferPointer { list in
+            for later in list.indices {
+                let count = list[later].token.utf8.count, lowercase = list[later].platform == .apns
+                for earlier in 0..<later where list[earlier].token.utf8.count == count
+                    && SeenTokens.sameIdentity(list[earlier].token, lowercasing: list[earlier].platform == .apns,
+                                               list[later].token, lowercasing: lowercase) {
+                    return false
+                }
             }
+            return true
         }
-        return true
     }
+
+    /// The recipient `readRecipient` starts from (made once: made each time,
+    /// it was built and then copied).
+    private static let emptyRecipient = Recipient(platform: .fcm, token: "")
 
     /// Reads one recipient into a new last element of `recipients`, filled
     /// in place (a recipient built apart was copied into the array, then
@@ -44,7 +52,7 @@ extension EventFastReader {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         let index = recipients.count
-        recipients.append(Recipient(platform: .fcm, token: ""))
+        recipients.append(Self.emptyRecipient)
         var platform: Platform?, token: JSONScanner.Text?
         var seen: UInt32 = 0, ended = false
         while let key = scanner.nextKeyName(&object, ended: &ended) {

@@ -16,7 +16,11 @@ extension JSONScanner {
         var utf8Count: Int { utf8.count }
 
         /// The string.
-        var string: String { String(decoding: utf8, as: UTF8.self) }
+        var string: String {
+            // ASCII that fits in a small string is copied in without a second validation.
+            guard isASCII, utf8.count <= 15 else { return String(decoding: utf8, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: utf8.count) { $0.initialize(fromContentsOf: utf8) }
+        }
 
         /// Calls `body` with the UTF-8 bytes.
         @inline(__always)

@@ -153,13 +153,19 @@ struct JSONScanner {
     // MARK: scalars
 
     /// `null`.
-    mutating func null() -> Bool { literal("null") }
+    @inline(__always)
+    mutating func null() -> Bool {
+        position < input.count && input[position] == UInt8(ascii: "n") && literal("null")
+    }
 
     /// `true` or `false`.
     mutating func bool() -> Bool? {
-        if literal("true") { return true }
-        if literal("false") { return false }
-        return nil
+        guard position < input.count else { return nil }
+        switch input[position] {
+        case UInt8(ascii: "t"): return literal("true") ? true : nil
+        case UInt8(ascii: "f"): return literal("false") ? false : nil
+        default: return nil
+        }
     }
 
     /// An integer without fraction or exponent, of at most 18 characters (a
