@@ -61,6 +61,7 @@ extension JSONScanner {
 
     /// The string at `position` (its opening quote), or nil when it is not
     /// a well-formed string.
+    @inline(__always)
     mutating func text() -> Text? {
         guard position < input.count, input[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
@@ -75,10 +76,18 @@ extension JSONScanner {
                 position += 1
                 return text
             }
-            if byte == UInt8(ascii: "\\") { break }
+            if byte == UInt8(ascii: "\\") { return decodedText(from: start, isASCII: isASCII) }
             if byte < 0x80 || !skipMultibyteScalar() { return nil }
             isASCII = false
         }
+        return nil
+    }
+
+    /// The rest of `text()` from the first escape (at `position`) of the
+    /// string whose first byte is at `start`.
+    @inline(never)
+    private mutating func decodedText(from start: Int, isASCII: Bool) -> Text? {
+        var isASCII = isASCII
         if decoded == nil { decoded = DecodedStrings(capacity: input.count) }
         guard let out = decoded?.bytes.baseAddress, let source = input.baseAddress else { return nil }
         // The bytes before the first escape, as they are.
