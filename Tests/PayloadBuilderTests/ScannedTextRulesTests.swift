@@ -128,4 +128,34 @@ final class ScannedTextRulesTests: XCTestCase {
             }
         }
     }
+
+    /// The scheme of a URL found as one word against the byte rule (A-Z
+    /// lowercased, then compared), for every byte at every position of the
+    /// first eight, after both schemes, and for short URLs.
+    func testSchemesFoundAsOneWordAgreeWithTheByteRule() {
+        func reference(_ url: [UInt8]) -> Int? {
+            func starts(_ prefix: String) -> Bool {
+                let expected = Array(prefix.utf8)
+                guard url.count >= expected.count else { return false }
+                return zip(url, expected).allSatisfy { byte, want in
+                    ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte) == want
+                }
+            }
+            return starts("https://") ? 8 : starts("http://") ? 7 : nil
+        }
+        var checked = 0
+        for base in ["https://x", "http://xy", "HTTPS://host", "hTtP://a/b", "ftp://host", "https:", "http:/", "", "h"] {
+            let bytes = Array(base.utf8)
+            for position in 0..<min(8, max(bytes.count, 1)) {
+                for value in 0...255 {
+                    var url = bytes
+                    if url.isEmpty { url = [UInt8(value)] } else { url[position] = UInt8(value) }
+                    let found = url.withUnsafeBufferPointer { HTTPURL.schemeLength($0) }
+                    XCTAssertEqual(found, reference(url), "\(url)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 10_000)
+    }
 }

@@ -68,19 +68,36 @@ public enum HTTPURL {
         let kinds = PrintableASCII.classify(url)
         guard !kinds.nonASCII else { return nil }
         let printable = !kinds.spaceOrControl
-        let restStart: Int
-        if startsCaseInsensitively(url, with: "https://") {
-            restStart = 8
-        } else if startsCaseInsensitively(url, with: "http://") {
-            restStart = 7
-        } else {
-            return false
-        }
-        guard restStart < url.count else { return false }
+        guard let restStart = schemeLength(url), restStart < url.count else { return false }
         switch url[restStart] {
         case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
         default: return printable
         }
+    }
+
+    /// The length of `https://` or `http://` when `url` starts with one,
+    /// ignoring ASCII case; else nil. With eight bytes or more, compared as
+    /// one word: setting 0x20 in the letters' bytes folds A-Z onto a-z, and
+    /// only `H` and `h` give `h` so (the same for each letter); `:` and `/`
+    /// are compared as they are.
+    static func schemeLength(_ url: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard url.count >= 8, let base = url.baseAddress else {
+            if startsCaseInsensitively(url, with: "https://") { return 8 }
+            return startsCaseInsensitively(url, with: "http://") ? 7 : nil
+        }
+        let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
+        let letters: UInt64 = 0x20_2020_2020  // the five letters of "https"
+        if word | letters == littleEndianWord("https://") { return 8 }
+        let seven: UInt64 = 0xFF_FFFF_FFFF_FFFF
+        return (word & seven) | (letters >> 8) == littleEndianWord("http://") ? 7 : nil
+    }
+
+    /// At most eight bytes of a literal, the first in the lowest bits (folded into a constant when inlined).
+    @inline(__always)
+    private static func littleEndianWord(_ text: StaticString) -> UInt64 {
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        return UInt64(littleEndian: word)
     }
 
     /// Whether `bytes` starts with the lowercase ASCII `prefix`, ignoring ASCII case.

@@ -173,7 +173,7 @@ struct EventFastReader {
                 messageID = id
             case 1?:
                 guard let text = textOrNull(nonEmpty: false) else { return false }
-                if let text { message.text = text.string }
+                if let text, text.utf8Count > 0 { message.text = text.string }  // else the "" it holds
             case 2?:
                 guard let name = textOrNull(nonEmpty: true) else { return false }
                 if let name {
