@@ -30,3 +30,69 @@ extension MessageKind {
         }
     }
 }
+
+/// The same lookups from a name's UTF-8, byte for byte. A string equals one
+/// of these names (all lowercase ASCII letters) only when its bytes are the
+/// name's: no other scalar decomposes to a lowercase ASCII letter, so no
+/// other string is canonically equivalent. `CaseNamesTests` checks these
+/// against `init(rawValue:)` too.
+extension Platform {
+    /// `Platform(rawValue:)` of the string whose UTF-8 is `name`.
+    init?(utf8 name: UnsafeBufferPointer<UInt8>) {
+        if CaseName.is(name, "fcm") {
+            self = .fcm
+        } else if CaseName.is(name, "apns") {
+            self = .apns
+        } else {
+            return nil
+        }
+    }
+}
+
+extension MessageKind {
+    /// `MessageKind(rawValue:)` of the string whose UTF-8 is `name`.
+    init?(utf8 name: UnsafeBufferPointer<UInt8>) {
+        if CaseName.is(name, "text") {
+            self = .text
+        } else if CaseName.is(name, "image") {
+            self = .image
+        } else if CaseName.is(name, "video") {
+            self = .video
+        } else if CaseName.is(name, "audio") {
+            self = .audio
+        } else if CaseName.is(name, "file") {
+            self = .file
+        } else if CaseName.is(name, "sticker") {
+            self = .sticker
+        } else if CaseName.is(name, "location") {
+            self = .location
+        } else {
+            return nil
+        }
+    }
+}
+
+extension DeliveryPriority {
+    /// `DeliveryPriority(rawValue:)` of the string whose UTF-8 is `name`.
+    init?(utf8 name: UnsafeBufferPointer<UInt8>) {
+        if CaseName.is(name, "high") {
+            self = .high
+        } else if CaseName.is(name, "normal") {
+            self = .normal
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Byte comparison with a case name.
+enum CaseName {
+    /// Whether `bytes` are the bytes of `name`.
+    @inline(__always)
+    static func `is`(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard bytes.count == name.utf8CodeUnitCount else { return false }
+        let expected = name.utf8Start
+        for offset in 0..<bytes.count where bytes[offset] != expected[offset] { return false }
+        return true
+    }
+}

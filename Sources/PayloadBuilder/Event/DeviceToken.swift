@@ -4,25 +4,28 @@
 public enum DeviceToken {
     /// Why `token` is not a `platform` token, or nil when it has the right shape.
     public static func problem(with token: String, platform: Platform) -> String? {
+        var bytes = token
+        return bytes.withUTF8 { problem(utf8: $0, platform: platform) }
+    }
+
+    /// `problem(with:platform:)` for the token whose UTF-8 is `token`.
+    static func problem(utf8 token: UnsafeBufferPointer<UInt8>, platform: Platform) -> String? {
+        let count = token.count
         switch platform {
         case .apns:
-            let count = token.utf8.count
             guard (64...200).contains(count), count % 2 == 0 else {
                 return "an APNs token is an even number (64 to 200) of hex digits; this one has \(count) characters"
             }
-            var bytes = token
-            guard bytes.withUTF8({ HexDigits.all($0) }) else {
+            guard HexDigits.all(token) else {
                 return "an APNs token holds hex digits only (0-9, a-f)"
             }
             return nil
         case .fcm:
-            let count = token.utf8.count
             guard count >= 1, count <= 4096 else {
                 return "an FCM token has 1 to 4096 characters; this one has \(count)"
             }
             // Each byte in 0x21...0x7E: no byte of 0x80 and above, none of 0x20 and below, no 0x7F.
-            var bytes = token
-            let kinds = bytes.withUTF8 { PrintableASCII.classify($0) }
+            let kinds = PrintableASCII.classify(token)
             guard !kinds.nonASCII, !kinds.spaceOrControl else {
                 return "an FCM token holds printable ASCII only, without spaces"
             }
@@ -37,7 +40,14 @@ public enum HTTPURL {
     /// whitespace or control characters.
     public static func isAbsolute(_ url: String) -> Bool {
         var bytes = url
-        if let ascii = bytes.withUTF8({ isAbsoluteASCII($0) }) { return ascii }
+        return bytes.withUTF8 { isAbsolute(url, utf8: $0) }
+    }
+
+    /// `isAbsolute(url)` for the URL whose UTF-8 is `utf8`; `url` is made
+    /// only when the URL is not all ASCII.
+    static func isAbsolute(_ url: @autoclosure () -> String, utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let ascii = isAbsoluteASCII(utf8) { return ascii }
+        let url = url()
         let lower = url.lowercased()
         let rest: Substring
         if lower.hasPrefix("https://") {
@@ -58,19 +68,36 @@ public enum HTTPURL {
         let kinds = PrintableASCII.classify(url)
         guard !kinds.nonASCII else { return nil }
         let printable = !kinds.spaceOrControl
-        let restStart: Int
-        if startsCaseInsensitively(url, with: "https://") {
-            restStart = 8
-        } else if startsCaseInsensitively(url, with: "http://") {
-            restStart = 7
-        } else {
-            return false
-        }
-        guard restStart < url.count else { return false }
+        guard let restStart = schemeLength(url), restStart < url.count else { return false }
         switch url[restStart] {
         case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
         default: return printable
         }
+    }
+
+    /// The length of `https://` or `http://` when `url` starts with one,
+    /// ignoring ASCII case; else nil. With eight bytes or more, compared as
+    /// one word: setting 0x20 in the letters' bytes folds A-Z onto a-z, and
+    /// only `H` and `h` give `h` so (the same for each letter); `:` and `/`
+    /// are compared as they are.
+    static func schemeLength(_ url: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard url.count >= 8, let base = url.baseAddress else {
+            if startsCaseInsensitively(url, with: "https://") { return 8 }
+            return startsCaseInsensitively(url, with: "http://") ? 7 : nil
+        }
+        let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
+        let letters: UInt64 = 0x20_2020_2020  // the five letters of "https"
+        if word | letters == littleEndianWord("https://") { return 8 }
+        let seven: UInt64 = 0xFF_FFFF_FFFF_FFFF
+        return (word & seven) | (letters >> 8) == littleEndianWord("http://") ? 7 : nil
+    }
+
+    /// At most eight bytes of a literal, the first in the lowest bits (folded into a constant when inlined).
+    @inline(__always)
+    private static func littleEndianWord(_ text: StaticString) -> UInt64 {
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        return UInt64(littleEndian: word)
     }
 
     /// Whether `bytes` starts with the lowercase ASCII `prefix`, ignoring ASCII case.

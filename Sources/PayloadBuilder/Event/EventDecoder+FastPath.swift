@@ -14,21 +14,30 @@ extension EventDecoder {
     }
 
     private func decodeFast(buffer: UnsafeBufferPointer<UInt8>) -> (event: Event, app: AppProfile)? {
-        // Held in an optional so that `take()` moves it into the result: the
-        // compiler copies a plain local out (and cannot `consume` this one).
-        var read: Event? = EventFastReader.emptyEvent()
+        // Read in place in memory of its own and moved out: a local `var`
+        // lent to the reader is copied out (every field retained) and then
+        // destroyed.
+        withUnsafeTemporaryAllocation(of: Event.self, capacity: 1) { slot in
+            let event = slot.baseAddress!
+            event.initialize(to: EventFastReader.emptyEvent)
+            guard let app = read(buffer, into: &event.pointee) else {
+                event.deinitialize(count: 1)
+                return nil
+            }
+            return (event.move(), app)
+        }
+    }
+
+    /// Reads `buffer` into `event` (empty) and finds its app; nil to step aside.
+    private func read(_ buffer: UnsafeBufferPointer<UInt8>, into event: inout Event) -> AppProfile? {
         var reader = EventFastReader(buffer, limits: config.limits)
-        // `&read!` reaches the event in place; `read!` as a value copied it (every field retained).
-        guard reader.read(into: &read!), let app = appAccepting(&read!) else { return nil }
-        if read!.eventID.isEmpty { read!.eventID = Concatenation.join(read!.conversation.id, ":", read!.message.id) }
-        guard let event = read.take() else { return nil }
-        return (event, app)
+        guard reader.read(into: &event), let app = appAccepting(event) else { return nil }
+        return app
     }
 
     /// The app `event` names, when it has credentials for every recipient's
     /// platform and none of the event's data keys is refused.
-    /// `event` is only read (inout so that the caller's optional is not copied out).
-    private func appAccepting(_ event: inout Event) -> AppProfile? {
+    private func appAccepting(_ event: borrowing Event) -> AppProfile? {
         guard let app = try? config.app(named: event.app) else { return nil }
         for recipient in event.recipients {
             switch recipient.platform {

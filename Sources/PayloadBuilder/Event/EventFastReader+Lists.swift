@@ -4,19 +4,16 @@
 /// keys): `EventDecoder.decodeFast` applies those.
 extension EventFastReader {
     /// At `[`: at least one and at most `maximumRecipients` recipients, each
-    /// valid, no device named twice.
-    mutating func readRecipients() -> [Recipient]? {
+    /// valid, no device named twice; appended to `recipients` (empty).
+    mutating func readRecipients(into recipients: inout [Recipient]) -> Bool {
         var array = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "["), &array) else { return nil }
-        var recipients: [Recipient] = []
+        guard scanner.enter(UInt8(ascii: "["), &array) else { return false }
         recipients.reserveCapacity(4)  // one allocation for the usual few
         var ended = false
         while scanner.nextElement(&array, ended: &ended) {
-            guard recipients.count < limits.maximumRecipients, let recipient = readRecipient() else { return nil }
-            recipients.append(recipient)
+            guard recipients.count < limits.maximumRecipients, readRecipient(appendingTo: &recipients) else { return false }
         }
-        guard ended, !recipients.isEmpty else { return nil }
-        return Self.namesEachDeviceOnce(recipients) ? recipients : nil
+        return ended && !recipients.isEmpty && Self.namesEachDeviceOnce(recipients)
     }
 
     /// No two recipients with the same token identity (`SeenTokens`): for a
@@ -29,54 +26,79 @@ extension EventFastReader {
             }
             return true
         }
-        for later in recipients.indices {
-            let token = recipients[later].token, lowercase = recipients[later].platform == .apns
-            for earlier in 0..<later
-            where SeenTokens.sameIdentity(recipients[earlier].token, lowercasing: recipients[earlier].platform == .apns,
-                                          token, lowercasing: lowercase) {
-                return false
+        // Borrowed in place (no retain per token read); tokens of different
+        // lengths (the usual pair) are told apart without comparing bytes.
+        return recipients.withUnsafeBufferPointer { list in
+            for later in list.indices {
+                let count = list[later].token.utf8.count, lowercase = list[later].platform == .apns
+                for earlier in 0..<later where list[earlier].token.utf8.count == count
+                    && SeenTokens.sameIdentity(list[earlier].token, lowercasing: list[earlier].platform == .apns,
+                                               list[later].token, lowercasing: lowercase) {
+                    return false
+                }
             }
+            return true
         }
-        return true
     }
 
-    private mutating func readRecipient() -> Recipient? {
+    /// The recipient `readRecipient` starts from (made once: made each time,
+    /// it was built and then copied).
+    private static let emptyRecipient = Recipient(platform: .fcm, token: "")
+
+    /// Reads one recipient into a new last element of `recipients`, filled
+    /// in place (a recipient built apart was copied into the array, then
+    /// destroyed); on false the caller drops the whole event.
+    private mutating func readRecipient(appendingTo recipients: inout [Recipient]) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var platformName: String?, token: String?, badge: Int?, locale: String?, userID: String?
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
+        let index = recipients.count
+        recipients.append(Self.emptyRecipient)
+        var platform: Platform?, token: JSONScanner.Text?
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.recipient, seen: &seen) {
-            case 0?: guard readString(&platformName, nonEmpty: true, maxBytes: 4096) else { return nil }
-            case 1?: guard readString(&token, nonEmpty: true, maxBytes: 4096) else { return nil }
+            case 0?:
+                // Required: null is refused.
+                guard let name = textOrNull(nonEmpty: true, maxBytes: 4096), let name,
+                      let known = name.withUTF8({ Platform(utf8: $0) }) else { return false }
+                platform = known
+            case 1?:
+                // Required; its length and bytes are checked below, once the platform is known.
+                guard let text = textOrNull(nonEmpty: true, maxBytes: 4096), let text else { return false }
+                token = text
             case 2?:
                 if !scanner.null() {
-                    guard let number = scanner.integer(), (0...Int64(Int32.max)).contains(number) else { return nil }
-                    badge = Int(number)
+                    guard let number = scanner.integer(), (0...Int64(Int32.max)).contains(number) else { return false }
+                    recipients[index].badge = Int(number)
                 }
-            case 3?: guard readString(&locale, nonEmpty: true, maxBytes: 35) else { return nil }
-            case 4?: guard readIdentifier(&userID) else { return nil }
-            default: return nil
+            case 3?:
+                guard let tag = textOrNull(nonEmpty: true, maxBytes: 35) else { return false }
+                if let tag { recipients[index].locale = tag.string }
+            case 4?:
+                guard let id = identifierOrNull() else { return false }
+                if let id { recipients[index].userID = id.string }
+            default: return false
             }
         }
-        guard ended, let platformName, let platform = Platform(named: platformName), let token,
-              DeviceToken.problem(with: token, platform: platform) == nil else { return nil }
-        return Recipient(platform: platform, token: token, badge: badge, locale: locale, userID: userID)
+        guard ended, let platform, let token,
+              token.withUTF8({ DeviceToken.problem(utf8: $0, platform: platform) }) == nil else { return false }
+        recipients[index].platform = platform
+        recipients[index].token = token.string
+        return true
     }
 
     /// At `{`: string values only, no key written twice (same code units, as
     /// `JSONParser` compares keys), at most `maximumDataMembers`.
-    mutating func readData() -> [DataEntry]? {
+    mutating func readData(into entries: inout [DataEntry]) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var entries: [DataEntry] = []
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var ended = false
         while let key = scanner.nextStringKey(&object, ended: &ended) {
             guard entries.count < Self.maximumDataMembers, let value = scanner.string(),
-                  !entries.contains(where: { Self.sameCodeUnits($0.key, key) }) else { return nil }
+                  !entries.contains(where: { Self.sameCodeUnits($0.key, key) }) else { return false }
             entries.append(DataEntry(key, value))
         }
-        return ended ? entries : nil
+        return ended
     }
 
     private static func sameCodeUnits(_ a: String, _ b: String) -> Bool {

@@ -1,25 +1,85 @@
 /// The walk of `EventDecoder`'s fast path: reads the usual valid event
 /// straight from the bytes with `JSONScanner`, checking every rule that does
-/// not depend on the app, and answers nil for anything it does not fully
+/// not depend on the app, and answers false for anything it does not fully
 /// handle (any broken rule, a member of another type, an unknown or
 /// repeated key, a key with an escape, a number it does not read), so that
 /// the tree decoder reads the body and words the error.
 ///
-/// Every check calls the rule the tree decoder calls (`ObjectReader`,
-/// `DeviceToken`, `HTTPURL`, the enums' raw values), on the same strings.
+/// Every check applies the rule the tree decoder applies (`ObjectReader`,
+/// `DeviceToken`, `HTTPURL`, `isBlank`, the enums' raw values), to the same
+/// strings; most of them on the string's bytes, before a `String` is made.
+/// Values are written into the event in place as they are read.
 struct EventFastReader {
     var scanner: JSONScanner
     let limits: EventLimits
+    /// The ids of the conversation and the message, for the default event id.
+    private var conversationID: JSONScanner.Text?
+    private var messageID: JSONScanner.Text?
 
-    /// The members each object may have, as `EventDecoder.Keys` lists them.
+    /// The members each object may have, as `EventDecoder.Keys` lists them:
+    /// each name's index (its bit in `seen`), or nil for another key.
     enum Names {
-        static let event = KeyName.table(["event_id", "app", "conversation", "message", "sender", "recipients",
-                                          "notification", "data"])
-        static let conversation = KeyName.table(["id", "title"])
-        static let message = KeyName.table(["id", "text", "kind", "rich_text"])
-        static let sender = KeyName.table(["id", "display_name", "avatar_url"])
-        static let notification = KeyName.table(["title", "sound", "ttl_seconds", "priority"])
-        static let recipient = KeyName.table(["platform", "token", "badge", "locale", "user_id"])
+        static func event(_ key: KeyName) -> Int? {
+            switch key {
+            case "event_id": 0
+            case "app": 1
+            case "conversation": 2
+            case "message": 3
+            case "sender": 4
+            case "recipients": 5
+            case "notification": 6
+            case "data": 7
+            default: nil
+            }
+        }
+
+        static func conversation(_ key: KeyName) -> Int? {
+            switch key {
+            case "id": 0
+            case "title": 1
+            default: nil
+            }
+        }
+
+        static func message(_ key: KeyName) -> Int? {
+            switch key {
+            case "id": 0
+            case "text": 1
+            case "kind": 2
+            case "rich_text": 3
+            default: nil
+            }
+        }
+
+        static func sender(_ key: KeyName) -> Int? {
+            switch key {
+            case "id": 0
+            case "display_name": 1
+            case "avatar_url": 2
+            default: nil
+            }
+        }
+
+        static func notification(_ key: KeyName) -> Int? {
+            switch key {
+            case "title": 0
+            case "sound": 1
+            case "ttl_seconds": 2
+            case "priority": 3
+            default: nil
+            }
+        }
+
+        static func recipient(_ key: KeyName) -> Int? {
+            switch key {
+            case "platform": 0
+            case "token": 1
+            case "badge": 2
+            case "locale": 3
+            case "user_id": 4
+            default: nil
+            }
+        }
     }
 
     /// Most data members read here; an event with more is left to the tree
@@ -31,168 +91,186 @@ struct EventFastReader {
         self.limits = limits
     }
 
-    /// An event with nothing in it, for `read(into:)` to fill.
-    static func emptyEvent() -> Event {
-        Event(eventID: "", conversation: Conversation(id: ""), message: Message(id: ""),
-              sender: Sender(id: "", displayName: ""), recipients: [])
-    }
+    /// An event with nothing in it, for `read(into:)` to fill (made once:
+    /// made each time, it was built and then copied).
+    static let emptyEvent = Event(eventID: "", conversation: Conversation(id: ""), message: Message(id: ""),
+                                  sender: Sender(id: "", displayName: ""), recipients: [])
 
     /// Reads the event into `event` (made by `emptyEvent`), checked as far
     /// as it can be without the app; false when the tree decoder must read
-    /// the body. Its `eventID` stays empty when the body has none (a given
-    /// one is never empty), to be defaulted. Members are moved into `event`
-    /// as they are read, never copied.
+    /// the body. Its `eventID` is `conversation.id + ":" + message.id`
+    /// when the body has none.
     mutating func read(into event: inout Event) -> Bool {
         var object = JSONScanner.Container()
         guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
-        var eventID: String?
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.event, seen: &seen) {
-            case 0?: guard readIdentifier(&eventID) else { return false }
-            case 1?: guard readString(&event.app, nonEmpty: true) else { return false }
-            case 2?: guard let value = readConversation() else { return false }; event.conversation = value
-            case 3?: guard let value = readMessage() else { return false }; event.message = value
-            case 4?: guard let value = readSender() else { return false }; event.sender = value
-            case 5?: guard let value = readRecipients() else { return false }; event.recipients = value
-            case 6?:
-                if !scanner.null() {
-                    guard let value = readNotification() else { return false }
-                    event.notification = value
-                }
-            case 7?:
-                if !scanner.null() {
-                    guard let value = readData() else { return false }
-                    event.data = value
-                }
+            case 0?:
+                guard let id = identifierOrNull() else { return false }
+                if let id { event.eventID = id.string }
+            case 1?:
+                guard let app = textOrNull(nonEmpty: true) else { return false }
+                event.app = app?.string
+            case 2?: guard readConversation(into: &event.conversation) else { return false }
+            case 3?: guard readMessage(into: &event.message) else { return false }
+            case 4?: guard readSender(into: &event.sender) else { return false }
+            case 5?: guard readRecipients(into: &event.recipients) else { return false }
+            case 6?: guard scanner.null() || readNotification(into: &event.notification) else { return false }
+            case 7?: guard scanner.null() || readData(into: &event.data) else { return false }
             default: return false
             }
         }
         // conversation, message, sender and recipients were there (and not null: they were read).
         let required: UInt32 = 0b11_1100
-        guard ended, seen & required == required, scanner.atEnd() else { return false }
-        if let eventID { event.eventID = eventID }
+        guard ended, seen & required == required, scanner.atEnd(), let conversationID, let messageID else { return false }
+        // No event id, or null (a given one is never empty).
+        if event.eventID.isEmpty { event.eventID = Self.joined(conversationID, messageID) }
         return true
+    }
+
+    /// `a + ":" + b`, copied once from the input (no `String` read first).
+    private static func joined(_ a: JSONScanner.Text, _ b: JSONScanner.Text) -> String {
+        String(unsafeUninitializedCapacity: a.utf8Count + 1 + b.utf8Count) { buffer in
+            guard let out = buffer.baseAddress, let first = a.utf8.baseAddress, let second = b.utf8.baseAddress else { return 0 }
+            out.update(from: first, count: a.utf8Count)
+            out[a.utf8Count] = UInt8(ascii: ":")
+            (out + a.utf8Count + 1).update(from: second, count: b.utf8Count)
+            return buffer.count
+        }
     }
 
     // MARK: objects
 
-    private mutating func readConversation() -> Conversation? {
+    private mutating func readConversation(into conversation: inout Conversation) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var id: String?, title: String?
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.conversation, seen: &seen) {
-            case 0?: guard readIdentifier(&id) else { return nil }
-            case 1?: guard readString(&title, nonEmpty: false, maxBytes: 1024) else { return nil }
-            default: return nil
+            case 0?:
+                guard let id = identifierOrNull(), let id else { return false }
+                conversation.id = id.string
+                conversationID = id
+            case 1?:
+                guard let title = textOrNull(nonEmpty: false, maxBytes: 1024) else { return false }
+                if let title, !title.isBlank { conversation.title = title.string }
+            default: return false
             }
         }
-        guard ended, let id else { return nil }
-        return Conversation(id: id, title: title?.isBlank == true ? nil : title)
+        return ended && seen & 0b1 != 0
     }
 
-    private mutating func readMessage() -> Message? {
+    private mutating func readMessage(into message: inout Message) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var id: String?, text: String?, kindName: String?, richText: Bool?
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.message, seen: &seen) {
-            case 0?: guard readIdentifier(&id) else { return nil }
-            case 1?: guard readString(&text, nonEmpty: false) else { return nil }
-            case 2?: guard readString(&kindName, nonEmpty: true) else { return nil }
+            case 0?:
+                guard let id = identifierOrNull(), let id else { return false }
+                message.id = id.string
+                messageID = id
+            case 1?:
+                guard let text = textOrNull(nonEmpty: false) else { return false }
+                if let text, text.utf8Count > 0 { message.text = text.string }  // else the "" it holds
+            case 2?:
+                guard let name = textOrNull(nonEmpty: true) else { return false }
+                if let name {
+                    guard let kind = name.withUTF8({ MessageKind(utf8: $0) }) else { return false }
+                    message.kind = kind
+                }
             case 3?:
                 if !scanner.null() {
-                    guard let flag = scanner.bool() else { return nil }
-                    richText = flag
+                    guard let flag = scanner.bool() else { return false }
+                    message.richText = flag
                 }
-            default: return nil
+            default: return false
             }
         }
-        guard ended, let id else { return nil }
-        var kind = MessageKind.text
-        if let kindName {
-            guard let known = MessageKind(named: kindName) else { return nil }
-            kind = known
-        }
-        return Message(id: id, text: text ?? "", kind: kind, richText: richText ?? false)
+        return ended && seen & 0b1 != 0
     }
 
-    private mutating func readSender() -> Sender? {
+    private mutating func readSender(into sender: inout Sender) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var id: String?, displayName: String?, avatar: String?
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.sender, seen: &seen) {
-            case 0?: guard readIdentifier(&id) else { return nil }
-            case 1?: guard readString(&displayName, nonEmpty: true, maxBytes: 1024) else { return nil }
-            case 2?: guard readString(&avatar, nonEmpty: false, maxBytes: limits.maximumURLBytes) else { return nil }
-            default: return nil
+            case 0?:
+                guard let id = identifierOrNull(), let id else { return false }
+                sender.id = id.string
+            case 1?:
+                guard let name = textOrNull(nonEmpty: true, maxBytes: 1024), let name, !name.isBlank else { return false }
+                sender.displayName = name.string
+            case 2?:
+                guard let url = textOrNull(nonEmpty: false, maxBytes: limits.maximumURLBytes) else { return false }
+                // An empty URL is no URL.
+                if let url, url.utf8Count > 0 {
+                    guard url.isAbsoluteURL else { return false }
+                    sender.avatarURL = url.string
+                }
+            default: return false
             }
         }
-        guard ended, let id, let displayName, !displayName.isBlank else { return nil }
-        if let avatar, !avatar.isEmpty, !HTTPURL.isAbsolute(avatar) { return nil }
-        return Sender(id: id, displayName: displayName, avatarURL: avatar?.isEmpty == true ? nil : avatar)
+        return ended && seen & 0b11 == 0b11
     }
 
-    private mutating func readNotification() -> NotificationOptions? {
+    private mutating func readNotification(into options: inout NotificationOptions) -> Bool {
         var object = JSONScanner.Container()
-        guard scanner.enter(UInt8(ascii: "{"), &object) else { return nil }
-        var options = NotificationOptions()
+        guard scanner.enter(UInt8(ascii: "{"), &object) else { return false }
         var seen: UInt32 = 0, ended = false
-        while let key = scanner.nextKey(&object, ended: &ended) {
-            var text: String?
+        while let key = scanner.nextKeyName(&object, ended: &ended) {
             switch field(key, Names.notification, seen: &seen) {
             case 0?:
-                guard readString(&text, nonEmpty: false, maxBytes: 1024) else { return nil }
-                if let text, !text.isBlank { options.title = text }
+                guard let title = textOrNull(nonEmpty: false, maxBytes: 1024) else { return false }
+                if let title, !title.isBlank { options.title = title.string }
             case 1?:
-                guard readString(&text, nonEmpty: false, maxBytes: 256) else { return nil }
-                options.sound = text?.isEmpty == true ? nil : text
+                guard let sound = textOrNull(nonEmpty: false, maxBytes: 256) else { return false }
+                // Null or empty: silence.
+                options.sound = sound.flatMap { $0.utf8Count > 0 ? $0.string : nil }
             case 2?:
                 if !scanner.null() {
                     guard let ttl = scanner.integer(), (0...Int64(NotificationOptions.maximumTTLSeconds)).contains(ttl)
-                    else { return nil }
+                    else { return false }
                     options.ttlSeconds = Int(ttl)
                 }
             case 3?:
-                guard readString(&text, nonEmpty: true) else { return nil }
-                if let text {
-                    guard let priority = DeliveryPriority(rawValue: text) else { return nil }
+                guard let name = textOrNull(nonEmpty: true) else { return false }
+                if let name {
+                    guard let priority = name.withUTF8({ DeliveryPriority(utf8: $0) }) else { return false }
                     options.priority = priority
                 }
-            default: return nil
+            default: return false
             }
         }
-        return ended ? options : nil
+        return ended
     }
 
     // MARK: members
 
-    /// A string or null (nil), as `ObjectReader.optionalString` reads it.
-    mutating func readString(_ value: inout String?, nonEmpty: Bool, maxBytes: Int = .max) -> Bool {
-        if scanner.null() {
-            value = nil
-            return true
-        }
-        guard let text = scanner.string(), !(nonEmpty && text.isEmpty), text.utf8.count <= maxBytes else { return false }
-        value = text
-        return true
+    /// A string (checked as `ObjectReader.optionalString` checks it) or
+    /// null: the string, `.some(nil)` for null, nil to step aside.
+    mutating func textOrNull(nonEmpty: Bool, maxBytes: Int = .max) -> JSONScanner.Text?? {
+        guard let member = scanner.textOrNull() else { return nil }
+        guard let text = member else { return .some(nil) }
+        let count = text.utf8Count
+        guard !(nonEmpty && count == 0), count <= maxBytes else { return nil }
+        return .some(text)
     }
 
-    /// An id or null, as `ObjectReader.optionalIdentifier` reads it.
-    mutating func readIdentifier(_ value: inout String?) -> Bool {
-        guard readString(&value, nonEmpty: true, maxBytes: limits.maximumIDBytes) else { return false }
-        guard let id = value else { return true }
-        return ObjectReader.identifierProblem(id) == nil
+    /// An id (checked as `ObjectReader.optionalIdentifier` checks it) or
+    /// null: the id, `.some(nil)` for null, nil to step aside.
+    mutating func identifierOrNull() -> JSONScanner.Text?? {
+        guard let member = textOrNull(nonEmpty: true, maxBytes: limits.maximumIDBytes) else { return nil }
+        guard let text = member else { return .some(nil) }
+        return text.isIdentifier ? .some(text) : nil
     }
 
-    /// The index of `key` in `names`, marked in `seen`; nil when unknown or seen already.
-    func field(_ key: UnsafeBufferPointer<UInt8>, _ names: [KeyName], seen: inout UInt32) -> Int? {
-        guard let key = KeyName(key, in: scanner.input), let index = names.firstIndex(of: key) else { return nil }
+    /// The index `names` gives `key`, marked in `seen`; nil when unknown or seen already.
+    @inline(__always)
+    func field(_ key: KeyName, _ names: (KeyName) -> Int?, seen: inout UInt32) -> Int? {
+        guard let index = names(key) else { return nil }
         let bit: UInt32 = 1 << index
         guard seen & bit == 0 else { return nil }
         seen |= bit

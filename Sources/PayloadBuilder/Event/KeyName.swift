@@ -1,9 +1,10 @@
 /// A key of at most 16 bytes held in two words, so that finding it among
 /// the event's member names is a few integer comparisons.
-struct KeyName: Equatable {
+struct KeyName: Equatable, ExpressibleByStringLiteral {
+    // The length first: most names differ in it, and `==` compares in this order.
+    private var count: Int
     private var low: UInt64
     private var high: UInt64
-    private var count: Int
 
     /// The key `bytes`, a part of `input`; nil when longer than 16 bytes (no
     /// member name is). Read as two words when 16 bytes of `input` follow
@@ -23,6 +24,15 @@ struct KeyName: Equatable {
         high = count >= 16 ? second : count <= 8 ? 0 : second & ((1 << (UInt64(count - 8) * 8)) - 1)
     }
 
+    /// The key of `count` bytes (at most 15) that are the first bytes of
+    /// `low` and `high` (read little-endian from the input); the rest is dropped.
+    @inline(__always)
+    init(low: UInt64, high: UInt64, count: Int) {
+        self.count = count
+        self.low = count >= 8 ? low : low & ((1 << (UInt64(count) * 8)) - 1)
+        self.high = count <= 8 ? 0 : high & ((1 << (UInt64(count - 8) * 8)) - 1)
+    }
+
     /// A name of at most 16 bytes.
     private init(name bytes: UnsafeBufferPointer<UInt8>) {
         count = bytes.count
@@ -40,6 +50,23 @@ struct KeyName: Equatable {
             }
         }
         return words
+    }
+
+    /// A member name of at most 16 bytes, written as a literal (`case
+    /// "token":`). Inlined, the copy of the literal's bytes folds into two
+    /// constants at compile time.
+    @inline(__always)
+    init(stringLiteral name: StaticString) {
+        let length = name.utf8CodeUnitCount
+        precondition(length <= 16, "a member name is at most 16 bytes")
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { words in
+            words.copyMemory(from: UnsafeRawBufferPointer(start: name.utf8Start, count: length))
+        }
+        count = length
+        // The bytes in memory order, first in the lowest bits, as `init(_:in:)` reads them.
+        low = UInt64(littleEndian: words.0)
+        high = UInt64(littleEndian: words.1)
     }
 
     /// The names, in order (each at most 16 bytes).

@@ -3,76 +3,153 @@
 /// scalar). A lone surrogate, a bad escape or bad UTF-8 gives nil: the
 /// parser's to report.
 extension JSONScanner {
+    /// A string the scanner read, as well-formed UTF-8: a part of the input
+    /// when it holds no escape (the usual string), else its decoded bytes in
+    /// the scanner's `DecodedStrings`. Plain bytes (copying one retains
+    /// nothing); valid while the scanner lives, and no `String` made yet.
+    struct Text {
+        let utf8: UnsafeBufferPointer<UInt8>
+        /// No byte of 0x80 and above.
+        let isASCII: Bool
+
+        /// The number of UTF-8 bytes.
+        var utf8Count: Int { utf8.count }
+
+        /// The string.
+        var string: String {
+            // ASCII that fits in a small string is copied in without a second validation.
+            guard isASCII, utf8.count <= 15 else { return String(decoding: utf8, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: utf8.count) { $0.initialize(fromContentsOf: utf8) }
+        }
+
+        /// Calls `body` with the UTF-8 bytes.
+        @inline(__always)
+        func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            body(utf8)
+        }
+    }
+
+    /// Where strings with escapes are decoded: each at the offset of its
+    /// first byte in the input. A string decodes to at most as many bytes
+    /// as it is written with, so the decoded strings never overlap and all
+    /// stay valid while the scanner lives. Made at the first escape only.
+    final class DecodedStrings {
+        let bytes: UnsafeMutableBufferPointer<UInt8>
+
+        init(capacity: Int) {
+            bytes = .allocate(capacity: capacity)
+        }
+
+        deinit {
+            bytes.deallocate()
+        }
+    }
+
+    /// A string or `null` at `position`: the string, `.some(nil)` for
+    /// null, nil for anything else.
+    mutating func textOrNull() -> Text?? {
+        guard position < input.count else { return nil }
+        if input[position] == UInt8(ascii: "n") { return null() ? .some(nil) : nil }
+        guard let text = text() else { return nil }
+        return .some(text)
+    }
+
     /// The string at `position` (its opening quote), or nil.
     mutating func string() -> String? {
+        text()?.string
+    }
+
+    /// The string at `position` (its opening quote), or nil when it is not
+    /// a well-formed string.
+    @inline(__always)
+    mutating func text() -> Text? {
         guard position < input.count, input[position] == UInt8(ascii: "\"") else { return nil }
         position += 1
         let start = position
+        var isASCII = true
         while position < input.count {
             position = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: position)
             guard position < input.count else { return nil }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+                let text = Text(utf8: UnsafeBufferPointer(rebasing: input[start..<position]), isASCII: isASCII)
                 position += 1
                 return text
             }
-            if byte == UInt8(ascii: "\\") { break }
+            if byte == UInt8(ascii: "\\") { return decodedText(from: start, isASCII: isASCII) }
             if byte < 0x80 || !skipMultibyteScalar() { return nil }
+            isASCII = false
         }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<position]))
+        return nil
+    }
+
+    /// The rest of `text()` from the first escape (at `position`) of the
+    /// string whose first byte is at `start`.
+    @inline(never)
+    private mutating func decodedText(from start: Int, isASCII: Bool) -> Text? {
+        var isASCII = isASCII
+        if decoded == nil { decoded = DecodedStrings(capacity: input.count) }
+        guard let out = decoded?.bytes.baseAddress, let source = input.baseAddress else { return nil }
+        // The bytes before the first escape, as they are.
+        (out + start).update(from: source + start, count: position - start)
+        var end = position
         while position < input.count {
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return Text(utf8: UnsafeBufferPointer(start: out + start, count: end - start), isASCII: isASCII)
             }
             if byte == UInt8(ascii: "\\") {
-                guard unescape() else { return nil }
+                guard let scalar = unescape() else { return nil }
+                if scalar.value >= 0x80 { isASCII = false }
+                for unit in UTF8.encode(scalar)! {
+                    out[end] = unit
+                    end += 1
+                }
             } else if byte < 0x20 {
                 return nil
             } else if byte < 0x80 {
-                scratch.append(byte)
+                out[end] = byte
+                end += 1
                 position += 1
             } else {
                 let scalarStart = position
                 guard skipMultibyteScalar() else { return nil }
-                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[scalarStart..<position]))
+                isASCII = false
+                (out + end).update(from: source + scalarStart, count: position - scalarStart)
+                end += position - scalarStart
             }
         }
         return nil
     }
 
-    /// Appends the escape at `position` (its backslash) to `scratch`.
-    private mutating func unescape() -> Bool {
-        guard position + 1 < input.count else { return false }
+    /// The scalar of the escape at `position` (its backslash), stepped over.
+    private mutating func unescape() -> Unicode.Scalar? {
+        guard position + 1 < input.count else { return nil }
         let byte = input[position + 1]
         position += 2
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
-        case UInt8(ascii: "b"): scratch.append(0x08)
-        case UInt8(ascii: "f"): scratch.append(0x0C)
-        case UInt8(ascii: "n"): scratch.append(0x0A)
-        case UInt8(ascii: "r"): scratch.append(0x0D)
-        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
         case UInt8(ascii: "u"):
-            guard var scalar = hex4() else { return false }
+            guard var scalar = hex4() else { return nil }
             if (0xD800...0xDBFF).contains(scalar) {
                 guard position + 1 < input.count, input[position] == UInt8(ascii: "\\"),
-                      input[position + 1] == UInt8(ascii: "u") else { return false }
+                      input[position + 1] == UInt8(ascii: "u") else { return nil }
                 position += 2
-                guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return false }
+                guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(scalar) {
-                return false
+                return nil
             }
-            guard let unicode = Unicode.Scalar(scalar), let encoded = UTF8.encode(unicode) else { return false }
-            scratch.append(contentsOf: encoded)
+            return Unicode.Scalar(scalar)
         default:
-            return false
+            return nil
         }
-        return true
     }
 
     private mutating func hex4() -> UInt32? {

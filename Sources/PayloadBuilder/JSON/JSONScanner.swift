@@ -9,8 +9,8 @@
 struct JSONScanner {
     let input: UnsafeBufferPointer<UInt8>
     var position = 0
-    /// Unescaped bytes of the string being read (JSONScanner+String.swift).
-    var scratch: [UInt8] = []
+    /// Strings with escapes, decoded (JSONScanner+String.swift); nil until the first.
+    var decoded: DecodedStrings?
 
     init(_ input: UnsafeBufferPointer<UInt8>) {
         self.input = input
@@ -38,7 +38,11 @@ struct JSONScanner {
         ended = false
         guard nextItem(&object, closing: UInt8(ascii: "}"), ended: &ended) else { return nil }
         guard position < input.count, input[position] == UInt8(ascii: "\"") else { return nil }
-        let start = position + 1
+        return nextKey(from: position + 1)
+    }
+
+    /// The key whose first byte is at `start`, and past the `:` after it.
+    private mutating func nextKey(from start: Int) -> UnsafeBufferPointer<UInt8>? {
         // The first quote, backslash, control or non-ASCII byte, a word at a
         // time: the key ends there when it is the closing quote.
         let index = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: start)
@@ -47,6 +51,54 @@ struct JSONScanner {
         guard consume(UInt8(ascii: ":")) else { return nil }
         skipWhitespace()
         return UnsafeBufferPointer(rebasing: input[start..<index])
+    }
+
+    /// `nextKey`, answering the key as a `KeyName`; nil also for a key of
+    /// 16 bytes or more (longer than any member name). When 16 bytes follow
+    /// the key's opening quote, its closing quote is found in those two
+    /// words, without a scan.
+    @inline(__always)
+    mutating func nextKeyName(_ object: inout Container, ended: inout Bool) -> KeyName? {
+        ended = false
+        guard nextItem(&object, closing: UInt8(ascii: "}"), ended: &ended) else { return nil }
+        guard position < input.count, input[position] == UInt8(ascii: "\""), let base = input.baseAddress else { return nil }
+        let start = position + 1
+        guard input.count - start >= 16 else {
+            guard let key = nextKey(from: start), key.count < 16 else { return nil }
+            return KeyName(key, in: input)
+        }
+        let raw = UnsafeRawPointer(base + start)
+        let low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let length: Int
+        let lowStops = Self.keyStops(low)
+        if lowStops != 0 {
+            length = lowStops.trailingZeroBitCount >> 3
+        } else {
+            let highStops = Self.keyStops(high)
+            guard highStops != 0 else { return nil }
+            length = 8 + highStops.trailingZeroBitCount >> 3
+        }
+        // The first byte that ends a plain key must be its closing quote.
+        guard input[start + length] == UInt8(ascii: "\"") else { return nil }
+        position = start + length + 1
+        guard consume(UInt8(ascii: ":")) else { return nil }
+        skipWhitespace()
+        return KeyName(low: low, high: high, count: length)
+    }
+
+    /// The high bit of each byte of `word` that ends a plain key (a quote,
+    /// a backslash, a control character, a byte of 0x80 and above): exact
+    /// for the lowest one, since a borrow only starts at a byte that is one.
+    @inline(__always)
+    static func keyStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroInQuote = (quote &- ones) & ~quote
+        let zeroInBackslash = (backslash &- ones) & ~backslash
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroInQuote | zeroInBackslash | control | word) & (ones &* 0x80)
     }
 
     /// Moves to the next member of an object whose keys may be any string
@@ -101,13 +153,19 @@ struct JSONScanner {
     // MARK: scalars
 
     /// `null`.
-    mutating func null() -> Bool { literal("null") }
+    @inline(__always)
+    mutating func null() -> Bool {
+        position < input.count && input[position] == UInt8(ascii: "n") && literal("null")
+    }
 
     /// `true` or `false`.
     mutating func bool() -> Bool? {
-        if literal("true") { return true }
-        if literal("false") { return false }
-        return nil
+        guard position < input.count else { return nil }
+        switch input[position] {
+        case UInt8(ascii: "t"): return literal("true") ? true : nil
+        case UInt8(ascii: "f"): return literal("false") ? false : nil
+        default: return nil
+        }
     }
 
     /// An integer without fraction or exponent, of at most 18 characters (a
