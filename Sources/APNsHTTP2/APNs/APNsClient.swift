@@ -110,10 +110,14 @@ public final class APNsClient: Sendable {
 
     /// PROTOCOLS.md A5: retry `UnrelatedKeyIdInToken` and `IdleTimeout` on
     /// a new connection, and use a new connection after `Shutdown`.
-    private static let asksForANewConnection: @Sendable (HTTP2Response) -> Bool = { response in
-        // Only the reason is read here, not the retry delay, so no clock is needed.
-        let rejection = APNsRejection(response: response, apnsID: nil, now: 0)
-        return rejection.action == .retryOnNewConnection || rejection.reason == .shutdown
+    ///
+    /// Only the body's reason is read (on the loop thread, for every non-200
+    /// answer): the reasons that ask for it come from Apple's table alone, never
+    /// from the fallback on the status, so an answer without a reason never does.
+    static let asksForANewConnection: @Sendable (HTTP2Response) -> Bool = { response in
+        guard let reason = APNsRejection.Body(response.body).reason else { return false }
+        return reason == APNsReason.unrelatedKeyIDInToken.rawValue || reason == APNsReason.idleTimeout.rawValue
+            || reason == APNsReason.shutdown.rawValue
     }
 
     private static func isTokenRejection(_ outcome: Result<APNsOutcome, TransportError>) -> Bool {
@@ -162,15 +166,43 @@ extension APNsRejection {
     /// Reads `{"reason": "...", "timestamp": ms}` from an APNs error response;
     /// a `Retry-After` date is read against `now` (epoch seconds).
     init(response: HTTP2Response, apnsID: String?, now: Int64) {
-        var reason = APNsReason("Status\(response.status)")
-        var timestamp: Int64?
-        if let document = try? JSONParser.parse(response.body) {
-            if case let .string(text)? = document["reason"] { reason = APNsReason(text) }
-            if case let .int(milliseconds)? = document["timestamp"] { timestamp = milliseconds }
+        let body = Body(response.body)
+        if let reason = body.reason {
+            self.init(status: response.status, reason: APNsReason(reason), timestamp: body.timestamp, apnsID: apnsID)
+        } else {
+            // No reason: named after the status, which alone decides (no
+            // documented reason is called `Status…`, so the table is not asked).
+            self.init(status: response.status, reason: APNsReason("Status\(response.status)"), timestamp: body.timestamp,
+                      apnsID: apnsID, action: APNsReason.action(status: response.status))
         }
-        self.init(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID)
         if case .retry = action, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0, now: now) }) {
             action = .retry(after: after)
+        }
+    }
+
+    /// What an APNs error body (`{"reason": "...", "timestamp": ms}`) says.
+    struct Body {
+        var reason: String?
+        var timestamp: Int64?
+
+        init(_ bytes: [UInt8]) {
+            // Only an object has members: a body that cannot be one (an HTML
+            // error page from a proxy) is not parsed (the parser's error
+            // message alone costs more than the rest of the answer).
+            guard Self.mayBeObject(bytes), let document = try? JSONParser.parse(bytes) else { return }
+            if case let .string(text)? = document["reason"] { reason = text }
+            if case let .int(milliseconds)? = document["timestamp"] { timestamp = milliseconds }
+        }
+
+        /// Whether the first byte after JSON whitespace (RFC 8259) opens an object.
+        static func mayBeObject(_ bytes: [UInt8]) -> Bool {
+            for byte in bytes {
+                switch byte {
+                case 0x20, 0x09, 0x0A, 0x0D: continue
+                default: return byte == UInt8(ascii: "{")
+                }
+            }
+            return false
         }
     }
 
