@@ -9,13 +9,14 @@ import Foundation
 /// touches it from then on (nghttp2 callbacks run on that thread). Its result
 /// is delivered exactly once, guarded by `finished`.
 final class PendingStream: @unchecked Sendable {
-    let request: HTTP2Request
     let deadline: ContinuousClock.Instant
     private let batch: BatchCompletion
     private let index: Int
     private(set) var finished = false
 
     var streamID: Int32 = 0
+    /// Its slot in the connection's `InFlightStreams` while open there, else -1.
+    var slot = -1
     var status: Int?
     var responseHeaders: [HTTPHeader] = []
     var responseBody: [UInt8] = []
@@ -26,11 +27,27 @@ final class PendingStream: @unchecked Sendable {
     private(set) var nameValues: UnsafeMutableBufferPointer<nghttp2_nv>?
 
     /// `startedAt` + the request's timeout is its deadline.
-    init(request: HTTP2Request, batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
-        self.request = request
+    init(batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
         self.batch = batch
         self.index = index
-        deadline = startedAt + request.timeout
+        deadline = startedAt + batch.requests[index].timeout
+    }
+
+    /// The request's timeout (for messages).
+    var timeout: Duration { batch.requests[index].timeout }
+
+    /// The request has a body (a DATA frame follows its headers).
+    var hasBody: Bool { !batch.requests[index].body.isEmpty }
+
+    /// Copies the next part of the body, up to `capacity` bytes, into
+    /// `buffer`; returns the count and whether the body is now all sent.
+    func nextBodyChunk(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, done: Bool) {
+        batch.requests[index].body.withUnsafeBufferPointer { body in
+            let count = min(body.count - bodyOffset, capacity)
+            if count > 0 { buffer.update(from: body.baseAddress! + bodyOffset, count: count) }
+            bodyOffset += count
+            return (count, bodyOffset == body.count)
+        }
     }
 
     deinit {
@@ -43,6 +60,14 @@ final class PendingStream: @unchecked Sendable {
     /// allocation that also holds the name/value array. Headers named in
     /// `unindexed` (names as bytes) are sent never indexed.
     func buildHeaderBlock(fixed: UnsafeBufferPointer<nghttp2_nv>, unindexed: [[UInt8]]) -> UnsafeMutableBufferPointer<nghttp2_nv> {
+        // The request is read where it is, in its batch: no copy, no retain of its parts.
+        batch.requests.withUnsafeBufferPointer { requests in
+            buildHeaderBlock(for: requests[index], fixed: fixed, unindexed: unindexed)
+        }
+    }
+
+    private func buildHeaderBlock(for request: HTTP2Request, fixed: UnsafeBufferPointer<nghttp2_nv>,
+                                  unindexed: [[UInt8]]) -> UnsafeMutableBufferPointer<nghttp2_nv> {
         let count = fixed.count + 2 + (request.authorization == nil ? 0 : 1) + request.headers.count
         var textBytes = ":method".utf8.count + request.method.utf8.count + ":path".utf8.count + request.path.utf8.count
         if let authorization = request.authorization { textBytes += "authorization".utf8.count + authorization.utf8.count }
@@ -111,41 +136,5 @@ final class PendingStream: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         batch.complete(index, result)
-    }
-}
-
-/// The results of a group of requests sent together, and what to call when
-/// the last of them is done: one wake-up of the caller per batch instead of
-/// one per request, which is what lets a 500-recipient event go out at the
-/// connection's speed.
-///
-/// `@unchecked Sendable`: before the batch is handed to a connection's loop
-/// thread only the sending thread touches it; afterwards only the loop thread
-/// does. `deliver` is called exactly once, when `remaining` hits 0.
-final class BatchCompletion: @unchecked Sendable {
-    typealias Results = [Result<HTTP2Response, TransportError>]
-    private var results: [Result<HTTP2Response, TransportError>?]
-    private var remaining: Int
-    private let deliver: @Sendable (Results) -> Void
-
-    init(count: Int, deliver: @escaping @Sendable (Results) -> Void) {
-        // A batch of one (the usual notify: one device per provider) needs no
-        // array to gather into: `remaining` says whether it has finished.
-        results = count == 1 ? [] : Array(repeating: nil, count: count)
-        remaining = count
-        self.deliver = deliver
-        if count == 0 { deliver([]) }
-    }
-
-    func complete(_ index: Int, _ result: Result<HTTP2Response, TransportError>) {
-        if results.isEmpty {
-            guard remaining == 1 else { return }
-            remaining = 0
-            return deliver([result])
-        }
-        guard results[index] == nil else { return }
-        results[index] = result
-        remaining -= 1
-        if remaining == 0 { deliver(results.map { $0! }) }
     }
 }
