@@ -62,4 +62,28 @@ final class APNsRejectionTests: XCTestCase {
             XCTAssertEqual(asks(400, body), full.action == .retryOnNewConnection || full.reason == .shutdown, reason)
         }
     }
+
+    func testTheStatusReasonIsStatusAndTheCode() {
+        for status in [100, 200, 403, 404, 410, 429, 500, 503, 999, 99, 1000, 0, -1] {
+            XCTAssertEqual(APNsRejection.statusReason(status), "Status\(status)")
+        }
+    }
+
+    func testTheApnsIDIsTheFirstHeaderOfThatName() {
+        let headers = [HTTPHeader("apns-topic", "t"), HTTPHeader("apns-idx", "no"), HTTPHeader("apns-ID", "no"),
+                       HTTPHeader("apns-id", "first"), HTTPHeader("apns-id", "second")]
+        XCTAssertEqual(APNsClient.apnsID(in: headers), "first")
+        XCTAssertNil(APNsClient.apnsID(in: Array(headers.prefix(3))))
+        XCTAssertNil(APNsClient.apnsID(in: []))
+    }
+
+    func testProviderTokenReasonsAreTheFiveAboutTheToken() {
+        let about: [APNsReason] = [.expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .missingProviderToken,
+                                   .badEnvironmentKeyIDInToken]
+        for reason in about { XCTAssertTrue(APNsRejection(status: 403, reason: reason).isAboutTheProviderToken, "\(reason)") }
+        for reason: APNsReason in [.badDeviceToken, .unrelatedKeyIDInToken, .badCertificate, .tooManyRequests, APNsReason("Status403"),
+                                   APNsReason("ExpiredProviderTokeN"), APNsReason("")] {
+            XCTAssertFalse(APNsRejection(status: 403, reason: reason).isAboutTheProviderToken, "\(reason)")
+        }
+    }
 }

@@ -150,15 +150,25 @@ public final class APNsClient: Sendable {
 
     private func classify(_ requests: [ProviderRequest],
                           _ responses: [Result<HTTP2Response, TransportError>]) -> [Result<APNsOutcome, TransportError>] {
-        // By index: a request is read only when the answer lacks its apns-id,
-        // not copied (with its strings, headers and body) for every answer.
-        responses.indices.map { index in
-            responses[index].map { response in
-                let apnsID = response.header("apns-id") ?? requests[index].header("apns-id")
-                if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
-                return .rejected(APNsRejection(response: response, apnsID: apnsID, now: now()))
+        // By index: a request is read in place (not copied, with its strings,
+        // headers and body) and only when the answer lacks its apns-id.
+        requests.withUnsafeBufferPointer { requests in
+            responses.indices.map { index in
+                responses[index].map { response in
+                    let apnsID = Self.apnsID(in: response.headers) ?? Self.apnsID(in: requests[index].headers)
+                    if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
+                    return .rejected(APNsRejection(response: response, apnsID: apnsID, now: now()))
+                }
             }
         }
+    }
+
+    /// The first `apns-id` header's value; names of another length are passed
+    /// over without a string comparison.
+    static func apnsID(in headers: [HTTPHeader]) -> String? {
+        let length = "apns-id".utf8.count
+        for header in headers where header.name.utf8.count == length && header.name == "apns-id" { return header.value }
+        return nil
     }
 }
 
@@ -172,12 +182,23 @@ extension APNsRejection {
         } else {
             // No reason: named after the status, which alone decides (no
             // documented reason is called `Status…`, so the table is not asked).
-            self.init(status: response.status, reason: APNsReason("Status\(response.status)"), timestamp: body.timestamp,
+            self.init(status: response.status, reason: APNsReason(Self.statusReason(response.status)), timestamp: body.timestamp,
                       apnsID: apnsID, action: APNsReason.action(status: response.status))
         }
         if case .retry = action, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0, now: now) }) {
             action = .retry(after: after)
         }
+    }
+
+    /// `Status` and the status code: the reason of an answer that gives none.
+    /// Three-digit codes (all of HTTP's) are written without string interpolation.
+    static func statusReason(_ status: Int) -> String {
+        guard (100...999).contains(status) else { return "Status\(status)" }
+        // "Status" and three digits: 9 bytes, a small string (no allocation).
+        var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+            UInt8(ascii: "S"), UInt8(ascii: "t"), UInt8(ascii: "a"), UInt8(ascii: "t"), UInt8(ascii: "u"), UInt8(ascii: "s"),
+            UInt8(ascii: "0") + UInt8(status / 100), UInt8(ascii: "0") + UInt8(status / 10 % 10), UInt8(ascii: "0") + UInt8(status % 10))
+        return withUnsafeBytes(of: &text) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// What an APNs error body (`{"reason": "...", "timestamp": ms}`) says.
@@ -208,10 +229,12 @@ extension APNsRejection {
 
     /// True for the reasons that are about the provider token itself.
     var isAboutTheProviderToken: Bool {
-        Self.providerTokenReasons.contains(reason)
+        // Asked of every rejection: lengths first, no hashing of the reason.
+        let length = reason.rawValue.utf8.count
+        return Self.providerTokenReasons.contains { $0.rawValue.utf8.count == length && $0 == reason }
     }
 
-    private static let providerTokenReasons: Set<APNsReason> = [
+    private static let providerTokenReasons: [APNsReason] = [
         .expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken,
     ]
 }
