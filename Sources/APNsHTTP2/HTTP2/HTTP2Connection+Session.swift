@@ -84,10 +84,7 @@ extension HTTP2Connection {
     fileprivate func data(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
         guard let stream = pendingStream(streamID) else { return }
         let limit = options.maximumResponseBody
-        stream._withUnsafeGuaranteedRef { stream in
-            let room = limit - stream.responseBody.count
-            if room > 0 { stream.responseBody.append(contentsOf: chunk.prefix(room)) }
-        }
+        stream._withUnsafeGuaranteedRef { $0.appendBody(chunk, limit: limit) }
     }
 
     /// A stream ended: a complete response, a refusal (not processed: safe to

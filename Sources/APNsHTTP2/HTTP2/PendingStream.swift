@@ -139,6 +139,20 @@ final class PendingStream: @unchecked Sendable {
         (UnsafeMutablePointer(mutating: text.utf8Start), text.utf8CodeUnitCount)
     }
 
+    /// Adds a chunk of the response body, keeping at most `limit` bytes in
+    /// all. The first chunk (usually the only one) becomes the body in one
+    /// allocation of its size, rather than growing an empty array.
+    func appendBody(_ chunk: UnsafeBufferPointer<UInt8>, limit: Int) {
+        let room = limit - responseBody.count
+        guard room > 0, !chunk.isEmpty else { return }
+        let part = UnsafeBufferPointer(rebasing: chunk.prefix(room))
+        if responseBody.isEmpty {
+            responseBody = Array(part)
+        } else {
+            responseBody.append(contentsOf: part)
+        }
+    }
+
     /// Delivers the result, once; later calls are ignored.
     func finish(_ result: Result<HTTP2Response, TransportError>) {
         guard !finished else { return }

@@ -2,9 +2,10 @@
 import CNGHTTP2
 import XCTest
 
-/// A stream's header block says exactly what its request says: names,
-/// values, order and indexing flags, whatever the request's text.
-final class PendingStreamHeaderBlockTests: XCTestCase {
+/// A stream's header block says exactly what its request says (names,
+/// values, order and indexing flags, whatever the request's text), and
+/// its response body is the chunks received, up to the limit.
+final class PendingStreamTests: XCTestCase {
     private struct Field: Equatable, CustomStringConvertible {
         var name: [UInt8]
         var value: [UInt8]
@@ -63,5 +64,20 @@ final class PendingStreamHeaderBlockTests: XCTestCase {
         for request in requests {
             XCTAssertEqual(built(request), expected(request), "\(request)")
         }
+    }
+
+    func testTheResponseBodyIsTheChunksInOrderUpToTheLimit() {
+        func body(_ chunks: [String], limit: Int) -> String {
+            let batch = BatchCompletion(requests: [HTTP2Request(path: "/")]) { _ in }
+            let stream = PendingStream(batch: batch, index: 0, startedAt: .now)
+            for chunk in chunks { Array(chunk.utf8).withUnsafeBufferPointer { stream.appendBody($0, limit: limit) } }
+            return String(decoding: stream.responseBody, as: UTF8.self)
+        }
+        XCTAssertEqual(body(["{\"reason\":", "\"Unregistered\"}"], limit: 100), "{\"reason\":\"Unregistered\"}")
+        XCTAssertEqual(body(["", "abc", "", "def"], limit: 100), "abcdef")
+        XCTAssertEqual(body(["abcdef"], limit: 4), "abcd")
+        XCTAssertEqual(body(["ab", "cdef", "gh"], limit: 4), "abcd")
+        XCTAssertEqual(body(["abcd", "ef"], limit: 4), "abcd")
+        XCTAssertEqual(body(["abc"], limit: 0), "")
     }
 }
