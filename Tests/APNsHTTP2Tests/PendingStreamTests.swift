@@ -80,4 +80,16 @@ final class PendingStreamTests: XCTestCase {
         XCTAssertEqual(body(["abcd", "ef"], limit: 4), "abcd")
         XCTAssertEqual(body(["abc"], limit: 0), "")
     }
+
+    func testTheResponseTakesTheStreamsHeadersAndBody() {
+        let batch = BatchCompletion(requests: [HTTP2Request(path: "/")]) { _ in }
+        let stream = PendingStream(batch: batch, index: 0, startedAt: .now)
+        stream.responseHeaders = [HTTPHeader("apns-id", "a"), HTTPHeader("retry-after", "5")]
+        Array(#"{"reason":"Shutdown"}"#.utf8).withUnsafeBufferPointer { stream.appendBody($0, limit: 100) }
+        let response = stream.takeResponse(status: 503)
+        XCTAssertEqual(response, HTTP2Response(status: 503, headers: [HTTPHeader("apns-id", "a"), HTTPHeader("retry-after", "5")],
+                                               body: Array(#"{"reason":"Shutdown"}"#.utf8)))
+        XCTAssertEqual(stream.responseHeaders, [])
+        XCTAssertEqual(stream.responseBody, [])
+    }
 }

@@ -153,11 +153,16 @@ public final class APNsClient: Sendable {
         // By index: a request is read in place (not copied, with its strings,
         // headers and body) and only when the answer lacks its apns-id.
         requests.withUnsafeBufferPointer { requests in
-            responses.indices.map { index in
-                responses[index].map { response in
-                    let apnsID = Self.apnsID(in: response.headers) ?? Self.apnsID(in: requests[index].headers)
-                    if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
-                    return .rejected(APNsRejection(response: response, apnsID: apnsID, now: now()))
+            responses.withUnsafeBufferPointer { responses in
+                responses.indices.map { index -> Result<APNsOutcome, TransportError> in
+                    switch responses[index] {
+                    case let .failure(error):
+                        return .failure(error)
+                    case let .success(response):
+                        let apnsID = Self.apnsID(in: response.headers) ?? Self.apnsID(in: requests[index].headers)
+                        if response.status == 200 { return .success(.accepted(apnsID: apnsID ?? "")) }
+                        return .success(.rejected(APNsRejection(response: response, apnsID: apnsID, now: now())))
+                    }
                 }
             }
         }

@@ -11,21 +11,45 @@
 final class BatchCompletion: @unchecked Sendable {
     typealias Results = [Result<HTTP2Response, TransportError>]
     let requests: [HTTP2Request]
-    /// Filled in place (no optional per result to unwrap into a second array
-    /// at the end); `filled` says which positions hold their real result.
-    private var results: Results
-    private var filled: [Bool]
-    private var remaining: Int
+    /// One stored property for everything `complete` changes: one access
+    /// (and one exclusivity check) per result instead of one per field.
+    private var state: State
     private let deliver: @Sendable (Results) -> Void
+
+    private struct State {
+        /// Filled in place (no optional per result to unwrap into a second
+        /// array at the end); `filled` says which positions hold their real result.
+        var results: Results
+        var filled: [Bool]
+        var remaining: Int
+
+        /// Files `result`; the results once the last one is in (handed over,
+        /// not kept), else nil. A second result for a position, or any after
+        /// the last, is ignored.
+        mutating func add(_ index: Int, _ result: Result<HTTP2Response, TransportError>) -> Results? {
+            guard remaining > 0 else { return nil }
+            if filled.isEmpty {
+                remaining = 0
+                return [result]
+            }
+            guard !filled[index] else { return nil }
+            filled[index] = true
+            results[index] = result
+            remaining -= 1
+            guard remaining == 0 else { return nil }
+            var delivered: Results = []
+            swap(&delivered, &results)
+            return delivered
+        }
+    }
 
     init(requests: [HTTP2Request], deliver: @escaping @Sendable (Results) -> Void) {
         self.requests = requests
         let count = requests.count
         // A batch of one (the usual notify: one device per provider) needs no
         // array to gather into: `remaining` says whether it has finished.
-        results = count == 1 ? [] : Array(repeating: .failure(Self.placeholder), count: count)
-        filled = count == 1 ? [] : Array(repeating: false, count: count)
-        remaining = count
+        state = State(results: count == 1 ? [] : Array(repeating: .failure(Self.placeholder), count: count),
+                      filled: count == 1 ? [] : Array(repeating: false, count: count), remaining: count)
         self.deliver = deliver
         if count == 0 { deliver([]) }
     }
@@ -34,20 +58,6 @@ final class BatchCompletion: @unchecked Sendable {
     private static let placeholder = TransportError(.notSent, "")
 
     func complete(_ index: Int, _ result: Result<HTTP2Response, TransportError>) {
-        guard remaining > 0 else { return }
-        if filled.isEmpty {
-            remaining = 0
-            return deliver([result])
-        }
-        guard !filled[index] else { return }
-        filled[index] = true
-        results[index] = result
-        remaining -= 1
-        if remaining == 0 {
-            // Handed over, not kept: the receiver owns the only reference.
-            var delivered: Results = []
-            swap(&delivered, &results)
-            deliver(delivered)
-        }
+        if let results = state.add(index, result) { deliver(results) }
     }
 }

@@ -96,7 +96,7 @@ extension HTTP2Connection {
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
             answeredAny = true
-            let response = HTTP2Response(status: status, headers: stream.responseHeaders, body: stream.responseBody)
+            let response = stream.takeResponse(status: status)
             if status != 200, let retires = options.retiresConnection, retires(response) { shutdown() }
             complete(stream, .success(response))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):

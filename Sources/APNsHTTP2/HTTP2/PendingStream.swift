@@ -153,6 +153,16 @@ final class PendingStream: @unchecked Sendable {
         }
     }
 
+    /// The complete response, its headers and body moved out of the stream
+    /// (not shared with it: the stream is done with them).
+    func takeResponse(status: Int) -> HTTP2Response {
+        var headers: [HTTPHeader] = []
+        var body: [UInt8] = []
+        swap(&headers, &responseHeaders)
+        swap(&body, &responseBody)
+        return HTTP2Response(status: status, headers: headers, body: body)
+    }
+
     /// Delivers the result, once; later calls are ignored.
     func finish(_ result: Result<HTTP2Response, TransportError>) {
         guard !finished else { return }
