@@ -65,7 +65,11 @@ extension HTTP2Connection {
         let now = ContinuousClock.now
         guard now >= nextTimerCheck else { return }
         nextTimerCheck = now + Self.timerResolution
-        inFlight.forEach { stream in
+        // Over a snapshot, as the dictionary this replaced was walked: a result
+        // delivered here runs its caller's completion, which must not meet a
+        // table still being read.
+        let snapshot = inFlight
+        snapshot.forEach { stream in
             guard stream.deadline <= now else { return }
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, NGHTTP2_CANCEL.rawValue)
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
