@@ -71,18 +71,30 @@ enum APNsBenchmark {
     }
 
     private static func measure(client: APNsClient, requests: [ProviderRequest], options: Options) async -> Result {
+        let issued = IssuedCounter()
+        // The batches a sender can send (the same requests, from each start):
+        // made before the clock starts, so the sender's loop measures the
+        // client, not copies of rendered requests into a new array per batch.
+        var batches: [Int: [ProviderRequest]] = [:]
+        for worker in 0..<options.concurrency {
+            var first = worker * options.batch % requests.count
+            while batches[first] == nil {
+                batches[first] = (0..<options.batch).map { requests[(first + $0) % requests.count] }
+                first = (first + options.batch * options.concurrency) % requests.count
+            }
+        }
+        let prepared = batches
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + .milliseconds(Int(options.seconds * 1000))
-        let issued = IssuedCounter()
         let totals = await withTaskGroup(of: Result.self) { group in
             for worker in 0..<options.concurrency {
                 group.addTask {
                     var local = Result()
-                    var next = worker * options.batch
+                    var next = worker * options.batch % requests.count
                     while clock.now < deadline, issued.next(options.batch) <= options.count {
-                        let batch = (0..<options.batch).map { requests[(next + $0) % requests.count] }
-                        next += options.batch * options.concurrency
+                        let batch = prepared[next]!
+                        next = (next + options.batch * options.concurrency) % requests.count
                         for outcome in await client.send(batch) {
                             switch outcome {
                             case .success(.accepted): local.accepted += 1

@@ -12,7 +12,8 @@ final class BatchCompletionTests: XCTestCase {
     /// order; returns every delivery.
     private func deliveries(count: Int, _ calls: [(Int, Outcome)]) -> [[Outcome]] {
         let delivered = Locked<[[Outcome]]>([])
-        let batch = BatchCompletion(count: count) { results in delivered.withLock { $0.append(results) } }
+        let requests = Array(repeating: HTTP2Request(path: "/"), count: count)
+        let batch = BatchCompletion(requests: requests) { results in delivered.withLock { $0.append(results) } }
         for (index, outcome) in calls { batch.complete(index, outcome) }
         return delivered.withLock { $0 }
     }
@@ -26,5 +27,16 @@ final class BatchCompletionTests: XCTestCase {
         // The general rule, on a batch of two, for the same sequence of one position.
         XCTAssertEqual(deliveries(count: 2, [(1, first), (1, second), (0, second)]), [[second, first]])
         XCTAssertEqual(deliveries(count: 0, []), [[]], "an empty batch is delivered at once")
+    }
+
+    func testResultsArriveInRequestOrderWhateverTheOrderTheyFinishIn() {
+        let outcomes: [Outcome] = (0..<5).map { .success(HTTP2Response(status: 200 + $0)) }
+        let order = [3, 0, 4, 1, 2]
+        XCTAssertEqual(deliveries(count: 5, order.map { ($0, outcomes[$0]) }), [outcomes])
+        // Late and repeated results change nothing once delivered.
+        let late: Outcome = .failure(TransportError(.timeout, "late"))
+        XCTAssertEqual(deliveries(count: 3, [(2, outcomes[2]), (2, late), (0, outcomes[0]), (1, outcomes[1]), (1, late)]),
+                       [[outcomes[0], outcomes[1], outcomes[2]]])
+        XCTAssertEqual(deliveries(count: 3, [(2, outcomes[2]), (0, outcomes[0])]), [], "one missing: nothing yet")
     }
 }

@@ -110,10 +110,14 @@ public final class APNsClient: Sendable {
 
     /// PROTOCOLS.md A5: retry `UnrelatedKeyIdInToken` and `IdleTimeout` on
     /// a new connection, and use a new connection after `Shutdown`.
-    private static let asksForANewConnection: @Sendable (HTTP2Response) -> Bool = { response in
-        // Only the reason is read here, not the retry delay, so no clock is needed.
-        let rejection = APNsRejection(response: response, apnsID: nil, now: 0)
-        return rejection.action == .retryOnNewConnection || rejection.reason == .shutdown
+    ///
+    /// Only the body's reason is read (on the loop thread, for every non-200
+    /// answer): the reasons that ask for it come from Apple's table alone, never
+    /// from the fallback on the status, so an answer without a reason never does.
+    static let asksForANewConnection: @Sendable (HTTP2Response) -> Bool = { response in
+        guard let reason = APNsRejection.Body(response.body).reason else { return false }
+        return reason == APNsReason.unrelatedKeyIDInToken.rawValue || reason == APNsReason.idleTimeout.rawValue
+            || reason == APNsReason.shutdown.rawValue
     }
 
     private static func isTokenRejection(_ outcome: Result<APNsOutcome, TransportError>) -> Bool {
@@ -146,15 +150,30 @@ public final class APNsClient: Sendable {
 
     private func classify(_ requests: [ProviderRequest],
                           _ responses: [Result<HTTP2Response, TransportError>]) -> [Result<APNsOutcome, TransportError>] {
-        // By index: a request is read only when the answer lacks its apns-id,
-        // not copied (with its strings, headers and body) for every answer.
-        responses.indices.map { index in
-            responses[index].map { response in
-                let apnsID = response.header("apns-id") ?? requests[index].header("apns-id")
-                if response.status == 200 { return .accepted(apnsID: apnsID ?? "") }
-                return .rejected(APNsRejection(response: response, apnsID: apnsID, now: now()))
+        // By index: a request is read in place (not copied, with its strings,
+        // headers and body) and only when the answer lacks its apns-id.
+        requests.withUnsafeBufferPointer { requests in
+            responses.withUnsafeBufferPointer { responses in
+                responses.indices.map { index -> Result<APNsOutcome, TransportError> in
+                    switch responses[index] {
+                    case let .failure(error):
+                        return .failure(error)
+                    case let .success(response):
+                        let apnsID = Self.apnsID(in: response.headers) ?? Self.apnsID(in: requests[index].headers)
+                        if response.status == 200 { return .success(.accepted(apnsID: apnsID ?? "")) }
+                        return .success(.rejected(APNsRejection(response: response, apnsID: apnsID, now: now())))
+                    }
+                }
             }
         }
+    }
+
+    /// The first `apns-id` header's value; names of another length are passed
+    /// over without a string comparison.
+    static func apnsID(in headers: [HTTPHeader]) -> String? {
+        let length = "apns-id".utf8.count
+        for header in headers where header.name.utf8.count == length && header.name == "apns-id" { return header.value }
+        return nil
     }
 }
 
@@ -162,24 +181,65 @@ extension APNsRejection {
     /// Reads `{"reason": "...", "timestamp": ms}` from an APNs error response;
     /// a `Retry-After` date is read against `now` (epoch seconds).
     init(response: HTTP2Response, apnsID: String?, now: Int64) {
-        var reason = APNsReason("Status\(response.status)")
-        var timestamp: Int64?
-        if let document = try? JSONParser.parse(response.body) {
-            if case let .string(text)? = document["reason"] { reason = APNsReason(text) }
-            if case let .int(milliseconds)? = document["timestamp"] { timestamp = milliseconds }
+        let body = Body(response.body)
+        if let reason = body.reason {
+            self.init(status: response.status, reason: APNsReason(reason), timestamp: body.timestamp, apnsID: apnsID)
+        } else {
+            // No reason: named after the status, which alone decides (no
+            // documented reason is called `Status…`, so the table is not asked).
+            self.init(status: response.status, reason: APNsReason(Self.statusReason(response.status)), timestamp: body.timestamp,
+                      apnsID: apnsID, action: APNsReason.action(status: response.status))
         }
-        self.init(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID)
         if case .retry = action, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0, now: now) }) {
             action = .retry(after: after)
         }
     }
 
-    /// True for the reasons that are about the provider token itself.
-    var isAboutTheProviderToken: Bool {
-        Self.providerTokenReasons.contains(reason)
+    /// `Status` and the status code: the reason of an answer that gives none.
+    /// Three-digit codes (all of HTTP's) are written without string interpolation.
+    static func statusReason(_ status: Int) -> String {
+        guard (100...999).contains(status) else { return "Status\(status)" }
+        // "Status" and three digits: 9 bytes, a small string (no allocation).
+        var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+            UInt8(ascii: "S"), UInt8(ascii: "t"), UInt8(ascii: "a"), UInt8(ascii: "t"), UInt8(ascii: "u"), UInt8(ascii: "s"),
+            UInt8(ascii: "0") + UInt8(status / 100), UInt8(ascii: "0") + UInt8(status / 10 % 10), UInt8(ascii: "0") + UInt8(status % 10))
+        return withUnsafeBytes(of: &text) { String(decoding: $0, as: UTF8.self) }
     }
 
-    private static let providerTokenReasons: Set<APNsReason> = [
+    /// What an APNs error body (`{"reason": "...", "timestamp": ms}`) says.
+    struct Body {
+        var reason: String?
+        var timestamp: Int64?
+
+        init(_ bytes: [UInt8]) {
+            // Only an object has members: a body that cannot be one (an HTML
+            // error page from a proxy) is not parsed (the parser's error
+            // message alone costs more than the rest of the answer).
+            guard Self.mayBeObject(bytes), let document = try? JSONParser.parse(bytes) else { return }
+            if case let .string(text)? = document["reason"] { reason = text }
+            if case let .int(milliseconds)? = document["timestamp"] { timestamp = milliseconds }
+        }
+
+        /// Whether the first byte after JSON whitespace (RFC 8259) opens an object.
+        static func mayBeObject(_ bytes: [UInt8]) -> Bool {
+            for byte in bytes {
+                switch byte {
+                case 0x20, 0x09, 0x0A, 0x0D: continue
+                default: return byte == UInt8(ascii: "{")
+                }
+            }
+            return false
+        }
+    }
+
+    /// True for the reasons that are about the provider token itself.
+    var isAboutTheProviderToken: Bool {
+        // Asked of every rejection: lengths first, no hashing of the reason.
+        let length = reason.rawValue.utf8.count
+        return Self.providerTokenReasons.contains { $0.rawValue.utf8.count == length && $0 == reason }
+    }
+
+    private static let providerTokenReasons: [APNsReason] = [
         .expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken,
     ]
 }

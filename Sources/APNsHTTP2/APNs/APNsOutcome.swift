@@ -25,6 +25,15 @@ public struct APNsRejection: Sendable, Equatable {
         action = reason.action(status: status)
     }
 
+    /// With the action already decided (a reason known not to be in Apple's table).
+    init(status: Int, reason: APNsReason, timestamp: Int64?, apnsID: String?, action: APNsAction) {
+        self.status = status
+        self.reason = reason
+        self.timestamp = timestamp
+        self.apnsID = apnsID
+        self.action = action
+    }
+
     /// True when the caller must delete the device token.
     public var dropsToken: Bool { action == .dropToken }
 }

@@ -71,8 +71,11 @@ public enum APNsAction: Sendable, Equatable {
 extension APNsReason {
     /// The action for this reason at `status`, per Apple's table.
     public func action(status: Int) -> APNsAction {
-        if let action = Self.actions[rawValue] { return action }
-        // Unknown reasons: decide by status.
+        Self.actions[rawValue] ?? Self.action(status: status)
+    }
+
+    /// The action for a reason not in Apple's table: decided by the status.
+    static func action(status: Int) -> APNsAction {
         switch status {
         case 410: return .dropToken
         case 429, 500...599: return .retry(after: nil)

@@ -186,7 +186,9 @@ extension HTTP2Connection {
         waiting.append(contentsOf: queued)
         failWaiting(notSent)
         if case let .close(lost) = lifecycle.failed(reason) {
-            for stream in inFlight.values { complete(stream, .failure(lifecycle.failure(ofStream: stream.streamID, lost: lost))) }
+            // Over a snapshot (see `checkTimers`).
+            let snapshot = inFlight
+            snapshot.forEach { stream in complete(stream, .failure(lifecycle.failure(ofStream: stream.streamID, lost: lost))) }
         }
         inFlight.removeAll()
         if didConnect, givenAny, !answeredAny, ContinuousClock.now - connectedAt < Self.healthyLifetime {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import CNGHTTP2
 import Synchronization
 import PushGWSync
@@ -57,11 +60,11 @@ extension HTTP2Connection {
 
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let stream = pendingStream(streamID) else { return }
-        if name.elementsEqual(":status".utf8) {
+        if Self.bytes(name, equal: Self.statusName) {
             var status = 0
             for digit in value where digit >= 0x30 && digit <= 0x39 { status = status * 10 + Int(digit - 0x30) }
             stream._withUnsafeGuaranteedRef { $0.status = status }
-        } else if let kept = keptHeaderBytes, !kept.contains(where: { $0.elementsEqual(name) }) {
+        } else if let kept = keptHeaderBytes, !kept.contains(where: { Self.bytes(name, equal: $0) }) {
             return
         } else {
             let header = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
@@ -69,24 +72,31 @@ extension HTTP2Connection {
         }
     }
 
+    private static let statusName = Array(":status".utf8)
+
+    /// Byte equality, lengths first (most names differ in length): no
+    /// generic sequence walk per response header.
+    private static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, equal other: [UInt8]) -> Bool {
+        guard bytes.count == other.count else { return false }
+        return other.withUnsafeBufferPointer { other in bytes.count == 0 || memcmp(bytes.baseAddress!, other.baseAddress!, bytes.count) == 0 }
+    }
+
     fileprivate func data(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
         guard let stream = pendingStream(streamID) else { return }
         let limit = options.maximumResponseBody
-        stream._withUnsafeGuaranteedRef { stream in
-            let room = limit - stream.responseBody.count
-            if room > 0 { stream.responseBody.append(contentsOf: chunk.prefix(room)) }
-        }
+        stream._withUnsafeGuaranteedRef { $0.appendBody(chunk, limit: limit) }
     }
 
     /// A stream ended: a complete response, a refusal (not processed: safe to
     /// re-send), or a reset. A stream that already ended by timeout only
     /// gives back its load slot (`finish` ignores a second result).
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
-        guard let stream = inFlight.removeValue(forKey: streamID) else { return }
+        // nghttp2 still has the stream (and its user data) during this callback.
+        guard let stream = pendingStream(streamID)?.takeUnretainedValue(), inFlight.remove(stream) else { return }
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
             answeredAny = true
-            let response = HTTP2Response(status: status, headers: stream.responseHeaders, body: stream.responseBody)
+            let response = stream.takeResponse(status: status)
             if status != 200, let retires = options.retiresConnection, retires(response) { shutdown() }
             complete(stream, .success(response))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):
@@ -119,41 +129,35 @@ extension HTTP2Connection {
         }
     }
 
-    fileprivate func bodyChunk(_ stream: PendingStream, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (Int, Bool) {
-        let remaining = stream.request.body.count - stream.bodyOffset
-        let count = min(remaining, capacity)
-        stream.request.body.withUnsafeBufferPointer { body in
-            buffer.update(from: body.baseAddress! + stream.bodyOffset, count: count)
-        }
-        stream.bodyOffset += count
-        return (count, stream.bodyOffset == stream.request.body.count)
-    }
 }
 
 func nghttp2Message(_ call: String, _ code: Int32) -> String {
     "\(call) failed: \(String(cString: nghttp2_strerror(code)))"
 }
 
-private func connection(_ userData: UnsafeMutableRawPointer?) -> HTTP2Connection {
-    Unmanaged<HTTP2Connection>.fromOpaque(userData!).takeUnretainedValue()
+/// The connection a callback is for, lent without a retain: the session's
+/// user data is the connection, which outlives its session.
+private func withConnection<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Connection) -> Result) -> Result {
+    Unmanaged<HTTP2Connection>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
 }
 
 private let onHeaderCallback: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let name, let value else { return 0 }
-    connection(userData).header(streamID: frame.pointee.hd.stream_id,
-                                name: UnsafeBufferPointer(start: name, count: nameLength),
-                                value: UnsafeBufferPointer(start: value, count: valueLength))
+    withConnection(userData) {
+        $0.header(streamID: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+                  value: UnsafeBufferPointer(start: value, count: valueLength))
+    }
     return 0
 }
 
 private let onDataChunkCallback: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
     guard let data else { return 0 }
-    connection(userData).data(streamID: streamID, chunk: UnsafeBufferPointer(start: data, count: length))
+    withConnection(userData) { $0.data(streamID: streamID, chunk: UnsafeBufferPointer(start: data, count: length)) }
     return 0
 }
 
 private let onStreamCloseCallback: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
-    connection(userData).streamClosed(streamID: streamID, errorCode: errorCode)
+    withConnection(userData) { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
     return 0
 }
 
@@ -166,17 +170,20 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
         if let opaque = goaway.opaque_data, goaway.opaque_data_len > 0 {
             debug = String(decoding: UnsafeBufferPointer(start: opaque, count: min(goaway.opaque_data_len, 512)), as: UTF8.self)
         }
-        connection(userData).frameReceived(goaway: true, lastStreamID: goaway.last_stream_id, debug: debug, pingAck: false)
+        withConnection(userData) { $0.frameReceived(goaway: true, lastStreamID: goaway.last_stream_id, debug: debug, pingAck: false) }
     } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
-        connection(userData).frameReceived(goaway: false, debug: nil, pingAck: true)
+        withConnection(userData) { $0.frameReceived(goaway: false, debug: nil, pingAck: true) }
     }
     return 0
 }
 
-let readBodyCallback: nghttp2_data_source_read_callback = { _, _, buffer, length, flags, source, userData in
+/// The source is the stream (held by the connection's in-flight table
+/// while nghttp2 may read its body), lent without a retain.
+let readBodyCallback: nghttp2_data_source_read_callback = { _, _, buffer, length, flags, source, _ in
     guard let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr).takeUnretainedValue()
-    let (count, done) = connection(userData).bodyChunk(stream, into: buffer, capacity: length)
+    let (count, done) = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr)._withUnsafeGuaranteedRef {
+        $0.nextBodyChunk(into: buffer, capacity: length)
+    }
     if done { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
     return count
 }

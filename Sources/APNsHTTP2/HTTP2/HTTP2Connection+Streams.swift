@@ -20,15 +20,15 @@ extension HTTP2Connection {
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                                                  read_callback: readBodyCallback)
             let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
-            let streamID = stream.request.body.isEmpty
-                ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
-                : nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
+            let streamID = stream.hasBody
+                ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
+                : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
             if streamID < 0 {
                 complete(stream, .failure(TransportError(.notSent, nghttp2Message("nghttp2_submit_request", streamID))))
                 continue
             }
             stream.streamID = streamID
-            inFlight[streamID] = stream
+            inFlight.insert(stream)
         }
     }
 
@@ -65,9 +65,14 @@ extension HTTP2Connection {
         let now = ContinuousClock.now
         guard now >= nextTimerCheck else { return }
         nextTimerCheck = now + Self.timerResolution
-        for (streamID, stream) in inFlight where stream.deadline <= now {
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
-            stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.request.timeout)")))
+        // Over a snapshot, as the dictionary this replaced was walked: a result
+        // delivered here runs its caller's completion, which must not meet a
+        // table still being read.
+        let snapshot = inFlight
+        snapshot.forEach { stream in
+            guard stream.deadline <= now else { return }
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, NGHTTP2_CANCEL.rawValue)
+            stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
         }
         expireWaiting(now: now, "no stream slot on \(host) within the timeout")
         if let pingSentAt {

@@ -68,7 +68,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// The inbox's queue as last taken, emptied: swapped back in on the next drain.
     var drained: [PendingStream] = []
     var waitingHead = 0
-    var inFlight: [Int32: PendingStream] = [:]
+    var inFlight = InFlightStreams()
     var output: [UInt8] = []
     var outputOffset = 0
     /// The last write would have blocked: poll for writability.
@@ -192,9 +192,9 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// dispatcher's notify path uses it to answer without a task hop.
     func send(_ requests: [HTTP2Request], startedAt: ContinuousClock.Instant,
               completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
-        let batch = BatchCompletion(count: requests.count, deliver: completion)
+        let batch = BatchCompletion(requests: requests, deliver: completion)
         guard !requests.isEmpty else { return }
-        var streams = requests.enumerated().map { PendingStream(request: $1, batch: batch, index: $0, startedAt: startedAt) }
+        var streams = requests.indices.map { PendingStream(batch: batch, index: $0, startedAt: startedAt) }
         // A request whose time is already up is not sent at all: it ends now,
         // on this thread, before the others are handed to the loop.
         let now = ContinuousClock.now

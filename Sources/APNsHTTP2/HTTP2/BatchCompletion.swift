@@ -1,0 +1,63 @@
+/// The requests of a group sent together, their results, and what to call
+/// when the last of them is done: one wake-up of the caller per batch instead
+/// of one per request, which is what lets a 500-recipient event go out at the
+/// connection's speed. Each stream reads its request here, in place: no
+/// copy of a request (and of its strings and arrays) per stream.
+///
+/// `@unchecked Sendable`: before the batch is handed to a connection's loop
+/// thread only the sending thread touches it; afterwards only the loop thread
+/// does. `deliver` is called exactly once, when `remaining` hits 0; `requests`
+/// never changes.
+final class BatchCompletion: @unchecked Sendable {
+    typealias Results = [Result<HTTP2Response, TransportError>]
+    let requests: [HTTP2Request]
+    /// One stored property for everything `complete` changes: one access
+    /// (and one exclusivity check) per result instead of one per field.
+    private var state: State
+    private let deliver: @Sendable (Results) -> Void
+
+    private struct State {
+        /// Filled in place (no optional per result to unwrap into a second
+        /// array at the end); `filled` says which positions hold their real result.
+        var results: Results
+        var filled: [Bool]
+        var remaining: Int
+
+        /// Files `result`; the results once the last one is in (handed over,
+        /// not kept), else nil. A second result for a position, or any after
+        /// the last, is ignored.
+        mutating func add(_ index: Int, _ result: Result<HTTP2Response, TransportError>) -> Results? {
+            guard remaining > 0 else { return nil }
+            if filled.isEmpty {
+                remaining = 0
+                return [result]
+            }
+            guard !filled[index] else { return nil }
+            filled[index] = true
+            results[index] = result
+            remaining -= 1
+            guard remaining == 0 else { return nil }
+            var delivered: Results = []
+            swap(&delivered, &results)
+            return delivered
+        }
+    }
+
+    init(requests: [HTTP2Request], deliver: @escaping @Sendable (Results) -> Void) {
+        self.requests = requests
+        let count = requests.count
+        // A batch of one (the usual notify: one device per provider) needs no
+        // array to gather into: `remaining` says whether it has finished.
+        state = State(results: count == 1 ? [] : Array(repeating: .failure(Self.placeholder), count: count),
+                      filled: count == 1 ? [] : Array(repeating: false, count: count), remaining: count)
+        self.deliver = deliver
+        if count == 0 { deliver([]) }
+    }
+
+    /// What a position holds until its result arrives (never delivered).
+    private static let placeholder = TransportError(.notSent, "")
+
+    func complete(_ index: Int, _ result: Result<HTTP2Response, TransportError>) {
+        if let results = state.add(index, result) { deliver(results) }
+    }
+}

@@ -1,0 +1,49 @@
+/// The streams a connection has open, in a table of slots: each stream
+/// knows its slot (`PendingStream.slot`), and the connection finds a stream
+/// by its id through nghttp2's stream user data, so adding and removing one
+/// hashes nothing. Freed slots are reused; the table never holds more slots
+/// than the most streams open at once.
+///
+/// Loop-thread state of one connection, like the streams it holds.
+struct InFlightStreams {
+    private var slots: [PendingStream?] = []
+    private var freeSlots: [Int] = []
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func insert(_ stream: PendingStream) {
+        if let slot = freeSlots.popLast() {
+            slots[slot] = stream
+            stream.slot = slot
+        } else {
+            stream.slot = slots.count
+            slots.append(stream)
+        }
+        count += 1
+    }
+
+    /// Takes `stream` out; false when it is not in the table.
+    mutating func remove(_ stream: PendingStream) -> Bool {
+        let slot = stream.slot
+        guard slot >= 0, slot < slots.count, slots[slot] === stream else { return false }
+        slots[slot] = nil
+        stream.slot = -1
+        freeSlots.append(slot)
+        count -= 1
+        return true
+    }
+
+    /// Calls `body` with each open stream, in no particular order; `body`
+    /// must not add or remove streams.
+    func forEach(_ body: (PendingStream) -> Void) {
+        for case let stream? in slots { body(stream) }
+    }
+
+    mutating func removeAll() {
+        forEach { $0.slot = -1 }
+        slots.removeAll()
+        freeSlots.removeAll()
+        count = 0
+    }
+}

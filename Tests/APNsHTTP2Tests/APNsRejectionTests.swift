@@ -1,0 +1,89 @@
+@testable import APNsHTTP2
+import XCTest
+
+/// Reading an APNs error answer: the reason and timestamp from a JSON body,
+/// the status alone when there is none, and whether the answer asks for a
+/// new connection.
+final class APNsRejectionTests: XCTestCase {
+    private func rejection(_ status: Int, _ body: String, headers: [HTTPHeader] = []) -> APNsRejection {
+        APNsRejection(response: HTTP2Response(status: status, headers: headers, body: Array(body.utf8)), apnsID: nil, now: 1_000)
+    }
+
+    func testAJSONBodyGivesTheReasonAndTimestamp() {
+        let gone = rejection(410, #"{"reason":"Unregistered","timestamp":1700000000000}"#)
+        XCTAssertEqual(gone.reason, .unregistered)
+        XCTAssertEqual(gone.timestamp, 1_700_000_000_000)
+        XCTAssertEqual(gone.action, .dropToken)
+        // JSON whitespace before the object, and escapes inside the reason.
+        let spaced = rejection(400, " \t\r\n{ \"reason\" : \"BadDevice\\u0054oken\" }")
+        XCTAssertEqual(spaced.reason, .badDeviceToken)
+        XCTAssertEqual(spaced.action, .dropToken)
+    }
+
+    func testWithoutAReasonTheStatusDecides() {
+        let html = "<html><head><title>404 Not Found</title></head><body></body></html>"
+        for (status, body, action) in [(410, html, APNsAction.dropToken), (503, "", .retry(after: nil)), (403, "{}", .configurationError),
+                                       (400, "[1]", .doNotRetry), (429, "\"reason\"", .retry(after: nil)), (500, " x{", .retry(after: nil)),
+                                       (404, html, .doNotRetry), (400, #"{"reason":7}"#, .doNotRetry),
+                                       (410, #"{"timestamp":5}"#, .dropToken)] {
+            let answer = rejection(status, body)
+            XCTAssertEqual(answer.reason, APNsReason("Status\(status)"), body)
+            XCTAssertEqual(answer.action, action, body)
+            XCTAssertEqual(answer.action, APNsReason("Status\(status)").action(status: status), "as the table would say: \(body)")
+        }
+        XCTAssertEqual(rejection(410, #"{"timestamp":5}"#).timestamp, 5)
+        XCTAssertNil(rejection(410, html).timestamp)
+    }
+
+    func testARetryAfterHeaderTimesTheRetry() {
+        let busy = rejection(429, #"{"reason":"TooManyRequests"}"#, headers: [HTTPHeader("retry-after", "30")])
+        XCTAssertEqual(busy.action, .retry(after: .seconds(30)))
+        let noReason = rejection(503, "<html></html>", headers: [HTTPHeader("retry-after", "5")])
+        XCTAssertEqual(noReason.action, .retry(after: .seconds(5)))
+    }
+
+    func testOnlyUnrelatedKeyIdleTimeoutAndShutdownAskForANewConnection() {
+        func asks(_ status: Int, _ body: String) -> Bool {
+            APNsClient.asksForANewConnection(HTTP2Response(status: status, body: Array(body.utf8)))
+        }
+        XCTAssertTrue(asks(403, #"{"reason":"UnrelatedKeyIdInToken"}"#))
+        XCTAssertTrue(asks(400, #"{"reason":"IdleTimeout"}"#))
+        XCTAssertTrue(asks(503, #"{"reason":"Shutdown"}"#))
+        XCTAssertTrue(asks(503, " {\"reason\":\"\\u0053hutdown\"}"), "an escaped reason is still the reason")
+        XCTAssertFalse(asks(503, #"{"reason":"ServiceUnavailable"}"#))
+        XCTAssertFalse(asks(410, #"{"reason":"Unregistered"}"#))
+        XCTAssertFalse(asks(503, "Shutdown"), "not JSON: no reason")
+        XCTAssertFalse(asks(503, "<html>Shutdown</html>"))
+        XCTAssertFalse(asks(503, ""))
+        // Agrees with the full classification on every documented reason.
+        for reason in ["UnrelatedKeyIdInToken", "IdleTimeout", "Shutdown", "BadDeviceToken", "ExpiredProviderToken", "TooManyRequests"] {
+            let body = #"{"reason":"\#(reason)"}"#
+            let full = rejection(400, body)
+            XCTAssertEqual(asks(400, body), full.action == .retryOnNewConnection || full.reason == .shutdown, reason)
+        }
+    }
+
+    func testTheStatusReasonIsStatusAndTheCode() {
+        for status in [100, 200, 403, 404, 410, 429, 500, 503, 999, 99, 1000, 0, -1] {
+            XCTAssertEqual(APNsRejection.statusReason(status), "Status\(status)")
+        }
+    }
+
+    func testTheApnsIDIsTheFirstHeaderOfThatName() {
+        let headers = [HTTPHeader("apns-topic", "t"), HTTPHeader("apns-idx", "no"), HTTPHeader("apns-ID", "no"),
+                       HTTPHeader("apns-id", "first"), HTTPHeader("apns-id", "second")]
+        XCTAssertEqual(APNsClient.apnsID(in: headers), "first")
+        XCTAssertNil(APNsClient.apnsID(in: Array(headers.prefix(3))))
+        XCTAssertNil(APNsClient.apnsID(in: []))
+    }
+
+    func testProviderTokenReasonsAreTheFiveAboutTheToken() {
+        let about: [APNsReason] = [.expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .missingProviderToken,
+                                   .badEnvironmentKeyIDInToken]
+        for reason in about { XCTAssertTrue(APNsRejection(status: 403, reason: reason).isAboutTheProviderToken, "\(reason)") }
+        for reason: APNsReason in [.badDeviceToken, .unrelatedKeyIDInToken, .badCertificate, .tooManyRequests, APNsReason("Status403"),
+                                   APNsReason("ExpiredProviderTokeN"), APNsReason("")] {
+            XCTAssertFalse(APNsRejection(status: 403, reason: reason).isAboutTheProviderToken, "\(reason)")
+        }
+    }
+}
