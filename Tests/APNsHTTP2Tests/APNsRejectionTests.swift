@@ -86,4 +86,14 @@ final class APNsRejectionTests: XCTestCase {
             XCTAssertFalse(APNsRejection(status: 403, reason: reason).isAboutTheProviderToken, "\(reason)")
         }
     }
+
+    /// The token question and the action agree on a reason spelled with
+    /// other, canonically equivalent scalars (U+212A KELVIN SIGN for "K"):
+    /// both compare as the reason table does.
+    func testTheProviderTokenQuestionAgreesWithTheActionOnEquivalentSpellings() {
+        let kelvin = APNsRejection(status: 403, reason: APNsReason("BadEnvironment\u{212A}eyIdInToken"))
+        XCTAssertEqual(kelvin.reason, .badEnvironmentKeyIDInToken)
+        XCTAssertTrue(kelvin.isAboutTheProviderToken)
+        XCTAssertEqual(kelvin.action, APNsRejection(status: 403, reason: .badEnvironmentKeyIDInToken).action)
+    }
 }

@@ -151,8 +151,10 @@ public final class APNsClient: Sendable {
     private func classify(_ requests: [ProviderRequest],
                           _ responses: [Result<HTTP2Response, TransportError>]) -> [Result<APNsOutcome, TransportError>] {
         // By index: a request is read in place (not copied, with its strings,
-        // headers and body) and only when the answer lacks its apns-id.
-        requests.withUnsafeBufferPointer { requests in
+        // headers and body) and only when the answer lacks its apns-id. The
+        // connection layer gives one result per request, in order.
+        precondition(requests.count == responses.count, "\(responses.count) results for \(requests.count) requests")
+        return requests.withUnsafeBufferPointer { requests in
             responses.withUnsafeBufferPointer { responses in
                 responses.indices.map { index -> Result<APNsOutcome, TransportError> in
                     switch responses[index] {
@@ -188,7 +190,7 @@ extension APNsRejection {
             // No reason: named after the status, which alone decides (no
             // documented reason is called `Status…`, so the table is not asked).
             self.init(status: response.status, reason: APNsReason(Self.statusReason(response.status)), timestamp: body.timestamp,
-                      apnsID: apnsID, action: APNsReason.action(status: response.status))
+                      apnsID: apnsID, action: APNsReason.actionForUnlistedReason(status: response.status))
         }
         if case .retry = action, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0, now: now) }) {
             action = .retry(after: after)
@@ -196,14 +198,8 @@ extension APNsRejection {
     }
 
     /// `Status` and the status code: the reason of an answer that gives none.
-    /// Three-digit codes (all of HTTP's) are written without string interpolation.
     static func statusReason(_ status: Int) -> String {
-        guard (100...999).contains(status) else { return "Status\(status)" }
-        // "Status" and three digits: 9 bytes, a small string (no allocation).
-        var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
-            UInt8(ascii: "S"), UInt8(ascii: "t"), UInt8(ascii: "a"), UInt8(ascii: "t"), UInt8(ascii: "u"), UInt8(ascii: "s"),
-            UInt8(ascii: "0") + UInt8(status / 100), UInt8(ascii: "0") + UInt8(status / 10 % 10), UInt8(ascii: "0") + UInt8(status % 10))
-        return withUnsafeBytes(of: &text) { String(decoding: $0, as: UTF8.self) }
+        "Status" + String(status)
     }
 
     /// What an APNs error body (`{"reason": "...", "timestamp": ms}`) says.
@@ -234,9 +230,9 @@ extension APNsRejection {
 
     /// True for the reasons that are about the provider token itself.
     var isAboutTheProviderToken: Bool {
-        // Asked of every rejection: lengths first, no hashing of the reason.
-        let length = reason.rawValue.utf8.count
-        return Self.providerTokenReasons.contains { $0.rawValue.utf8.count == length && $0 == reason }
+        // Asked of every rejection: a scan of five, no hashing of the reason;
+        // `==` as the reason table's lookup compares, so the two always agree.
+        Self.providerTokenReasons.contains { $0 == reason }
     }
 
     private static let providerTokenReasons: [APNsReason] = [

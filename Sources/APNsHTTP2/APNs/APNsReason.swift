@@ -71,11 +71,11 @@ public enum APNsAction: Sendable, Equatable {
 extension APNsReason {
     /// The action for this reason at `status`, per Apple's table.
     public func action(status: Int) -> APNsAction {
-        Self.actions[rawValue] ?? Self.action(status: status)
+        Self.actions[rawValue] ?? Self.actionForUnlistedReason(status: status)
     }
 
     /// The action for a reason not in Apple's table: decided by the status.
-    static func action(status: Int) -> APNsAction {
+    static func actionForUnlistedReason(status: Int) -> APNsAction {
         switch status {
         case 410: return .dropToken
         case 429, 500...599: return .retry(after: nil)
