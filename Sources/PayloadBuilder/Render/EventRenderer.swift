@@ -83,7 +83,7 @@ public struct EventRenderer: Sendable {
                 apnsIDs = ids
                 requests.append(ProviderRequest(
                     platform: .apns, recipientIndex: index, token: recipients[index].token, origin: apns.baseURL,
-                    path: Concatenation.join("/3/device/", recipients[index].token),
+                    path: Concatenation.join(literal: "/3/device/", recipients[index].token),
                     headers: [
                         ProviderRequest.Header("apns-topic", apns.topic),
                         ProviderRequest.Header("apns-push-type", "alert"),
