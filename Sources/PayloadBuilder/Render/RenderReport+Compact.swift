@@ -62,12 +62,40 @@ extension RenderReport {
         request.headers.withUnsafeBufferPointer { headers in
             for index in headers.indices {
                 out.append(UInt8(ascii: ","))
-                out.appendMember(dynamicKey: headers[index].name, headers[index].value)
+                appendHeader(headers[index], at: index, of: request.platform, to: &out)
             }
         }
         out.appendLiteral("},\"body\":")
         out.append(request.body)
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// `"name":"value"` for one header. The renderer writes its headers in
+    /// a fixed order: a name equal to the renderer's at its place, and the
+    /// two values that never vary (`application/json`, `alert`), are
+    /// written as literals after a compare with a string literal (two words
+    /// when both are the same literal); anything else (a renamed, reordered
+    /// or added header) is escaped like every other string.
+    @inline(__always)
+    private static func appendHeader(_ header: borrowing ProviderRequest.Header, at index: Int, of platform: Platform,
+                                     to out: inout ByteWriter) {
+        switch (platform, index) {
+        case (.fcm, 0) where header.name == "content-type": out.appendLiteral("\"content-type\":")
+        case (.apns, 0) where header.name == "apns-topic": out.appendLiteral("\"apns-topic\":")
+        case (.apns, 1) where header.name == "apns-push-type": out.appendLiteral("\"apns-push-type\":")
+        case (.apns, 2) where header.name == "apns-priority": out.appendLiteral("\"apns-priority\":")
+        case (.apns, 3) where header.name == "apns-expiration": out.appendLiteral("\"apns-expiration\":")
+        case (.apns, 4) where header.name == "apns-id": out.appendLiteral("\"apns-id\":")
+        case (.apns, 5) where header.name == "apns-collapse-id": out.appendLiteral("\"apns-collapse-id\":")
+        default:
+            out.appendJSONString(header.name)
+            out.append(UInt8(ascii: ":"))
+        }
+        switch (platform, index) {
+        case (.fcm, 0) where header.value == "application/json": out.appendLiteral("\"application/json\"")
+        case (.apns, 1) where header.value == "alert": out.appendLiteral("\"alert\"")
+        default: out.appendJSONString(header.value)
+        }
     }
 
     private static func appendCompact(_ persona: borrowing CommunicationPersona, to out: inout ByteWriter) {
