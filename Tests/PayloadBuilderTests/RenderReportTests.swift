@@ -95,4 +95,48 @@ final class RenderReportTests: XCTestCase {
             assertCompactMatchesWriter(swapped, "request \(requestIndex) with the other platform")
         }
     }
+
+    /// The providers' usual origins are written as literals after a compare;
+    /// every origin, usual or not, under either platform, matches the
+    /// `JSONWriter` path.
+    func testOriginsUsualOrNotMatchTheJSONWriterPath() throws {
+        let seed = try GoldenPayloadTests.render("seed-chat-sdk")
+        let origins = [APNsTarget.production, APNsTarget.sandbox, FCMTarget.production,
+                       String(decoding: Array(APNsTarget.production.utf8), as: UTF8.self),
+                       APNsTarget.production + "/", "https://api.push.apple.co", "", "https://h\"o\\st\u{1}é"]
+        for requestIndex in seed.requests.indices {
+            for platform in [Platform.apns, .fcm] {
+                for origin in origins {
+                    var rendered = seed
+                    rendered.requests[requestIndex].platform = platform
+                    rendered.requests[requestIndex].origin = origin
+                    assertCompactMatchesWriter(rendered, "\(platform) request \(requestIndex) from \(origin.debugDescription)")
+                }
+            }
+        }
+    }
+
+    /// The avatar's URL is copied from the persona's when they are equal;
+    /// equal or not, escaped or not, in every avatar state, the bytes are
+    /// the `JSONWriter` path's.
+    func testTheAvatarURLMatchesTheJSONWriterPathWhetherOrNotItIsTheSenders() throws {
+        let seed = try GoldenPayloadTests.render("seed-chat-sdk")
+        let urls = ["https://example.com/a.jpeg", "https://example.com/a.jpe", "https://ex\"am\\ple\u{1}.com/é👋", "",
+                    seed.persona.sender.avatarURL ?? "none"]
+        for senderURL in urls.map(Optional.some) + [nil] {
+            for url in urls {
+                let states: [AvatarState] = [
+                    .unchecked(url: url), .ok(url: url, mime: "image/jpeg", bytes: 10, sha256: "ab"),
+                    .dropped(url: url, reason: "too \"big\""), .none,
+                ]
+                for state in states {
+                    var rendered = seed
+                    rendered.persona.sender.avatarURL = senderURL
+                    rendered.persona.me.avatarURL = url
+                    rendered.avatar = state
+                    assertCompactMatchesWriter(rendered, "sender \(senderURL.debugDescription), \(state)")
+                }
+            }
+        }
+    }
 }

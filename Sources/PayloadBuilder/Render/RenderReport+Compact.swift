@@ -35,9 +35,10 @@ extension RenderReport {
             out.append(UInt8(ascii: "}"))
         }
         out.appendLiteral("],\"persona\":")
-        appendCompact(rendered.persona, to: &out)
+        let senderAvatar = appendCompact(rendered.persona, to: &out)
         out.appendLiteral(",\"avatar\":")
-        appendCompact(rendered.avatar, to: &out)
+        // The avatar's URL is usually the sender's, just written: copied, not escaped again.
+        appendCompact(rendered.avatar, written: senderAvatar.map { (rendered.persona.sender.avatarURL, $0) }, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 
@@ -56,7 +57,7 @@ extension RenderReport {
         // `method` is always POST.
         out.appendLiteral(",\"method\":\"POST\",\"url\":\"")
         // `url` is origin + path; escaping is per byte, so the halves are escaped apart.
-        out.appendJSONStringContent(request.origin)
+        appendOrigin(request.origin, of: request.platform, to: &out)
         out.appendJSONStringContent(request.path)
         out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\"")
         request.headers.withUnsafeBufferPointer { headers in
@@ -98,11 +99,12 @@ extension RenderReport {
         }
     }
 
-    private static func appendCompact(_ persona: borrowing CommunicationPersona, to out: inout ByteWriter) {
+    /// Returns where the sender's avatar URL was written, quoted, if it was.
+    private static func appendCompact(_ persona: borrowing CommunicationPersona, to out: inout ByteWriter) -> Range<Int>? {
         out.appendLiteral("{\"sender\":")
-        appendCompact(persona.sender, to: &out)
+        let senderAvatar = appendCompact(persona.sender, to: &out)
         out.appendLiteral(",\"me\":")
-        appendCompact(persona.me, to: &out)
+        _ = appendCompact(persona.me, to: &out)
         out.appendLiteral(",\"conversation_id\":")
         out.appendJSONString(persona.conversationID)
         out.appendLiteral(",\"group_name\":")
@@ -110,9 +112,11 @@ extension RenderReport {
         out.appendLiteral(",\"content\":")
         out.appendJSONString(persona.content)
         out.append(UInt8(ascii: "}"))
+        return senderAvatar
     }
 
-    private static func appendCompact(_ person: borrowing CommunicationPersona.Person, to out: inout ByteWriter) {
+    /// Returns where the avatar URL was written, quoted, if it was.
+    private static func appendCompact(_ person: borrowing CommunicationPersona.Person, to out: inout ByteWriter) -> Range<Int>? {
         out.appendLiteral("{\"id\":")
         appendOptional(person.id, to: &out)
         out.appendLiteral(",\"display_name\":")
@@ -125,24 +129,50 @@ extension RenderReport {
             out.appendJSONString(person.handleType)
         }
         out.appendLiteral(person.isMe ? ",\"is_me\":true" : ",\"is_me\":false")
+        var written: Range<Int>?
         if let avatar = person.avatarURL {
             out.appendLiteral(",\"avatar\":")
+            let start = out.count
             out.appendJSONString(avatar)
+            written = start..<out.count
         }
         out.append(UInt8(ascii: "}"))
+        return written
     }
 
-    private static func appendCompact(_ avatar: AvatarState, to out: inout ByteWriter) {
+    /// Writes an origin: the providers' usual ones (the configuration's
+    /// defaults) as literals after a compare, any other escaped.
+    @inline(__always)
+    private static func appendOrigin(_ origin: String, of platform: Platform, to out: inout ByteWriter) {
+        switch platform {
+        case .apns where origin == APNsTarget.production: out.appendLiteral("https://api.push.apple.com")
+        case .apns where origin == APNsTarget.sandbox: out.appendLiteral("https://api.sandbox.push.apple.com")
+        case .fcm where origin == FCMTarget.production: out.appendLiteral("https://fcm.googleapis.com")
+        default: out.appendJSONStringContent(origin)
+        }
+    }
+
+    /// `written` is a string already written quoted, and where: a URL equal
+    /// to it is copied from there rather than escaped again.
+    private static func appendCompact(_ avatar: AvatarState, written: (text: String?, quoted: Range<Int>)?,
+                                      to out: inout ByteWriter) {
+        func appendURL(_ url: String) {
+            if let written, url == written.text {
+                out.appendCopy(of: written.quoted)
+            } else {
+                out.appendJSONString(url)
+            }
+        }
         switch avatar {
         case .none:
             out.appendLiteral("{\"state\":\"none\",\"reason\":\"the event has no sender.avatar_url\"}")
         case let .unchecked(url):
             out.appendLiteral("{\"state\":\"none\",\"reason\":\"not checked: rendered without the avatar resolver, URL forwarded as given\",\"url\":")
-            out.appendJSONString(url)
+            appendURL(url)
             out.append(UInt8(ascii: "}"))
         case let .ok(url, mime, bytes, sha256):
             out.appendLiteral("{\"state\":\"ok\",\"reason\":null,\"url\":")
-            out.appendJSONString(url)
+            appendURL(url)
             out.appendLiteral(",\"mime\":")
             out.appendJSONString(mime)
             out.appendLiteral(",\"bytes\":")
@@ -154,7 +184,7 @@ extension RenderReport {
             out.appendLiteral("{\"state\":\"dropped\",\"reason\":")
             out.appendJSONString(reason)
             out.appendLiteral(",\"url\":")
-            out.appendJSONString(url)
+            appendURL(url)
             out.append(UInt8(ascii: "}"))
         }
     }
