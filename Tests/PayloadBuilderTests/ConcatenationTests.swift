@@ -23,4 +23,15 @@ final class ConcatenationTests: XCTestCase {
         XCTAssertEqual(Concatenation.join(sliced, "/messages:send"), "\(sliced)/messages:send")
         XCTAssertEqual(Concatenation.join(decoded, ": ", decoded), "\(decoded): \(decoded)")
     }
+
+    /// A literal prefix joins like interpolation, for every kind of text after it.
+    func testALiteralPrefixJoinsLikeInterpolation() {
+        let pieces = ["", "a", "37791233165968", "Nghĩa", "🎥 Video", String(repeating: "0f", count: 32),
+                      "\u{0}\"\\", String(repeating: "é👋", count: 40), String("xx/v1/projects".dropFirst(2)),
+                      String(decoding: Array("Tran Nghĩa".utf8), as: UTF8.self)]
+        for text in pieces {
+            XCTAssertEqual(Array(Concatenation.join(literal: "/3/device/", text).utf8), Array("/3/device/\(text)".utf8))
+            XCTAssertEqual(Array(Concatenation.join(literal: "é:", text).utf8), Array("é:\(text)".utf8))
+        }
+    }
 }

@@ -227,19 +227,44 @@ final class RenderFastPathTests: XCTestCase {
         try assertMatchesReference(event, app: app, avatar: .unchecked(url: "https://h/a.jpeg"), "renamed keys")
     }
 
-    /// The one-allocation FCM bodies against the piece-by-piece ones (APNs
-    /// payloads, with every badge, are checked against the plain rules above).
+    /// The FCM bodies assembled at the end of the plan's store against the
+    /// piece-by-piece ones (APNs payloads, with every badge, are checked
+    /// against the plain rules above); the store is left as it was, also
+    /// when a body makes it grow (a long text fills it first).
     func testPerDeviceAssemblyMatchesTheSimpleAppends() throws {
-        let (event, app) = try baseEvent()
-        let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
-        let content = plan.content(language: "vi", shortenedTo: nil)
-        let fcm = FCMTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &plan.store)
-        let tokens = Self.awkward + [EventFixture.fcmToken, EventFixture.apnsToken, String(repeating: "a\"", count: 300)]
-        for token in tokens {
-            for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
-                let simple = plan.store.withContents { fcm.simpleBody(token: token, badge: badge, store: $0) }
-                XCTAssertEqual(fcm.body(token: token, badge: badge, store: plan.store), simple,
-                               "\(token.debugDescription) \(String(describing: badge))")
+        for text in ["", String(repeating: "Tiếng Việt 👋 ", count: 150)] {
+            var (event, app) = try baseEvent()
+            event.message.text = text
+            let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
+            let content = plan.content(language: "vi", shortenedTo: nil)
+            let fcm = FCMTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &plan.store)
+            let tokens = Self.awkward + [EventFixture.fcmToken, EventFixture.apnsToken, String(repeating: "a\"", count: 300),
+                                         String(repeating: "t", count: 5_000)]
+            for token in tokens {
+                for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
+                    let storeBefore = plan.store.bytes
+                    let simple = plan.store.withContents { fcm.simpleBody(token: token, badge: badge, store: $0) }
+                    XCTAssertEqual(fcm.body(token: token, badge: badge, store: &plan.store), simple,
+                                   "\(token.debugDescription) \(String(describing: badge))")
+                    XCTAssertEqual(plan.store.bytes, storeBefore, "the store after \(token.debugDescription)")
+                }
+            }
+            // APNs payloads (checked byte for byte against the plain rules
+            // above) leave the store as they found it too, and are the same
+            // each time; a store filled to its capacity grows for them.
+            let apns = APNsTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &plan.store)
+            for filler in [0, 6_144 - plan.store.count, 6_144 - plan.store.count - 10] where filler >= 0 {
+                let mark = plan.store.count
+                for _ in 0..<filler { plan.store.append(UInt8(ascii: "x")) }
+                for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
+                    let storeBefore = plan.store.bytes
+                    let first = apns.payload(badge: badge, store: &plan.store)
+                    XCTAssertEqual(plan.store.bytes, storeBefore, "the store after badge \(String(describing: badge))")
+                    XCTAssertEqual(apns.payload(badge: badge, store: &plan.store), first)
+                    XCTAssertEqual(first.count, apns.countedBytes - RenderPlan.badgeReserve
+                                   + (badge.map { ",\"badge\":\($0)".utf8.count } ?? 0))
+                }
+                plan.store.truncate(to: mark)
             }
         }
     }
@@ -253,7 +278,7 @@ final class RenderFastPathTests: XCTestCase {
         let fitted = try plan.fitted(event: event, language: "vi", limit: RenderPlan.payloadLimit,
                                      build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                      size: { $0.countedBytes })
-        let fittedPayload = fitted.payload(badge: 1, store: plan.store)
+        let fittedPayload = fitted.payload(badge: 1, store: &plan.store)
         XCTAssertLessThanOrEqual(fitted.countedBytes, RenderPlan.payloadLimit)
         guard case let .string(text) = try JSONParser.parse(fittedPayload)[path: "aps.alert.body"] else {
             return XCTFail("no alert body in \(String(decoding: fittedPayload, as: UTF8.self))")
@@ -262,7 +287,7 @@ final class RenderFastPathTests: XCTestCase {
         let alone = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
         let shortened = String(text.drop(while: { $0 != ":" }).dropFirst(2))
         let built = APNsTemplate(plan: alone, content: shortened, dataText: shortened, into: &alone.store)
-        XCTAssertEqual(fittedPayload, built.payload(badge: 1, store: alone.store))
+        XCTAssertEqual(fittedPayload, built.payload(badge: 1, store: &alone.store))
     }
 
     func testCopyingWrittenBytesSurvivesGrowth() {

@@ -53,4 +53,90 @@ final class RenderReportTests: XCTestCase {
         rendered.skipped = []
         assertCompactMatchesWriter(rendered, "nothing to send")
     }
+
+    /// The report writes the renderer's header names at their usual places,
+    /// and the values `application/json` and `alert`, as literals; any other
+    /// name or value, and any header moved, renamed, dropped or added, is
+    /// escaped, giving the `JSONWriter` path's bytes either way.
+    func testHeadersUsualOrNotMatchTheJSONWriterPath() throws {
+        let seed = try GoldenPayloadTests.render("seed-chat-sdk")
+        let names = ["content-type", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-id",
+                     "apns-collapse-id", "Content-Type", "apns-topic ", "apns-i", "", "q\"\u{1}é", "x-extra"]
+        let values = ["application/json", "alert", "Alert", "application/json ", "", "10", "q\"\\\u{1}\né👋",
+                      String(repeating: "v", count: 40)]
+        for requestIndex in seed.requests.indices {
+            let usual = seed.requests[requestIndex].headers
+            // Every name and every value at every place.
+            for place in usual.indices {
+                for name in names {
+                    var rendered = seed
+                    rendered.requests[requestIndex].headers[place].name = name
+                    assertCompactMatchesWriter(rendered, "request \(requestIndex) header \(place) named \(name.debugDescription)")
+                }
+                for value in values {
+                    var rendered = seed
+                    rendered.requests[requestIndex].headers[place].value = value
+                    assertCompactMatchesWriter(rendered, "request \(requestIndex) header \(place) = \(value.debugDescription)")
+                }
+            }
+            // The usual headers moved: reversed, one dropped, one added before them, all gone.
+            let moved: [[ProviderRequest.Header]] = [
+                usual.reversed(), Array(usual.dropFirst()), [ProviderRequest.Header("x-extra", "alert")] + usual, [],
+                usual + usual,
+            ]
+            for headers in moved {
+                var rendered = seed
+                rendered.requests[requestIndex].headers = headers
+                assertCompactMatchesWriter(rendered, "request \(requestIndex) headers \(headers.map(\.name))")
+            }
+            // The other platform's headers under this platform.
+            var swapped = seed
+            swapped.requests[requestIndex].platform = seed.requests[requestIndex].platform == .fcm ? .apns : .fcm
+            assertCompactMatchesWriter(swapped, "request \(requestIndex) with the other platform")
+        }
+    }
+
+    /// The providers' usual origins are written as literals after a compare;
+    /// every origin, usual or not, under either platform, matches the
+    /// `JSONWriter` path.
+    func testOriginsUsualOrNotMatchTheJSONWriterPath() throws {
+        let seed = try GoldenPayloadTests.render("seed-chat-sdk")
+        let origins = [APNsTarget.production, APNsTarget.sandbox, FCMTarget.production,
+                       String(decoding: Array(APNsTarget.production.utf8), as: UTF8.self),
+                       APNsTarget.production + "/", "https://api.push.apple.co", "", "https://h\"o\\st\u{1}é"]
+        for requestIndex in seed.requests.indices {
+            for platform in [Platform.apns, .fcm] {
+                for origin in origins {
+                    var rendered = seed
+                    rendered.requests[requestIndex].platform = platform
+                    rendered.requests[requestIndex].origin = origin
+                    assertCompactMatchesWriter(rendered, "\(platform) request \(requestIndex) from \(origin.debugDescription)")
+                }
+            }
+        }
+    }
+
+    /// The avatar's URL is copied from the persona's when they are equal;
+    /// equal or not, escaped or not, in every avatar state, the bytes are
+    /// the `JSONWriter` path's.
+    func testTheAvatarURLMatchesTheJSONWriterPathWhetherOrNotItIsTheSenders() throws {
+        let seed = try GoldenPayloadTests.render("seed-chat-sdk")
+        let urls = ["https://example.com/a.jpeg", "https://example.com/a.jpe", "https://ex\"am\\ple\u{1}.com/é👋", "",
+                    seed.persona.sender.avatarURL ?? "none"]
+        for senderURL in urls.map(Optional.some) + [nil] {
+            for url in urls {
+                let states: [AvatarState] = [
+                    .unchecked(url: url), .ok(url: url, mime: "image/jpeg", bytes: 10, sha256: "ab"),
+                    .dropped(url: url, reason: "too \"big\""), .none,
+                ]
+                for state in states {
+                    var rendered = seed
+                    rendered.persona.sender.avatarURL = senderURL
+                    rendered.persona.me.avatarURL = url
+                    rendered.avatar = state
+                    assertCompactMatchesWriter(rendered, "sender \(senderURL.debugDescription), \(state)")
+                }
+            }
+        }
+    }
 }

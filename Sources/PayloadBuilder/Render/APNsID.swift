@@ -21,42 +21,55 @@ public struct APNsID: Sendable {
         var token = token
         var fnv = FNV1a64()
         token.withUTF8 { fnv.add(raw: $0) }
-        let hash = fnv.value
-        // Version 4 in the high nibble of byte 6, variant 10 in byte 8.
-        let high = eventHalf & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
-        let low = hash & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
+        let (high, low) = halves(tokenHash: fnv.value)
+        // Eight digits at a time (`Self.hexDigits(of:)`), placed with
+        // unaligned stores: 8-4-4 digits of the event half, then 4-12 of the
+        // device half.
+        let high0 = Self.hexDigits(of: UInt32(truncatingIfNeeded: high >> 32))
+        let high1 = Self.hexDigits(of: UInt32(truncatingIfNeeded: high))
+        let low0 = Self.hexDigits(of: UInt32(truncatingIfNeeded: low >> 32))
+        let low1 = Self.hexDigits(of: UInt32(truncatingIfNeeded: low))
         return String(unsafeUninitializedCapacity: 36) { buffer in
-            Self.hexDigits.withUTF8Buffer { hex in
-                var position = 0
-                // `count` hex digits of `word` from nibble `first` (most significant first).
-                func put(_ word: UInt64, from first: Int, _ count: Int) {
-                    var shift = UInt64(60 - first * 4)
-                    for _ in 0..<count {
-                        buffer[position] = hex[Int(truncatingIfNeeded: word >> shift & 0xF)]
-                        position += 1
-                        shift &-= 4
-                    }
-                }
-                func dash() {
-                    buffer[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                // 8-4-4 digits of the event half, then 4-12 of the device half.
-                put(high, from: 0, 8)
-                dash()
-                put(high, from: 8, 4)
-                dash()
-                put(high, from: 12, 4)
-                dash()
-                put(low, from: 0, 4)
-                dash()
-                put(low, from: 4, 12)
-                return position
-            }
+            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
+            // Stored big-endian: the most significant digit first in memory.
+            out.storeBytes(of: high0.bigEndian, toByteOffset: 0, as: UInt64.self)
+            out.storeBytes(of: UInt32(truncatingIfNeeded: high1 >> 32).bigEndian, toByteOffset: 9, as: UInt32.self)
+            out.storeBytes(of: UInt32(truncatingIfNeeded: high1).bigEndian, toByteOffset: 14, as: UInt32.self)
+            out.storeBytes(of: UInt32(truncatingIfNeeded: low0 >> 32).bigEndian, toByteOffset: 19, as: UInt32.self)
+            out.storeBytes(of: UInt32(truncatingIfNeeded: low0).bigEndian, toByteOffset: 24, as: UInt32.self)
+            out.storeBytes(of: low1.bigEndian, toByteOffset: 28, as: UInt64.self)
+            buffer[8] = UInt8(ascii: "-")
+            buffer[13] = UInt8(ascii: "-")
+            buffer[18] = UInt8(ascii: "-")
+            buffer[23] = UInt8(ascii: "-")
+            return 36
         }
     }
 
-    private static let hexDigits: StaticString = "0123456789abcdef"
+    /// The UUID's two 64-bit halves before formatting: version 4 in the high
+    /// nibble of byte 6, variant 10 in byte 8.
+    func halves(tokenHash: UInt64) -> (high: UInt64, low: UInt64) {
+        (eventHalf & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000,
+         tokenHash & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000)
+    }
+
+    /// The eight lowercase hex digits of `value` in one word, read as a
+    /// big-endian number: the most significant digit in the highest byte.
+    ///
+    /// Each nibble is spread into a byte of its own (halves, then quarters,
+    /// then nibbles moved apart), then turned into its digit without a
+    /// table: `'0' + n`, plus 39 more (`'a' - '0' - 10`) where `n + 6`
+    /// carries into bit 4, that is where `n >= 10`. No byte carries into
+    /// the next: every step stays below 0x80.
+    @inline(__always)
+    static func hexDigits(of value: UInt32) -> UInt64 {
+        var spread = UInt64(value)
+        spread = (spread | spread << 16) & 0x0000_FFFF_0000_FFFF
+        spread = (spread | spread << 8) & 0x00FF_00FF_00FF_00FF
+        spread = (spread | spread << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        let letters = ((spread &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return spread &+ 0x3030_3030_3030_3030 &+ letters &* 39
+    }
 
     /// The id for one notification (event and device) in one call.
     public static func derive(eventID: String, token: String) -> String {

@@ -33,21 +33,19 @@ struct APNsTemplate {
         rest = head.upperBound..<out.count
     }
 
-    /// The payload for one device: reserved at the exact size, then three
-    /// appends. (`reserveCapacity` allocates through specialized code; an
-    /// `Array(unsafeUninitializedCapacity:)` looks the array's type up at run
-    /// time, which costs more than the appends.)
-    func payload(badge: Int?, store: borrowing ByteWriter) -> [UInt8] {
-        store.withContents { store in
-            var out: [UInt8] = []
-            out.reserveCapacity(head.count + rest.count + 20)
-            out.append(contentsOf: store[head])
-            if let badge {
-                out.appendLiteral(",\"badge\":")
-                JSONWriter.appendDecimal(Int64(badge), to: &out)
-            }
-            out.append(contentsOf: store[rest])
-            return out
+    /// The payload for one device: assembled at the end of the plan's
+    /// store, copied out into an array of its exact size, and taken back
+    /// out of the store (see `FCMTemplate.body`).
+    func payload(badge: Int?, store: inout ByteWriter) -> [UInt8] {
+        let mark = store.count
+        store.appendCopy(of: head)
+        if let badge {
+            store.appendLiteral(",\"badge\":")
+            store.appendDecimal(Int64(badge))
         }
+        store.appendCopy(of: rest)
+        let payload = store.bytes(mark..<store.count)
+        store.truncate(to: mark)
+        return payload
     }
 }

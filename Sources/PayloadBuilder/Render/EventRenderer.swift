@@ -69,7 +69,7 @@ public struct EventRenderer: Sendable {
                     platform: .fcm, recipientIndex: index, token: recipients[index].token, origin: fcm.baseURL,
                     path: fcm.sendPath,
                     headers: ProviderRequest.fcmHeaders,
-                    body: template.body(token: recipients[index].token, badge: recipients[index].badge, store: plan.store)))
+                    body: template.body(token: recipients[index].token, badge: recipients[index].badge, store: &plan.store)))
             case .apns:
                 guard let apns = app.apns else {
                     skipped.append(SkippedRecipient(recipientIndex: index, platform: .apns, token: recipients[index].token,
@@ -83,7 +83,7 @@ public struct EventRenderer: Sendable {
                 apnsIDs = ids
                 requests.append(ProviderRequest(
                     platform: .apns, recipientIndex: index, token: recipients[index].token, origin: apns.baseURL,
-                    path: Concatenation.join("/3/device/", recipients[index].token),
+                    path: Concatenation.join(literal: "/3/device/", recipients[index].token),
                     headers: [
                         ProviderRequest.Header("apns-topic", apns.topic),
                         ProviderRequest.Header("apns-push-type", "alert"),
@@ -92,7 +92,7 @@ public struct EventRenderer: Sendable {
                         ProviderRequest.Header("apns-id", ids.id(token: recipients[index].token)),
                         ProviderRequest.Header("apns-collapse-id", plan.collapseID),
                     ],
-                    body: template.payload(badge: recipients[index].badge, store: plan.store)))
+                    body: template.payload(badge: recipients[index].badge, store: &plan.store)))
             }
         }
         // With plain text the content does not depend on the language.

@@ -50,41 +50,37 @@ struct FCMTemplate {
         countedBytes = notificationBytes + dataBytes + payloadBytes + FCMTemplate.fcmAddedKeysReserve
     }
 
-    /// The complete body for one device: one allocation of the exact size
-    /// when the token needs no escaping (device tokens never do), else
-    /// `simpleBody`.
-    func body(token: String, badge: Int?, store: borrowing ByteWriter) -> [UInt8] {
-        store.withContents { store in
-            let assembled: [UInt8]?? = token.utf8.withContiguousStorageIfAvailable { utf8 in
-                guard JSONEscaping.firstToEscape(in: utf8, from: 0) == utf8.count else { return nil }
-                guard let badge else { return assemble(token: utf8, badgeDigits: nil, store: store) }
-                return JSONWriter.withDecimal(Int64(badge)) { assemble(token: utf8, badgeDigits: $0, store: store) }
+    /// The complete body for one device, when the token needs no escaping
+    /// (device tokens never do): assembled at the end of the plan's store,
+    /// copied out into an array of its exact size, and taken back out of
+    /// the store. (Copying bytes into a new array allocates through code
+    /// specialized for bytes; `Array(unsafeUninitializedCapacity:)` looks
+    /// the array's type up at run time, which costs more than the extra
+    /// copy.) Else `simpleBody`.
+    func body(token: String, badge: Int?, store: inout ByteWriter) -> [UInt8] {
+        let assembled: [UInt8]?? = token.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard JSONEscaping.firstToEscape(in: utf8, from: 0) == utf8.count else { return nil }
+            let mark = store.count
+            store.appendLiteral(Self.head)
+            store.append(UInt8(ascii: "\""))
+            store.append(utf8)
+            store.append(UInt8(ascii: "\""))
+            store.appendCopy(of: afterToken)
+            if let badge {
+                store.appendLiteral(Self.badgeKey)
+                store.appendDecimal(Int64(badge))
             }
-            if let assembled, let body = assembled { return body }
-            return simpleBody(token: token, badge: badge, store: store)
+            store.appendCopy(of: tail)
+            let body = store.bytes(mark..<store.count)
+            store.truncate(to: mark)
+            return body
         }
+        if let assembled, let body = assembled { return body }
+        return store.withContents { simpleBody(token: token, badge: badge, store: $0) }
     }
 
     private static let head: StaticString = "{\"message\":{\"token\":"
     private static let badgeKey: StaticString = ",\"badge\":"
-
-    private func assemble(token: UnsafeBufferPointer<UInt8>, badgeDigits: UnsafeBufferPointer<UInt8>?,
-                          store: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        let badgeCount = badgeDigits.map { Self.badgeKey.utf8CodeUnitCount + $0.count } ?? 0
-        let count = Self.head.utf8CodeUnitCount + token.count + 2 + afterToken.count + badgeCount + tail.count
-        return [UInt8](exactCount: count) { out in
-            out.put(Self.head)
-            out.put(UInt8(ascii: "\""))
-            out.put(token)
-            out.put(UInt8(ascii: "\""))
-            out.put(UnsafeBufferPointer(rebasing: store[afterToken]))
-            if let badgeDigits {
-                out.put(Self.badgeKey)
-                out.put(badgeDigits)
-            }
-            out.put(UnsafeBufferPointer(rebasing: store[tail]))
-        }
-    }
 
     /// The body appended piece by piece, escaping the token: the rule
     /// `body(token:badge:)` must match.

@@ -35,8 +35,9 @@ final class RenderPlan {
         apnsPriority = event.notification.priority == .high ? "10" : "5"
         self.avatarURL = avatarURL
         // Room for the seed event's fragments and two templates (about
-        // 3,500 bytes) without growing.
-        store = ByteWriter(capacity: 4096)
+        // 3,500 bytes), and a per-device FCM body assembled after them
+        // (about 1,100), without growing.
+        store = ByteWriter(capacity: 6144)
         fragments = PlanFragments(plan: self, event: event, dataKeys: app.dataKeys, into: &store)
     }
 

@@ -35,9 +35,10 @@ extension RenderReport {
             out.append(UInt8(ascii: "}"))
         }
         out.appendLiteral("],\"persona\":")
-        appendCompact(rendered.persona, to: &out)
+        let senderAvatar = appendCompact(rendered.persona, to: &out)
         out.appendLiteral(",\"avatar\":")
-        appendCompact(rendered.avatar, to: &out)
+        // The avatar's URL is usually the sender's, just written: copied, not escaped again.
+        appendCompact(rendered.avatar, written: senderAvatar.map { (rendered.persona.sender.avatarURL, $0) }, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 
@@ -56,13 +57,13 @@ extension RenderReport {
         // `method` is always POST.
         out.appendLiteral(",\"method\":\"POST\",\"url\":\"")
         // `url` is origin + path; escaping is per byte, so the halves are escaped apart.
-        out.appendJSONStringContent(request.origin)
+        appendOrigin(request.origin, of: request.platform, to: &out)
         out.appendJSONStringContent(request.path)
         out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\"")
         request.headers.withUnsafeBufferPointer { headers in
             for index in headers.indices {
                 out.append(UInt8(ascii: ","))
-                out.appendMember(dynamicKey: headers[index].name, headers[index].value)
+                appendHeader(headers[index], at: index, of: request.platform, to: &out)
             }
         }
         out.appendLiteral("},\"body\":")
@@ -70,11 +71,40 @@ extension RenderReport {
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendCompact(_ persona: borrowing CommunicationPersona, to out: inout ByteWriter) {
+    /// `"name":"value"` for one header. The renderer writes its headers in
+    /// a fixed order: a name equal to the renderer's at its place, and the
+    /// two values that never vary (`application/json`, `alert`), are
+    /// written as literals after a compare with a string literal (two words
+    /// when both are the same literal); anything else (a renamed, reordered
+    /// or added header) is escaped like every other string.
+    @inline(__always)
+    private static func appendHeader(_ header: borrowing ProviderRequest.Header, at index: Int, of platform: Platform,
+                                     to out: inout ByteWriter) {
+        switch (platform, index) {
+        case (.fcm, 0) where header.name == "content-type": out.appendLiteral("\"content-type\":")
+        case (.apns, 0) where header.name == "apns-topic": out.appendLiteral("\"apns-topic\":")
+        case (.apns, 1) where header.name == "apns-push-type": out.appendLiteral("\"apns-push-type\":")
+        case (.apns, 2) where header.name == "apns-priority": out.appendLiteral("\"apns-priority\":")
+        case (.apns, 3) where header.name == "apns-expiration": out.appendLiteral("\"apns-expiration\":")
+        case (.apns, 4) where header.name == "apns-id": out.appendLiteral("\"apns-id\":")
+        case (.apns, 5) where header.name == "apns-collapse-id": out.appendLiteral("\"apns-collapse-id\":")
+        default:
+            out.appendJSONString(header.name)
+            out.append(UInt8(ascii: ":"))
+        }
+        switch (platform, index) {
+        case (.fcm, 0) where header.value == "application/json": out.appendLiteral("\"application/json\"")
+        case (.apns, 1) where header.value == "alert": out.appendLiteral("\"alert\"")
+        default: out.appendJSONString(header.value)
+        }
+    }
+
+    /// Returns where the sender's avatar URL was written, quoted, if it was.
+    private static func appendCompact(_ persona: borrowing CommunicationPersona, to out: inout ByteWriter) -> Range<Int>? {
         out.appendLiteral("{\"sender\":")
-        appendCompact(persona.sender, to: &out)
+        let senderAvatar = appendCompact(persona.sender, to: &out)
         out.appendLiteral(",\"me\":")
-        appendCompact(persona.me, to: &out)
+        _ = appendCompact(persona.me, to: &out)
         out.appendLiteral(",\"conversation_id\":")
         out.appendJSONString(persona.conversationID)
         out.appendLiteral(",\"group_name\":")
@@ -82,9 +112,11 @@ extension RenderReport {
         out.appendLiteral(",\"content\":")
         out.appendJSONString(persona.content)
         out.append(UInt8(ascii: "}"))
+        return senderAvatar
     }
 
-    private static func appendCompact(_ person: borrowing CommunicationPersona.Person, to out: inout ByteWriter) {
+    /// Returns where the avatar URL was written, quoted, if it was.
+    private static func appendCompact(_ person: borrowing CommunicationPersona.Person, to out: inout ByteWriter) -> Range<Int>? {
         out.appendLiteral("{\"id\":")
         appendOptional(person.id, to: &out)
         out.appendLiteral(",\"display_name\":")
@@ -97,24 +129,50 @@ extension RenderReport {
             out.appendJSONString(person.handleType)
         }
         out.appendLiteral(person.isMe ? ",\"is_me\":true" : ",\"is_me\":false")
+        var written: Range<Int>?
         if let avatar = person.avatarURL {
             out.appendLiteral(",\"avatar\":")
+            let start = out.count
             out.appendJSONString(avatar)
+            written = start..<out.count
         }
         out.append(UInt8(ascii: "}"))
+        return written
     }
 
-    private static func appendCompact(_ avatar: AvatarState, to out: inout ByteWriter) {
+    /// Writes an origin: the providers' usual ones (the configuration's
+    /// defaults) as literals after a compare, any other escaped.
+    @inline(__always)
+    private static func appendOrigin(_ origin: String, of platform: Platform, to out: inout ByteWriter) {
+        switch platform {
+        case .apns where origin == APNsTarget.production: out.appendLiteral("https://api.push.apple.com")
+        case .apns where origin == APNsTarget.sandbox: out.appendLiteral("https://api.sandbox.push.apple.com")
+        case .fcm where origin == FCMTarget.production: out.appendLiteral("https://fcm.googleapis.com")
+        default: out.appendJSONStringContent(origin)
+        }
+    }
+
+    /// `written` is a string already written quoted, and where: a URL equal
+    /// to it is copied from there rather than escaped again.
+    private static func appendCompact(_ avatar: AvatarState, written: (text: String?, quoted: Range<Int>)?,
+                                      to out: inout ByteWriter) {
+        func appendURL(_ url: String) {
+            if let written, url == written.text {
+                out.appendCopy(of: written.quoted)
+            } else {
+                out.appendJSONString(url)
+            }
+        }
         switch avatar {
         case .none:
             out.appendLiteral("{\"state\":\"none\",\"reason\":\"the event has no sender.avatar_url\"}")
         case let .unchecked(url):
             out.appendLiteral("{\"state\":\"none\",\"reason\":\"not checked: rendered without the avatar resolver, URL forwarded as given\",\"url\":")
-            out.appendJSONString(url)
+            appendURL(url)
             out.append(UInt8(ascii: "}"))
         case let .ok(url, mime, bytes, sha256):
             out.appendLiteral("{\"state\":\"ok\",\"reason\":null,\"url\":")
-            out.appendJSONString(url)
+            appendURL(url)
             out.appendLiteral(",\"mime\":")
             out.appendJSONString(mime)
             out.appendLiteral(",\"bytes\":")
@@ -126,7 +184,7 @@ extension RenderReport {
             out.appendLiteral("{\"state\":\"dropped\",\"reason\":")
             out.appendJSONString(reason)
             out.appendLiteral(",\"url\":")
-            out.appendJSONString(url)
+            appendURL(url)
             out.append(UInt8(ascii: "}"))
         }
     }

@@ -15,6 +15,19 @@ enum Concatenation {
         }
     }
 
+    /// `prefix + text`, byte for byte: the prefix's bytes are the
+    /// program's own (no string to read), the text is read in place.
+    static func join(literal prefix: StaticString, _ text: String) -> String {
+        let prefixCount = prefix.utf8CodeUnitCount
+        return String(unsafeUninitializedCapacity: prefixCount + text.utf8.count) { buffer in
+            buffer.baseAddress!.update(from: prefix.utf8Start, count: prefixCount)
+            var position = prefixCount
+            copy(text, into: buffer, at: &position)
+            return position
+        }
+    }
+
+    @inline(__always)
     private static func copy(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at position: inout Int) {
         let count = text.utf8.count
         guard count > 0 else { return }

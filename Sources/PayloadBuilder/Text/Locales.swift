@@ -17,6 +17,10 @@ public enum Locales {
     /// The placeholder language for a recipient's tag, else the default, else `en`.
     public static func resolve(_ tag: String?, defaultLocale: String) -> String {
         if let tag {
+            // The usual tag is a supported language as it is: two bytes
+            // (a count read from the string itself) equal to one of them
+            // (two words compared) is its own primary subtag.
+            if tag.utf8.count == 2, tag == "vi" || tag == "en" || tag == "fr" { return tag }
             let primary = primarySubtag(tag)
             if supportedList.contains(primary) { return primary }
             return "en"
