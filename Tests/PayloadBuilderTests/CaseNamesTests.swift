@@ -1,8 +1,9 @@
 @testable import PayloadBuilder
 import XCTest
 
-/// The fast path's name lookups (`Platform(named:)`, `MessageKind(named:)`)
-/// must answer exactly as the synthesized `init(rawValue:)` does, for every
+/// The fast path's name lookups from UTF-8 (`Platform(utf8:)`,
+/// `MessageKind(utf8:)`) must answer exactly as the synthesized
+/// `init(rawValue:)` does, for every
 /// case name and for near misses: other case, a byte changed, added or
 /// removed, combining marks, look-alikes, non-ASCII.
 final class CaseNamesTests: XCTestCase {
@@ -30,19 +31,26 @@ final class CaseNamesTests: XCTestCase {
         return result
     }
 
-    func testPlatformNamedAgreesWithRawValue() {
-        let all = Platform.allCases.map(\.rawValue)
-        for candidate in Self.candidates(all + MessageKind.allCases.map(\.rawValue)) {
-            XCTAssertEqual(Platform(named: candidate), Platform(rawValue: candidate), candidate.debugDescription)
-        }
-        for platform in Platform.allCases { XCTAssertEqual(Platform(named: platform.rawValue), platform) }
+    /// `lookup` of `text`'s UTF-8.
+    private static func bytes<T>(of text: String, _ lookup: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        var text = text
+        return text.withUTF8(lookup)
     }
 
-    func testMessageKindNamedAgreesWithRawValue() {
+    func testPlatformFromBytesAgreesWithRawValue() {
+        let all = Platform.allCases.map(\.rawValue)
+        for candidate in Self.candidates(all + MessageKind.allCases.map(\.rawValue)) {
+            XCTAssertEqual(Self.bytes(of: candidate) { Platform(utf8: $0) }, Platform(rawValue: candidate), candidate.debugDescription)
+        }
+        for platform in Platform.allCases { XCTAssertEqual(Self.bytes(of: platform.rawValue) { Platform(utf8: $0) }, platform) }
+    }
+
+    func testMessageKindFromBytesAgreesWithRawValue() {
         let all = MessageKind.allCases.map(\.rawValue)
         for candidate in Self.candidates(all + Platform.allCases.map(\.rawValue)) {
-            XCTAssertEqual(MessageKind(named: candidate), MessageKind(rawValue: candidate), candidate.debugDescription)
+            XCTAssertEqual(Self.bytes(of: candidate) { MessageKind(utf8: $0) }, MessageKind(rawValue: candidate),
+                           candidate.debugDescription)
         }
-        for kind in MessageKind.allCases { XCTAssertEqual(MessageKind(named: kind.rawValue), kind) }
+        for kind in MessageKind.allCases { XCTAssertEqual(Self.bytes(of: kind.rawValue) { MessageKind(utf8: $0) }, kind) }
     }
 }

@@ -263,8 +263,10 @@ final class EventDecoderFastPathTests: XCTestCase {
     }
 
     func testKeyNamesReadAsWordsOrBytesAreTheSame() {
-        let table = KeyName.table(["", "a", "id", "app", "data", "title", "recipients", "ttl_seconds", "conversation",
-                                   "0123456789abcde", "0123456789abcdef"])
+        // As the decoder's `switch` spells them: literals.
+        let literals: [StaticString] = ["", "a", "id", "app", "data", "title", "recipients", "ttl_seconds", "conversation",
+                                        "0123456789abcde", "0123456789abcdef"]
+        let table = literals.map { KeyName(stringLiteral: $0) }
         let keys = ["", "a", "id", "app", "data", "title", "recipients", "ttl_seconds", "conversation",
                     "0123456789abcde", "0123456789abcdef", "0123456789abcdefg", "id\u{0}", "i", "b", "appp", "datA"]
         for (index, key) in keys.enumerated() {

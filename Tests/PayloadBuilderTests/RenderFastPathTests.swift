@@ -150,8 +150,10 @@ final class RenderFastPathTests: XCTestCase {
                 ? referenceFCM(event, app: app, avatar: avatar.forwardedURL, expiration: expiration,
                                collapseID: collapseID, token: recipient.token, badge: recipient.badge)
                 : referenceAPNs(event, app: app, avatar: avatar.forwardedURL, badge: recipient.badge)
-            XCTAssertEqual(String(decoding: request.body, as: UTF8.self), String(decoding: expected, as: UTF8.self),
-                           "\(what), \(request.platform)", file: file, line: line)
+            // Bytes, not strings: `String ==` would take canonically
+            // equivalent spellings (é as one scalar or two) for equal.
+            XCTAssertTrue(request.body == expected, "\(what), \(request.platform): \(String(decoding: request.body, as: UTF8.self))"
+                          + " against \(String(decoding: expected, as: UTF8.self))", file: file, line: line)
         }
     }
 
@@ -184,6 +186,20 @@ final class RenderFastPathTests: XCTestCase {
             }
         }
         XCTAssertEqual(checked, edits.count * Self.awkward.count * 2)
+    }
+
+    /// A notification title that is the group's name spelled with other,
+    /// canonically equivalent scalars (é as e + U+0301) is still another
+    /// text: each keeps its own bytes (the group's were once copied from
+    /// the title's because `String ==` called them equal).
+    func testATitleEquivalentToTheGroupKeepsItsOwnBytes() throws {
+        let (base, app) = try baseEvent()
+        for (group, title) in [("Caf\u{E9}", "Cafe\u{301}"), ("Cafe\u{301}", "Caf\u{E9}"), ("Caf\u{E9}", "Caf\u{E9}")] {
+            var event = base
+            event.conversation.title = group
+            event.notification.title = title
+            try assertMatchesReference(event, app: app, avatar: .none, "group \(Array(group.utf8)), title \(Array(title.utf8))")
+        }
     }
 
     func testBodiesMatchThePlainRulesForEveryOptionalPart() throws {

@@ -1,38 +1,7 @@
-/// The decoder fast path's lookups of a platform or message kind by name:
-/// the synthesized `init(rawValue:)` goes through the runtime's
-/// `_findStringSwitchCase`, which makes a `String` of every case name it
-/// tries; a `switch` over the literals compares with the same `==`
-/// (canonical equivalence), so the answer is the same for every string.
-/// `CaseNamesTests` checks both against `init(rawValue:)`.
-extension Platform {
-    /// `Platform(rawValue: name)`.
-    init?(named name: String) {
-        switch name {
-        case "fcm": self = .fcm
-        case "apns": self = .apns
-        default: return nil
-        }
-    }
-}
-
-extension MessageKind {
-    /// `MessageKind(rawValue: name)`.
-    init?(named name: String) {
-        switch name {
-        case "text": self = .text
-        case "image": self = .image
-        case "video": self = .video
-        case "audio": self = .audio
-        case "file": self = .file
-        case "sticker": self = .sticker
-        case "location": self = .location
-        default: return nil
-        }
-    }
-}
-
-/// The same lookups from a name's UTF-8, byte for byte. A string equals one
-/// of these names (all lowercase ASCII letters) only when its bytes are the
+/// The decoder fast path's lookups of a platform, message kind or priority
+/// from a name's UTF-8, byte for byte (the synthesized `init(rawValue:)`
+/// would need a `String`, and goes through the runtime's
+/// `_findStringSwitchCase`). A string equals one of these names (all lowercase ASCII letters) only when its bytes are the
 /// name's: no other scalar decomposes to a lowercase ASCII letter, so no
 /// other string is canonically equivalent. `CaseNamesTests` checks these
 /// against `init(rawValue:)` too.

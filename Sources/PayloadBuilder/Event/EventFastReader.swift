@@ -130,13 +130,17 @@ struct EventFastReader {
     }
 
     /// `a + ":" + b`, copied once from the input (no `String` read first).
+    /// Both are identifiers, never empty, so both have bytes to copy.
     private static func joined(_ a: JSONScanner.Text, _ b: JSONScanner.Text) -> String {
-        String(unsafeUninitializedCapacity: a.utf8Count + 1 + b.utf8Count) { buffer in
-            guard let out = buffer.baseAddress, let first = a.utf8.baseAddress, let second = b.utf8.baseAddress else { return 0 }
+        let count = a.utf8Count + 1 + b.utf8Count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            guard let out = buffer.baseAddress, let first = a.utf8.baseAddress, let second = b.utf8.baseAddress else {
+                preconditionFailure("an identifier without bytes")
+            }
             out.update(from: first, count: a.utf8Count)
             out[a.utf8Count] = UInt8(ascii: ":")
             (out + a.utf8Count + 1).update(from: second, count: b.utf8Count)
-            return buffer.count
+            return count
         }
     }
 

@@ -33,12 +33,6 @@ struct KeyName: Equatable, ExpressibleByStringLiteral {
         self.high = count <= 8 ? 0 : high & ((1 << (UInt64(count - 8) * 8)) - 1)
     }
 
-    /// A name of at most 16 bytes.
-    private init(name bytes: UnsafeBufferPointer<UInt8>) {
-        count = bytes.count
-        (low, high) = KeyName.words(bytes)
-    }
-
     /// At most 16 bytes as two words, byte by byte.
     private static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
         var words: (low: UInt64, high: UInt64) = (0, 0)
@@ -67,10 +61,5 @@ struct KeyName: Equatable, ExpressibleByStringLiteral {
         // The bytes in memory order, first in the lowest bits, as `init(_:in:)` reads them.
         low = UInt64(littleEndian: words.0)
         high = UInt64(littleEndian: words.1)
-    }
-
-    /// The names, in order (each at most 16 bytes).
-    static func table(_ names: [StaticString]) -> [KeyName] {
-        names.map { name in name.withUTF8Buffer { KeyName(name: $0) } }
     }
 }

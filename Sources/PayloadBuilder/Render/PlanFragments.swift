@@ -45,7 +45,13 @@ struct PlanFragments {
         if let group = event.conversation.title {
             out.appendLiteral(",\"groupName\":")
             // Without `notification.title`, the title is the group's name.
-            if group == plan.text.title { out.appendCopy(of: title) } else { _ = Self.quoted(group, into: &out) }
+            // Byte for byte: `==` would also take a canonically equivalent
+            // spelling (é as e + U+0301), whose bytes are not the group's.
+            if group.utf8.elementsEqual(plan.text.title.utf8) {
+                out.appendCopy(of: title)
+            } else {
+                _ = Self.quoted(group, into: &out)
+            }
         }
         out.appendLiteral(",\"sender\":{\"id\":")
         escaped.senderID = Self.quoted(event.sender.id, into: &out)

@@ -152,12 +152,13 @@ extension RenderReport {
         }
     }
 
-    /// `written` is a string already written quoted, and where: a URL equal
-    /// to it is copied from there rather than escaped again.
+    /// `written` is a string already written quoted, and where: a URL with
+    /// the same bytes is copied from there rather than escaped again (the
+    /// same bytes, not `==`, which also takes canonically equivalent text).
     private static func appendCompact(_ avatar: AvatarState, written: (text: String?, quoted: Range<Int>)?,
                                       to out: inout ByteWriter) {
         func appendURL(_ url: String) {
-            if let written, url == written.text {
+            if let written, let text = written.text, url.utf8.elementsEqual(text.utf8) {
                 out.appendCopy(of: written.quoted)
             } else {
                 out.appendJSONString(url)
