@@ -95,16 +95,9 @@ extension EventFastReader {
         var ended = false
         while let key = scanner.nextStringKey(&object, ended: &ended) {
             guard entries.count < Self.maximumDataMembers, let value = scanner.string(),
-                  !entries.contains(where: { Self.sameCodeUnits($0.key, key) }) else { return false }
+                  !entries.contains(where: { $0.key.hasSameCodeUnits(as: key) }) else { return false }
             entries.append(DataEntry(key, value))
         }
         return ended
-    }
-
-    private static func sameCodeUnits(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var a = a
-        var b = b
-        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
     }
 }

@@ -107,19 +107,10 @@ public struct JSONParser {
     private static func isDuplicate(_ key: String, in members: [(key: String, value: JSONValue)],
                                     seen: inout Set<[UInt8]>?) -> Bool {
         if members.count < 16 {
-            return members.contains(where: { sameCodeUnits($0.key, key) })
+            return members.contains(where: { $0.key.hasSameCodeUnits(as: key) })
         }
         if seen == nil { seen = Set(members.map { Array($0.key.utf8) }) }
         return !seen!.insert(Array(key.utf8)).inserted
-    }
-
-    /// Whether two strings have the same UTF-8 code units (not `==`, which
-    /// is canonical equivalence).
-    private static func sameCodeUnits(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var a = a
-        var b = b
-        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
     }
 
     private mutating func parseArray() throws(EventError) -> JSONValue {

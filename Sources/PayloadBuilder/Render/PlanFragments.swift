@@ -47,7 +47,7 @@ struct PlanFragments {
             // Without `notification.title`, the title is the group's name.
             // Byte for byte: `==` would also take a canonically equivalent
             // spelling (é as e + U+0301), whose bytes are not the group's.
-            if group.utf8.elementsEqual(plan.text.title.utf8) {
+            if group.hasSameCodeUnits(as: plan.text.title) {
                 out.appendCopy(of: title)
             } else {
                 _ = Self.quoted(group, into: &out)

@@ -158,7 +158,7 @@ extension RenderReport {
     private static func appendCompact(_ avatar: AvatarState, written: (text: String?, quoted: Range<Int>)?,
                                       to out: inout ByteWriter) {
         func appendURL(_ url: String) {
-            if let written, let text = written.text, url.utf8.elementsEqual(text.utf8) {
+            if let written, let text = written.text, url.hasSameCodeUnits(as: text) {
                 out.appendCopy(of: written.quoted)
             } else {
                 out.appendJSONString(url)
