@@ -211,3 +211,20 @@ func decodeEventOrFail(_ bytes: [UInt8], config: RenderConfig = EventFixture.dem
         return nil
     }
 }
+
+/// Objects whose first key is awkward, for the key scans' differential
+/// tests: `{"` + a key of every length from 0 to 24 (letters) with one of
+/// `specials` at each position (or none, for the empty key) + each of `tails`.
+func objectsWithOneAwkwardKey(specials: [UInt8], tails: [[UInt8]]) -> [[UInt8]] {
+    var inputs: [[UInt8]] = []
+    for length in 0...24 {
+        for position in 0..<max(length, 1) {
+            for special in specials {
+                var key = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+                if length > 0 { key[position] = special }
+                for tail in tails { inputs.append(Array("{\"".utf8) + key + tail) }
+            }
+        }
+    }
+    return inputs
+}
