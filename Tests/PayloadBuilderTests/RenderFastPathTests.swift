@@ -306,34 +306,6 @@ final class RenderFastPathTests: XCTestCase {
         XCTAssertEqual(fittedPayload, built.payload(badge: 1, store: &alone.store))
     }
 
-    func testCopyingWrittenBytesSurvivesGrowth() {
-        var writer = ByteWriter(capacity: 1)
-        var expected: [UInt8] = []
-        for index in 0..<300 {
-            let byte = UInt8(truncatingIfNeeded: index)
-            writer.append(byte)
-            expected.append(byte)
-            let range = (index / 3)..<min(index + 1, index / 3 + index % 40)
-            writer.appendCopy(of: range)
-            expected += expected[range]
-        }
-        XCTAssertEqual(writer.bytes, expected)
-    }
-
-    /// Written in place when the estimate holds, copied once when it does not:
-    /// the same bytes either way, for estimates from far too small to ample.
-    func testWritingIntoAnEstimatedArrayGivesTheSameBytesWhateverTheEstimate() {
-        let pieces = (0..<200).map { String(repeating: "p\"é", count: $0 % 13) }
-        var expected = ByteWriter(capacity: 1)
-        for piece in pieces { expected.appendJSONString(piece) }
-        for estimate in [0, 1, 63, 64, 65, 500, expected.count - 1, expected.count, expected.count + 1, 100_000] {
-            let written = [UInt8](estimatedCount: estimate) { out in
-                for piece in pieces { out.appendJSONString(piece) }
-            }
-            XCTAssertEqual(written, expected.bytes, "estimate \(estimate)")
-        }
-    }
-
     /// A report larger than its estimate (long strings in the persona and
     /// avatar) still matches the `JSONWriter` path.
     func testAReportLargerThanItsEstimateMatchesTheWriterPath() throws {
