@@ -128,15 +128,13 @@ public final class AvatarResolver: Sendable {
         case .uncached:
             return nil
         case .undecided:
-            break
-        }
-        if let reason = refusal(url, now: instant) {
+            // Not judged yet (or the judgement expired or was evicted): judged
+            // now. An allowed URL then waits for `resolve`, which serves it
+            // from the cache if a download is still there.
+            guard let reason = refusal(url, now: instant) else { return nil }
             onFetch(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)
         }
-        guard let cached = state.withLock({ $0.cached(url, now: instant) }) else { return nil }
-        onFetch("cached")
-        return cached
     }
 
     /// Why the policy refuses `url` without the network, or nil when it may

@@ -73,11 +73,6 @@ struct AvatarResolverState<Waiter> {
 
     var fetchesInFlight: Int { inFlight.count }
 
-    /// The live cache entry for `url`, if any (no waiting, no fetch).
-    mutating func cached(_ url: String, now: Instant) -> AvatarState? {
-        cache.value(for: url, now: now)
-    }
-
     /// Looks `url` up in the cache, else joins or starts its fetch.
     mutating func admit(_ url: String, waiter: Waiter, now: Instant) -> Admission {
         if let cached = cache.value(for: url, now: now) { return .cached(cached) }
