@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The HTTP service under wrk, side by side with nginx `return 200` (the
 # ceiling of a static answer on this box), loopback only, everything on one
-# machine. Reports requests/s, latency and pushgw's peak RSS.
+# machine. Reports requests/s, latency, CPU per request (the server's own,
+# every thread, user and kernel; and the whole box's: client, kernel and
+# server, so that 2 cores / the box's figure is the rate at full load) and
+# pushgw's peak RSS. The CPU figures show where a rate gap comes from: the
+# box's share drifts with the machine, the server's share much less.
 #
 # pushgw is built as it is deployed (release, Swift runtime and Foundation
 # linked statically) and configured for its providers exactly as for real
@@ -67,7 +71,8 @@ http {
 }
 CONF
 /usr/sbin/nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
-pids+=($!)
+nginx_pid=$!
+pids+=("$nginx_pid")
 
 # libmicrohttpd alone, in C, configured like pushgw's HTTP layer: the
 # library's own ceiling, so pushgw's cost above it is visible; once with
@@ -75,10 +80,12 @@ pids+=($!)
 gcc -O2 -o "$work/mhd-hello" "$here/mhd-hello.c" -lmicrohttpd
 mhd_port="$(free_port)"
 "$work/mhd-hello" "$mhd_port" &
-pids+=($!)
+mhd_pid=$!
+pids+=("$mhd_pid")
 mhd_render_port="$(free_port)"
 "$work/mhd-hello" "$mhd_render_port" "$work/render-answer.json" &
-pids+=($!)
+mhd_render_pid=$!
+pids+=("$mhd_render_pid")
 for port in "$nginx_port" "$mhd_port" "$mhd_render_port"; do
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
 done
@@ -89,26 +96,40 @@ done
 
 rate() { awk '/^Requests\/sec/ { print int($2) }'; }
 latency() { awk '/^ +Latency/ { print $2 }'; }
-run() {  # name url [script]
-    local out
-    if [[ -n "${3:-}" ]]; then
+# CPU time in clock ticks: of the processes given (every thread, user and
+# kernel), and of the whole box (every state but idle and iowait).
+ticks_of() { local total=0 pid; for pid in "$@"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done; echo "$total"; }
+box_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+hz="$(getconf CLK_TCK)"
+run() {  # name url script|"" server-pid...
+    local name="$1" url="$2" script="$3" out before box_before after box_after requests
+    shift 3
+    before="$(ticks_of "$@")"; box_before="$(box_ticks)"
+    if [[ -n "$script" ]]; then
         out="$(PUSHGW_TOKEN="$token" PUSHGW_EVENT="$event" \
-            wrk -t 2 -c "$connections" -d "${seconds}s" -s "$3" "$2" 2>&1)"
+            wrk -t 2 -c "$connections" -d "${seconds}s" -s "$script" "$url" 2>&1)"
     else
-        out="$(wrk -t 2 -c "$connections" -d "${seconds}s" "$2" 2>&1)"
+        out="$(wrk -t 2 -c "$connections" -d "${seconds}s" "$url" 2>&1)"
     fi
-    printf '%-34s %10s req/s   avg latency %s\n' "$1" "$(rate <<<"$out")" "$(latency <<<"$out")"
+    after="$(ticks_of "$@")"; box_after="$(box_ticks)"
+    requests="$(awk '/requests in/ { print $1 }' <<<"$out")"
+    # CPU per request, in microseconds: the server's own, and the whole box's
+    # (client, kernel and server: at full load, 2 cores / this = the rate).
+    printf '%-34s %10s req/s   avg latency %-9s server CPU %5s us/req   box CPU %5s us/req\n' "$name" "$(rate <<<"$out")" \
+        "$(latency <<<"$out")" "$(awk -v t=$((after - before)) -v r="$requests" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / r }')" \
+        "$(awk -v t=$((box_after - box_before)) -v r="$requests" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / r }')"
     grep -E "Non-2xx|Socket errors" <<<"$out" || true
 }
 
 idle_rss="$(awk '/VmRSS/ { printf "%.1f", $2/1024 }' /proc/$pushgw_pid/status)"
-run "nginx return 200" "http://127.0.0.1:$nginx_port/"
-run "libmicrohttpd C, same answer" "http://127.0.0.1:$mhd_port/healthz"
-run "pushgw GET /healthz" "http://127.0.0.1:$pushgw_port/healthz"
-run "nginx, render answer to the POST" "http://127.0.0.1:$nginx_port/v1/render" "$here/render.lua"
-run "libmicrohttpd C, render answer" "http://127.0.0.1:$mhd_render_port/v1/render" "$here/render.lua"
-run "pushgw POST /v1/render" "http://127.0.0.1:$pushgw_port/v1/render" "$here/render.lua"
-run "pushgw POST /v1/notify (apns+fcm)" "http://127.0.0.1:$pushgw_port/v1/notify" "$here/notify.lua"
+nginx_pids=("$nginx_pid" $(pgrep -P "$nginx_pid"))  # the master and its workers
+run "nginx return 200" "http://127.0.0.1:$nginx_port/" "" "${nginx_pids[@]}"
+run "libmicrohttpd C, same answer" "http://127.0.0.1:$mhd_port/healthz" "" "$mhd_pid"
+run "pushgw GET /healthz" "http://127.0.0.1:$pushgw_port/healthz" "" "$pushgw_pid"
+run "nginx, render answer to the POST" "http://127.0.0.1:$nginx_port/v1/render" "$here/render.lua" "${nginx_pids[@]}"
+run "libmicrohttpd C, render answer" "http://127.0.0.1:$mhd_render_port/v1/render" "$here/render.lua" "$mhd_render_pid"
+run "pushgw POST /v1/render" "http://127.0.0.1:$pushgw_port/v1/render" "$here/render.lua" "$pushgw_pid"
+run "pushgw POST /v1/notify (apns+fcm)" "http://127.0.0.1:$pushgw_port/v1/notify" "$here/notify.lua" "$pushgw_pid"
 # Every notify must have been a fresh event: a duplicate is answered from the
 # dedup window without sending, which would flatter the rate.
 events="$(curl -sf "http://127.0.0.1:$pushgw_port/metrics" | awk -F'[{}" ]+' '/^pushgw_events_total/ { printf "%s %s, ", $3, $4 }')"
