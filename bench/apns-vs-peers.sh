@@ -11,7 +11,9 @@
 # Usage: bench/apns-vs-peers.sh [SECONDS] [ROUNDS]   (default 5 s per figure, 3 rounds)
 # h2load and pushgw alternate, ROUNDS times each (this VM's speed drifts by
 # ±20% within minutes); the table gives each one's median, and each round's
-# own ratio is printed too. aioapns, far slower, runs once.
+# own ratio is printed too, with the CPU per send of each client and of the
+# server it talks to (every thread, user and kernel), which drift far less
+# than the rates. aioapns, far slower, runs once.
 # Needs: nghttp2-server nghttp2-client (apt), python3-venv; installs aioapns in a
 # throwaway venv via bench/aioapns-setup.sh.
 set -euo pipefail
@@ -48,33 +50,55 @@ mkdir -p "$work/htdocs"
 nghttpd_port="$(free_port)"
 simulator_port="$(free_port)"
 /usr/sbin/nghttpd -a 127.0.0.1 --htdocs="$work/htdocs" "$nghttpd_port" "$work/server.key" "$work/server.crt" >/dev/null 2>&1 &
-pids+=($!)
+nghttpd_pid=$!
+pids+=("$nghttpd_pid")
 # Apple's one-stream window before the first valid JWT is left off here:
 # h2load opens its 100 streams before it reads the server's SETTINGS, and
 # the streams refused by that window would count against h2load, not pushgw.
 "$simulator" --port "$simulator_port" --team-id "$team_id" --key-id "$key_id" --public-key "$work/key.p8" \
     --topic "$topic" --ca-out "$work/simulator-ca.pem" --no-limit-streams-until-auth >/dev/null 2>&1 &
-pids+=($!)
+simulator_pid=$!
+pids+=("$simulator_pid")
 for _ in $(seq 50); do [[ -s "$work/simulator-ca.pem" ]] && break; sleep 0.1; done
 sleep 0.5
 
 jwt="$("$bench" jwt --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id")"
 "$bench" payload > "$work/payload.json"   # the exact body pushgw sends (816 bytes)
 
-h2load_rate() {  # origin ca connections
-    local count=$(( 30000 * seconds ))
+# Runs a client (its output in $work/out) and prints its CPU and the
+# server's, in clock ticks / seconds: "CLIENT_SECONDS SERVER_TICKS".
+measured() {  # server-pid command...
+    local server="$1" before after TIMEFORMAT='%U %S'
+    shift
+    before="$(awk '{ print $14 + $15 }' "/proc/$server/stat")"
+    { time "$@" > "$work/out" 2>/dev/null; } 2> "$work/time"
+    after="$(awk '{ print $14 + $15 }' "/proc/$server/stat")"
+    echo "$(awk '{ print $1 + $2 }' "$work/time") $((after - before))"
+}
+# "RATE CLIENT_US SERVER_US": sends per second, and the client's and the
+# server's CPU per send in microseconds (every thread, user and kernel).
+per_send() {  # rate sends client-seconds server-ticks
+    awk -v rate="$1" -v n="$2" -v c="$3" -v t="$4" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "%d %.2f %.2f\n", rate, c * 1e6 / n, t * 1e6 / hz / n }'
+}
+h2load_rate() {  # origin ca connections server-pid
+    local count=$(( 30000 * seconds )) cpu
     # The devices pushgw-bench renders: 64 hex digits, the index at the end.
     for index in $(seq 0 499); do printf '%s/3/device/%064x\n' "$1" "$index"; done > "$work/uris.txt"
-    h2load -n "$count" -c "$3" -m 100 -t 1 -D "$seconds" -d "$work/payload.json" -i "$work/uris.txt" \
+    cpu="$(measured "$4" h2load -n "$count" -c "$3" -m 100 -t 1 -D "$seconds" -d "$work/payload.json" -i "$work/uris.txt" \
         -H "authorization: bearer $jwt" -H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-priority: 10" \
         -H "apns-expiration: 0" -H "apns-id: 6b2a4c8e-1f3d-4e5a-9b7c-0d1e2f3a4b5c" \
-        -H "apns-collapse-id: 37791233165968:537" 2>/dev/null \
-        | awk '/^finished in/ { gsub(",", "", $4); print int($4) }'
+        -H "apns-collapse-id: 37791233165968:537")"
+    # shellcheck disable=SC2086
+    per_send "$(awk '/^finished in/ { gsub(",", "", $4); print int($4) }' "$work/out")" \
+        "$(awk '/^requests:/ { print $6 }' "$work/out")" $cpu
 }
-pushgw_rate() {  # origin ca connections
-    "$bench" apns --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id" \
-        --topic "$topic" --connections "$3" --concurrency $(( 8 * $3 )) --batch 100 --seconds "$seconds" \
-        | awk '{ print $2 }'
+pushgw_rate() {  # origin ca connections server-pid
+    local cpu
+    cpu="$(measured "$4" "$bench" apns --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" \
+        --team-id "$team_id" --topic "$topic" --connections "$3" --concurrency $(( 8 * $3 )) --batch 100 --seconds "$seconds")"
+    # shellcheck disable=SC2086
+    per_send "$(awk '{ print $2 }' "$work/out")" "$(sed -n 's/.*(\([0-9]*\) completed.*/\1/p' "$work/out")" $cpu
 }
 aioapns_rate() {  # origin ca
     "$python" "$here/aioapns_send.py" --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" \
@@ -86,15 +110,19 @@ aioapns_rate() {  # origin ca
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
 for server in simulator nghttpd; do
-    if [[ $server == simulator ]]; then origin="https://127.0.0.1:$simulator_port"; ca="$work/simulator-ca.pem"
-    else origin="https://127.0.0.1:$nghttpd_port"; ca="$work/server.crt"; fi
+    if [[ $server == simulator ]]; then origin="https://127.0.0.1:$simulator_port"; ca="$work/simulator-ca.pem"; server_pid=$simulator_pid
+    else origin="https://127.0.0.1:$nghttpd_port"; ca="$work/server.crt"; server_pid=$nghttpd_pid; fi
     h1s=""; h4s=""; p1s=""; p4s=""
     for round in $(seq "$rounds"); do
-        h1="$(h2load_rate "$origin" "$ca" 1)"; p1="$(pushgw_rate "$origin" "$ca" 1)"
-        h4="$(h2load_rate "$origin" "$ca" 4)"; p4="$(pushgw_rate "$origin" "$ca" 4)"
+        read -r h1 h1c h1s_cpu < <(h2load_rate "$origin" "$ca" 1 "$server_pid")
+        read -r p1 p1c p1s_cpu < <(pushgw_rate "$origin" "$ca" 1 "$server_pid")
+        read -r h4 h4c h4s_cpu < <(h2load_rate "$origin" "$ca" 4 "$server_pid")
+        read -r p4 p4c p4s_cpu < <(pushgw_rate "$origin" "$ca" 4 "$server_pid")
         h1s+=" $h1"; h4s+=" $h4"; p1s+=" $p1"; p4s+=" $p4"
         awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v s="$server" -v r="$round" 'BEGIN {
             printf "%-28s round %d: h2load %d / %d, pushgw %d / %d (%.0f%% / %.0f%%)\n", s, r, h1, h4, p1, p4, 100*p1/h1, 100*p4/h4 }'
+        printf '%-28s          CPU us/send, 1 / 4 conn: client h2load %s / %s, pushgw %s / %s; server with h2load %s / %s, with pushgw %s / %s\n' \
+            "" "$h1c" "$h4c" "$p1c" "$p4c" "$h1s_cpu" "$h4s_cpu" "$p1s_cpu" "$p4s_cpu"
     done
     a1="$(aioapns_rate "$origin" "$ca")"
     results+="$server $(median <<<"$h1s") $(median <<<"$h4s") $(median <<<"$p1s") $(median <<<"$p4s") $a1"$'\n'
