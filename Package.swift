@@ -64,7 +64,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PushGateway",
-            dependencies: ["PayloadBuilder", "GatewayService", "CMallocShims"],
+            dependencies: ["PayloadBuilder", "GatewayService", "PushGWSync", "CMallocShims"],
             swiftSettings: swiftSettings
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayService
+import PushGWSync
 
 /// `pushgw [serve]`: loads the configuration, starts the gateway, and stops
 /// gracefully on SIGTERM or SIGINT. The built-in simulators stand in for the
@@ -40,8 +41,11 @@ enum ServeCommand {
         let logger = Logger(minimumLevel: configuration.logLevel)
         // Watching from here on: a signal while the gateway starts is taken
         // like one after (a graceful stop), not the default death.
+        // The demo's providers once started: a stop at once still removes their throwaway keys.
+        let startedDemo = Locked<DemoProviders?>(nil)
         let signals = Termination { number in
             logger.warning("pushgw stopping at once: a second signal during the drain", [("signal", String(number))])
+            startedDemo.withLock { $0?.removeFolder() }
             Termination.exitNow("pushgw: stopped at once (second signal); requests in progress were not answered")
         }
 
@@ -58,6 +62,7 @@ enum ServeCommand {
                 let providers = try DemoProviders()
                 providers.configure(&configuration)
                 demo = providers
+                startedDemo.withLock { $0 = providers }
             } catch {
                 return fail("\(error)")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayService
+import PushGWSync
 
 /// `pushgw simulators [--env-file FILE]`: runs only the built-in provider
 /// simulators of the demo (APNs, and FCM with its OAuth endpoint, throwaway
@@ -25,13 +26,19 @@ enum SimulatorsCommand {
             }
             index += 1
         }
-        let signals = Termination { _ in Termination.exitNow("pushgw simulators: stopped at once (second signal)") }
+        // Once started: a stop at once still removes their throwaway keys.
+        let started = Locked<DemoProviders?>(nil)
+        let signals = Termination { _ in
+            started.withLock { $0?.removeFolder() }
+            Termination.exitNow("pushgw simulators: stopped at once (second signal)")
+        }
         let providers: DemoProviders
         do {
             providers = try DemoProviders()
         } catch {
             return fail("\(error)")
         }
+        started.withLock { $0 = providers }
         let lines = providers.gatewayEnvironment.map { "export \($0.name)=\($0.value)" }.joined(separator: "\n") + "\n"
         if let envFile {
             guard FileManager.default.createFile(atPath: envFile, contents: Data(lines.utf8), attributes: [.posixPermissions: 0o600]) else {

@@ -23,4 +23,19 @@ final class DemoProvidersTests: XCTestCase {
         XCTAssertEqual(providers.apns.statistics.acceptedTotal, 1)
         XCTAssertEqual(providers.fcm.statistics.acceptedTotal, 1)
     }
+
+    /// What a second signal does before the process ends at once: the
+    /// throwaway keys go; the simulators are left to die with the process.
+    func testRemovingTheFolderDeletesTheThrowawayKeysAndMayBeRepeated() throws {
+        let providers = try DemoProviders()
+        defer { providers.stop() }
+        for file in [providers.keyFile, providers.serviceAccountFile, providers.tokensFile] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: file), file)
+        }
+        providers.removeFolder()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: providers.folder))
+        providers.removeFolder()
+        providers.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: providers.folder))
+    }
 }

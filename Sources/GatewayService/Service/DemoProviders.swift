@@ -91,9 +91,17 @@ public final class DemoProviders: Sendable {
         ]
     }
 
+    /// Stops both simulators and removes the temporary folder.
     public func stop() {
         apns.stop()
         fcm.stop()
+        removeFolder()
+    }
+
+    /// Removes the temporary folder with the throwaway keys, leaving the
+    /// simulators running: what a process about to end at once (a second
+    /// signal) can still do. Safe to call more than once.
+    public func removeFolder() {
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
