@@ -33,7 +33,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     if requestContext.pointee == nil {
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        if let refusal = screen(connection, url: url, version: version) {
+        let screening = screen(connection, url: url, version: version)
+        if let refusal = screening.refusal {
             state.started = true
             entry(of: connection)?.answering()
             server.handler.answered(path: path(of: url), refusal)
@@ -47,8 +48,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             entry(of: connection)?.answering()
             return queue(early, on: connection, closing: server)
         }
-        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
-           length > server.limits.maximumBodyBytes {
+        if let length = screening.announcedLength, length > server.limits.maximumBodyBytes {
             // Answered now, before the body: libmicrohttpd then closes the
             // connection instead of reading what was announced.
             state.tooLarge = true
@@ -113,7 +113,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 /// The target is intact when the length seen by the URI log callback (up to
 /// the first NUL) reaches the space before the HTTP version: libmicrohttpd
 /// parses the request line in place, so `url` and `version` point into it.
-private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> HTTPResponse? {
+private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
+                    version: UnsafePointer<CChar>?) -> (refusal: HTTPResponse?, announcedLength: Int?) {
     var intact = true
     if let url, let version, version.pointee != 0,
        let length = entry(of: connection)?.targetLength {
@@ -123,7 +124,8 @@ private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, ver
     _ = withUnsafeMutablePointer(to: &screening) { pointer in
         MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
     }
-    return screening.refusal(targetIntact: intact)
+    let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
+    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening.announcedLength)
 }
 
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
@@ -144,11 +146,10 @@ private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, me
                        body: state.body, bodyTooLarge: state.tooLarge)
 }
 
-/// The request target without its query, found among the bytes (not by Character).
+/// The router's path of the request target (`RequestTarget.path`).
 private func path(of url: UnsafePointer<CChar>?) -> String {
     guard let url else { return "/" }
-    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(url).assumingMemoryBound(to: UInt8.self), count: strlen(url))
-    return String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
+    return RequestTarget.path(UnsafeBufferPointer(start: UnsafeRawPointer(url).assumingMemoryBound(to: UInt8.self), count: strlen(url)))
 }
 
 /// Queues `response` on `connection`; once `server` quiesces, with

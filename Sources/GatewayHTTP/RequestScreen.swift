@@ -16,7 +16,8 @@ public import PayloadBuilder
 /// RFC 9112 §6.1 and §6.3: a server may reject a message with both
 /// `Transfer-Encoding` and `Content-Length`, must treat differing
 /// `Content-Length`s as unrecoverable, and should answer 501 to a transfer
-/// coding it does not know.
+/// coding it does not know. RFC 9112 §3.2: an HTTP/1.1 request without a
+/// `Host`, or with more than one, must be answered 400.
 struct RequestScreen {
     struct Header {
         var name: [UInt8]
@@ -25,12 +26,17 @@ struct RequestScreen {
 
     /// nil when the request may proceed; else the answer (the connection is
     /// then closed, its body unread).
-    static func refusal(headers: [Header], targetIntact: Bool) -> HTTPResponse? {
+    static func refusal(headers: [Header], targetIntact: Bool, hostRequired: Bool = false) -> HTTPResponse? {
+        screened(headers).refusal(targetIntact: targetIntact, hostRequired: hostRequired)
+    }
+
+    /// The screen after every header of `headers`.
+    static func screened(_ headers: [Header]) -> Screening {
         var screening = Screening()
         for header in headers {
             header.name.withUnsafeBytes { name in header.value.withUnsafeBytes { value in screening.add(name: name, value: value) } }
         }
-        return screening.refusal(targetIntact: targetIntact)
+        return screening
     }
 
     /// The screen fed one header at a time, straight from libmicrohttpd's
@@ -44,6 +50,12 @@ struct RequestScreen {
         private var encodedContent = false
         /// A Content-Length other than 0 (a body is coming).
         private var announcedContent = false
+        private var hosts = 0
+        /// The body length the last `Content-Length` announces: nil without
+        /// one or when it is not a number (libmicrohttpd refuses those);
+        /// `Int.max` when it is a number too large for `Int`, which is
+        /// beyond any limit all the same.
+        private(set) var announcedLength: Int?
 
         mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             if RequestScreen.holdsNULOrCR(name) || RequestScreen.holdsNULOrCR(value) {
@@ -53,12 +65,16 @@ struct RequestScreen {
             switch name.count {
             case 14 where RequestScreen.equalsIgnoringCase(name, "content-length"):
                 contentLengths += 1
-                if RequestScreen.trimmed(value).contains(where: { $0 != UInt8(ascii: "0") }) { announcedContent = true }
+                let digits = RequestScreen.trimmed(value)
+                if digits.contains(where: { $0 != UInt8(ascii: "0") }) { announcedContent = true }
+                announcedLength = RequestScreen.saturatingDecimal(digits)
             case 17 where RequestScreen.equalsIgnoringCase(name, "transfer-encoding"):
                 transferEncodings += 1
                 if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), "chunked") { onlyChunked = false }
             case 13 where RequestScreen.equalsIgnoringCase(name, "authorization"):
                 authorizations += 1
+            case 4 where RequestScreen.equalsIgnoringCase(name, "host"):
+                hosts += 1
             case 16 where RequestScreen.equalsIgnoringCase(name, "content-encoding"):
                 let coding = RequestScreen.trimmed(value)
                 if !coding.isEmpty, !RequestScreen.equalsIgnoringCase(coding, "identity") { encodedContent = true }
@@ -67,9 +83,12 @@ struct RequestScreen {
             }
         }
 
-        func refusal(targetIntact: Bool) -> HTTPResponse? {
+        /// `hostRequired`: the request is HTTP/1.1 (HTTP/1.0 has no `Host` rule).
+        func refusal(targetIntact: Bool, hostRequired: Bool = false) -> HTTPResponse? {
             guard targetIntact else { return error(.badRequest, "the request target contains a NUL byte") }
             if badByte { return error(.badRequest, "a header contains a NUL or CR byte") }
+            if hosts > 1 { return error(.badRequest, "Host is given more than once") }
+            if hosts == 0, hostRequired { return error(.badRequest, "an HTTP/1.1 request needs a Host header") }
             if contentLengths > 1 { return error(.badRequest, "Content-Length is given more than once") }
             // Which one would count depends on the reader: refuse rather than pick.
             if authorizations > 1 { return error(.badRequest, "Authorization is given more than once") }
@@ -123,6 +142,22 @@ struct RequestScreen {
             index += 1
         }
         return false
+    }
+
+    /// The decimal number `digits` spells, `Int.max` when it is larger; nil
+    /// when it is empty or holds anything but the digits 0 to 9.
+    static func saturatingDecimal(_ digits: UnsafeRawBufferPointer) -> Int? {
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        var overflowed = false
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            guard !overflowed else { continue }
+            let (times10, over1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, over2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            if over1 || over2 { overflowed = true } else { value = sum }
+        }
+        return overflowed ? Int.max : value
     }
 
     /// Without leading and trailing spaces and tabs.

@@ -85,6 +85,10 @@ enum ServeCommand {
         let address = GatewayConfiguration.httpURL(address: configuration.listenAddress, port: gateway.server.port)
         logger.info("pushgw listening", [("address", address), ("apps", configuration.apps.map(\.name).joined(separator: ",")),
                                           ("demo", demo == nil ? "false" : "true")])
+        if configuration.insecureNoAuth {
+            logger.warning("pushgw runs without authentication: any local process can send and render",
+                           [("setting", configuration.insecureNoAuthSetting), ("address", address)])
+        }
         if let demo {
             // The working directory, then the checkout this binary was built from.
             let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -63,4 +63,51 @@ final class RequestScreenTests: XCTestCase {
             XCTAssertEqual(fast(bytes), naive(bytes), "nine bytes of \(value)")
         }
     }
+
+    func testAnHTTP11RequestNeedsExactlyOneHost() throws {
+        XCTAssertNil(RequestScreen.refusal(headers: [header("Host", "x")], targetIntact: true, hostRequired: true))
+        XCTAssertEqual(RequestScreen.refusal(headers: [header("Accept", "*/*")], targetIntact: true, hostRequired: true)?.status, 400)
+        XCTAssertNil(RequestScreen.refusal(headers: [header("Accept", "*/*")], targetIntact: true, hostRequired: false), "HTTP/1.0")
+        XCTAssertEqual(try code([header("Host", "a"), header("host", "a")])?.1, .string("bad_request"))
+    }
+
+    /// The announced length the handler compares with the body limit: a
+    /// number too large for `Int` is beyond it, not unknown.
+    func testTheAnnouncedLengthSaturatesInsteadOfBeingLost() {
+        func announced(_ value: String) -> Int? { RequestScreen.screened([header("Content-Length", value)]).announcedLength }
+        XCTAssertEqual(announced("65537"), 65537)
+        XCTAssertEqual(announced(" 0 "), 0)
+        XCTAssertEqual(announced("0000000000000000000000000012"), 12, "leading zeros are not an overflow")
+        XCTAssertEqual(announced("9223372036854775807"), Int.max)
+        XCTAssertEqual(announced("9223372036854775808"), Int.max)
+        XCTAssertEqual(announced("18446744073709551615"), Int.max)
+        XCTAssertEqual(announced("99999999999999999999999999"), Int.max)
+        XCTAssertNil(announced("-1"))
+        XCTAssertNil(announced("12a"))
+        XCTAssertNil(announced(""))
+        XCTAssertNil(RequestScreen.screened([header("Host", "x")]).announcedLength)
+    }
+}
+
+/// The router's path of a request target, in origin and absolute form.
+final class RequestTargetTests: XCTestCase {
+    private func path(_ target: String) -> String {
+        Array(target.utf8).withUnsafeBufferPointer { RequestTarget.path($0) }
+    }
+
+    func testTheQueryIsCutOff() {
+        XCTAssertEqual(path("/healthz?probe=1"), "/healthz")
+        XCTAssertEqual(path("/v1/render"), "/v1/render")
+        XCTAssertEqual(path("/"), "/")
+        XCTAssertEqual(path("*"), "*")
+    }
+
+    func testAnAbsoluteTargetLosesItsSchemeAndAuthority() {
+        XCTAssertEqual(path("http://127.0.0.1:8080/healthz"), "/healthz")
+        XCTAssertEqual(path("HTTPS://gateway.example/v1/notify?x=1"), "/v1/notify")
+        XCTAssertEqual(path("http://127.0.0.1:8080"), "/")
+        XCTAssertEqual(path("http://127.0.0.1:8080?x=/healthz"), "/")
+        XCTAssertEqual(path("ftp://host/healthz"), "ftp://host/healthz", "not an HTTP target: left for the router to refuse")
+        XCTAssertEqual(path("http:/healthz"), "http:/healthz")
+    }
 }

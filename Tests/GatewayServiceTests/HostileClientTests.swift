@@ -189,6 +189,40 @@ final class HostileClientTests: XCTestCase {
         try await assertServed(testbed, "after the announced large body")
     }
 
+    /// Content-Length values too large for a signed 64-bit number (one of
+    /// them libmicrohttpd's "unknown size") are over the limit too: the same
+    /// JSON 413 at once, not a connection closed without an answer.
+    func testAContentLengthBeyondSixtyFourBitsGetsTheJSON413() async throws {
+        let testbed = try ServiceTestbed()
+        for length in ["9223372036854775808", "18446744073709551614", "18446744073709551615"] {
+            let connection = try RawConnection(port: testbed.server.port)
+            connection.send("POST /v1/render HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+                + "Content-Length: \(length)\r\n\r\n{}")
+            let reply = connection.readReply(timeout: .seconds(5))
+            guard case let .response(status, _, body) = reply else { return XCTFail("\(length): no answer: \(reply)") }
+            XCTAssertEqual(status, 413, length)
+            XCTAssertEqual(try JSONParser.parse(body)["error"]?["code"], .string("body_too_large"), length)
+        }
+        try await assertServed(testbed, "after the huge lengths")
+    }
+
+    /// RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (HTTP/1.0
+    /// needs none); §3.2.2: a target in absolute form is served like its path.
+    func testHostIsRequiredInHTTP11AndAbsoluteTargetsAreServed() async throws {
+        let testbed = try ServiceTestbed()
+        let cases: [(String, Int)] = [
+            ("GET /healthz HTTP/1.1\r\n\r\n", 400),
+            ("GET /healthz HTTP/1.0\r\n\r\n", 200),
+            ("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+            ("GET http://127.0.0.1/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 200),
+        ]
+        for (request, expected) in cases {
+            let connection = try RawConnection(port: testbed.server.port)
+            connection.send(request)
+            XCTAssertEqual(connection.readReply(timeout: .seconds(5)).status, expected, request)
+        }
+    }
+
     /// A chunked body that grows past 64 KiB: 413 with the JSON error; one
     /// that never ends is cut once a bounded amount was dropped.
     func testAChunkedBodyOverTheLimitIsRefused() async throws {

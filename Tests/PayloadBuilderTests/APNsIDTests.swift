@@ -24,4 +24,14 @@ final class APNsIDTests: XCTestCase {
             XCTAssertEqual(digits, expected)
         }
     }
+
+    /// The dedup window takes `ABCD…` and `abcd…` for one device; so does
+    /// the id, which a re-send in other capitals keeps.
+    func testATokenInCapitalsHasTheSameIdAsInLowercase() {
+        let ids = APNsID(eventID: "c1:m1")
+        let lower = "0123456789abcdef" + String(repeating: "a1", count: 24)
+        XCTAssertEqual(ids.id(token: lower.uppercased()), ids.id(token: lower))
+        XCTAssertEqual(ids.id(token: "0123456789AbCdEf" + lower.dropFirst(16)), ids.id(token: lower))
+        XCTAssertNotEqual(ids.id(token: "1" + lower.dropFirst()), ids.id(token: lower))
+    }
 }

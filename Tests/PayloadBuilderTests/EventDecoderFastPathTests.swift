@@ -34,8 +34,8 @@ final class EventDecoderFastPathTests: XCTestCase {
         #"{"conversation":{"id":"c"},"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t"}]}"#,
         #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t"}],"data":{"k":"v","k":"w"}}"#,
         #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t"}],"data":{"k":"v","\u006b":"w"}}"#,
-        #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":1.0}]}"#,
-        #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":1e2}]}"#,
+        #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":1.5}]}"#,
+        #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":1e-2}]}"#,
         #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":01}]}"#,
         #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":-1}]}"#,
         #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":2147483648}]}"#,
@@ -178,6 +178,12 @@ final class EventDecoderFastPathTests: XCTestCase {
         // Valid, but with a key written with an escape: the tree decoder's too.
         let escapedKey = #"{"conversation":{"\u0069d":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t"}]}"#
         XCTAssertEqual(compare(Array(escapedKey.utf8), escapedKey), .declined)
+        // Valid, with a whole number spelled with a fraction or an exponent: the tree decoder's too.
+        for badge in ["1.0", "1e2"] {
+            let body = #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":"# + badge + "}]}"
+            XCTAssertEqual(compare(Array(body.utf8), body), .declined, badge)
+            XCTAssertNoThrow(try EventDecoder(config: EventFixture.demo).decode(Array(body.utf8)), badge)
+        }
         XCTAssertNoThrow(try EventDecoder(config: EventFixture.demo).decode(Array(escapedKey.utf8)))
         // Configuration-dependent refusals: a platform without credentials, a
         // gateway key under its new name, an event that names no app of two.

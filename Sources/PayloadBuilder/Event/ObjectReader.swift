@@ -90,7 +90,9 @@ struct ObjectReader {
         }
     }
 
-    /// An integer (a JSON number without a fraction), or null/absent.
+    /// A whole number, or null/absent. Written as an integer or, as some
+    /// JSON writers do (Python's `86400.0`), with a zero fraction or an
+    /// exponent (`1e2`): the value counts, not its spelling.
     func optionalInteger(_ key: String) throws(EventError) -> Int64? {
         guard let value = optionalValue(key) else { return nil }
         switch value {
@@ -99,6 +101,8 @@ struct ObjectReader {
         case let .double(number) where number.magnitude >= 0x1p63:
             // A whole number past what 64 bits hold (a fraction there is lost anyway).
             throw EventError(.invalidEvent, at: path.appending(key), "is out of range")
+        case let .double(number) where number == number.rounded(.towardZero):
+            return Int64(number)
         case .double: throw EventError(.invalidEvent, at: path.appending(key), "must be a whole number")
         default: throw EventError(.invalidEvent, at: path.appending(key), "must be a number, not \(value.typeName)")
         }

@@ -4,8 +4,9 @@
 /// Deriving rather than drawing it makes a re-sent notification carry the
 /// same id (logs and Apple's console line up) and keeps rendering pure. The
 /// first half comes from SHA-256 of the event id (once per event), the second
-/// from a 64-bit FNV-1a of the token (per device): distinct per event and per
-/// device, and cheap enough for the per-device path. Not a secret, not a MAC.
+/// from a 64-bit FNV-1a of the token in lowercase (per device): distinct per
+/// event and per device, and cheap enough for the per-device path. Not a
+/// secret, not a MAC.
 public struct APNsID: Sendable {
     private let eventHalf: UInt64
 
@@ -20,7 +21,12 @@ public struct APNsID: Sendable {
     public func id(token: String) -> String {
         var token = token
         var fnv = FNV1a64()
-        token.withUTF8 { fnv.add(raw: $0) }
+        // Hashed in lowercase, as the dedup window compares APNs tokens: a
+        // re-send that spells the token in capitals keeps its id. The token
+        // is hex, so setting bit 0x20 lowers A-F and leaves 0-9 as they are.
+        token.withUTF8 { bytes in
+            for byte in bytes { fnv.mix(byte | 0x20) }
+        }
         let (high, low) = halves(tokenHash: fnv.value)
         // Eight digits at a time (`Self.hexDigits(of:)`), placed with
         // unaligned stores: 8-4-4 digits of the event half, then 4-12 of the

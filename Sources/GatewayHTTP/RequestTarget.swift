@@ -1,0 +1,29 @@
+/// The path the router sees in a request target: the query is cut off, and
+/// a target in absolute form (`http://host:port/healthz`), which RFC 9112
+/// §3.2.2 says a server must accept although clients send it only to
+/// proxies, loses its scheme and authority (`/healthz`; `/` when nothing
+/// follows the authority).
+enum RequestTarget {
+    static func path(_ target: UnsafeBufferPointer<UInt8>) -> String {
+        var start = 0
+        if let authority = authorityStart(target) {
+            start = target[authority...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? target.count
+            guard start < target.count, target[start] == UInt8(ascii: "/") else { return "/" }
+        }
+        let rest = UnsafeBufferPointer(rebasing: target[start...])
+        return String(decoding: rest.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
+    }
+
+    /// Where the authority begins when `target` starts with `http://` or
+    /// `https://` (the scheme in any case); nil for any other target.
+    private static func authorityStart(_ target: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard target.first != UInt8(ascii: "/") else { return nil }  // origin form, the usual case
+        for scheme in ["http://", "https://"] where target.count >= scheme.utf8.count {
+            let matches = zip(target, scheme.utf8).allSatisfy { byte, wanted in
+                (byte >= 65 && byte <= 90 ? byte + 32 : byte) == wanted
+            }
+            if matches { return scheme.utf8.count }
+        }
+        return nil
+    }
+}
