@@ -164,6 +164,14 @@ final class ConfigurationLoaderTests: XCTestCase {
         expectError(["PUSHGW_BEARER_TOKENS_FILE": "/run/commented"], setting: "PUSHGW_BEARER_TOKENS_FILE")
         expectError(["PUSHGW_BEARER_TOKENS": "0123456789abcdef\u{7F}0123"], setting: "PUSHGW_BEARER_TOKENS")
         expectError(["PUSHGW_BEARER_TOKENS": "0123456789abcdéf0123"], setting: "PUSHGW_BEARER_TOKENS")
+        // The advice fits the form: commas for the list, lines for the file.
+        for (environment, advice, notAdvice) in [(["PUSHGW_BEARER_TOKENS": "0123456789abcdef 0123456789abcdef"], "commas", "line"),
+                                                 (["PUSHGW_BEARER_TOKENS_FILE": "/run/commented"], "line", "commas")] {
+            XCTAssertThrowsError(try loader(environment).load()) { error in
+                let message = (error as? ServiceError)?.message ?? ""
+                XCTAssertTrue(message.contains(advice) && !message.contains(notAdvice), message)
+            }
+        }
         let configuration = try loader(["PUSHGW_BEARER_TOKENS": " 0123456789abcdef0123 , ,fedcba9876543210fedc"]).load()
         XCTAssertEqual(configuration.bearerTokens, ["0123456789abcdef0123", "fedcba9876543210fedc"])
     }

@@ -45,8 +45,9 @@ extension ConfigurationLoader {
         configuration.listenSetting = setting
     }
 
-    /// Bearer tokens as given by a file or a list: at least one, each at least 16 characters.
-    static func checked(tokens: [String], setting: String, source: String) throws(ServiceError) -> [String] {
+    /// Bearer tokens as given by a file (`fromFile`) or a comma-separated
+    /// list: at least one, each at least 16 printable characters.
+    static func checked(tokens: [String], setting: String, source: String, fromFile: Bool) throws(ServiceError) -> [String] {
         guard !tokens.isEmpty else { throw ServiceError(setting: setting, "\(source) holds no token") }
         if tokens.contains(where: { $0.count < 16 }) {
             throw ServiceError(setting: setting, "tokens must be at least 16 characters (use e.g. `openssl rand -hex 32`)")
@@ -54,8 +55,9 @@ extension ConfigurationLoader {
         // A client sends `Bearer <token>`: a space inside a token (say, a `#`
         // comment after it on the same line) would make a token nobody can send.
         if tokens.contains(where: { !$0.utf8.allSatisfy { (0x21...0x7E).contains($0) } }) {
-            throw ServiceError(setting: setting, "tokens are printable ASCII without spaces, one per line; "
-                + "a # comment must be on a line of its own")
+            throw ServiceError(setting: setting, fromFile
+                ? "tokens are printable ASCII without spaces, one per line; a # comment must be on a line of its own"
+                : "tokens are printable ASCII without spaces, separated by commas")
         }
         return tokens
     }

@@ -119,7 +119,7 @@ public struct ConfigurationLoader {
         }
         if let tokens = value("PUSHGW_BEARER_TOKENS") {
             let list = tokens.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            fromEnvironment += try Self.checked(tokens: list, setting: "PUSHGW_BEARER_TOKENS", source: "the list")
+            fromEnvironment += try Self.checked(tokens: list, setting: "PUSHGW_BEARER_TOKENS", source: "the list", fromFile: false)
             settings.append("PUSHGW_BEARER_TOKENS")
         }
         if !settings.isEmpty {
@@ -215,6 +215,6 @@ public struct ConfigurationLoader {
     private func lines(ofSecretFile file: Sourced) throws(ServiceError) -> [String] {
         let lines = String(decoding: try read(file), as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        return try Self.checked(tokens: lines, setting: file.setting, source: file.shown ? file.value : "the file")
+        return try Self.checked(tokens: lines, setting: file.setting, source: file.shown ? file.value : "the file", fromFile: true)
     }
 }
