@@ -27,7 +27,7 @@ final class RefusalLogTests: XCTestCase {
         XCTAssertEqual(last["count"], .string("5"), "the four held back and this one")
         XCTAssertEqual(last["route"], .string("/v1/notify"))
         let second = try JSONParser.parse(Array(logged[1].utf8))
-        XCTAssertEqual(second["field"], .string("message.kind"))
+        XCTAssertEqual(second["last_field"], .string("message.kind"), "the field of the request that wrote the line")
         XCTAssertFalse(logged.joined().contains("send a token"), "no message text (it may quote what was sent)")
     }
 

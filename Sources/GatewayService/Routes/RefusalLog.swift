@@ -8,9 +8,10 @@ import PushGWSync
 /// with a wrong token or a broken event, and a flood of them writes a few
 /// lines, not one per request.
 ///
-/// A line names the route, the status, the error code and the field (a
-/// field may name one of the caller's data keys); never the token, the
-/// body's values or the error's message.
+/// A line names the route, the status, the error code, the count, and the
+/// field of the request that wrote it (`last_field`: the others counted may
+/// have named other fields; a field may name one of the caller's data
+/// keys); never the token, the body's values or the error's message.
 final class RefusalLog: Sendable {
     private let logger: Logger
     private let interval: Duration
@@ -44,7 +45,7 @@ final class RefusalLog: Sendable {
         }
         guard let count else { return }
         var fields = [("route", route), ("status", String(response.status)), ("code", code), ("count", String(count))]
-        if case let .string(field)? = error?["field"] { fields.append(("field", field)) }
+        if case let .string(field)? = error?["field"] { fields.append(("last_field", field)) }
         logger.warning("requests refused", fields)
     }
 }
