@@ -35,9 +35,9 @@ let package = Package(
         // exchange, avatar download).
         .target(name: "Curl", dependencies: ["CCurl", "CCurlShims"], swiftSettings: swiftSettings),
         // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
-        .target(name: "PushGWSync", swiftSettings: swiftSettings),
+        .target(name: "PushGWSync", dependencies: ["CThreadShims"], swiftSettings: swiftSettings),
         .target(name: "PayloadBuilder", swiftSettings: swiftSettings),
-        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "CThreadShims"],
+        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
                 swiftSettings: swiftSettings),
         // FCM HTTP v1: OAuth2 service-account tokens (RS256, libcurl) and the
         // messages:send client on the HTTP/2 connection layer.
@@ -51,15 +51,14 @@ let package = Package(
         // imports libmicrohttpd.
         .target(
             name: "GatewayHTTP",
-            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "CMicroHTTPD", "CThreadShims"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
         // The service: routes and auth, configuration, dispatcher,
         // avatar resolver, metrics. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "Curl", "GatewayHTTP",
-                           "CThreadShims"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "Curl", "GatewayHTTP"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -69,7 +68,7 @@ let package = Package(
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
         // tests and as `apns-simulator` for the demo and benchmarks.
-        .target(name: "APNsSimulator", dependencies: ["PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "CThreadShims"],
+        .target(name: "APNsSimulator", dependencies: ["PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
                 swiftSettings: swiftSettings),
         .executableTarget(name: "APNsSimulatorTool", dependencies: ["APNsSimulator"], swiftSettings: swiftSettings),
         .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder", "APNsHTTP2", "APNsSimulator", "FCMClient"], swiftSettings: swiftSettings),

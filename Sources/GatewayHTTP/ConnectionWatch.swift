@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CThreadShims
 import Dispatch
 import Foundation
 import Synchronization
@@ -29,7 +28,7 @@ final class ConnectionWatch: Sendable {
     func start() {
         let nanoseconds = Int(tick.wholeNanoseconds)
         Thread.detachNewThread { [self] in
-            _ = pgw_name_current_thread("pushgw-watch")
+            ThreadName.setCurrent("pushgw-watch")
             while wake.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
                 sweep(now: .now)
             }

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 internal import CNGHTTP2
-internal import CThreadShims
 import Foundation
 import Synchronization
 import PushGWSync
@@ -132,7 +131,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         }
         guard self.loop.adopt(self) else { throw TransportError(.shutdown, "the event loop for \(host) has stopped") }
         let thread = Thread { [self] in
-            _ = pgw_name_current_thread("pushgw-connect")
+            ThreadName.setCurrent("pushgw-connect")
             connect()
         }
         thread.start()

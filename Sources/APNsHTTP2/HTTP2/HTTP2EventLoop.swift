@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CThreadShims
 import Dispatch
 import Foundation
 import Synchronization
@@ -88,7 +87,7 @@ public final class HTTP2EventLoop: @unchecked Sendable {
         wakeWriter = pipeEnds[1]
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
-            _ = pgw_name_current_thread(name)
+            ThreadName.setCurrent(name)
             threadID.store(UInt(pthread_self()), ordering: .releasing)
             started.signal()
             run()

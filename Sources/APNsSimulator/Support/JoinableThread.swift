@@ -1,4 +1,4 @@
-internal import CThreadShims
+import PushGWSync
 internal import Glibc
 
 /// The function every simulator thread starts in: takes back the retained
@@ -27,7 +27,7 @@ struct JoinableThread: Sendable {
     static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws -> JoinableThread {
         var handle = pthread_t()
         let box = Unmanaged.passRetained(ThreadBody {
-            _ = pgw_name_current_thread(name)
+            ThreadName.setCurrent(name)
             body()
         })
         let result = pthread_create(&handle, nil, threadEntry, box.toOpaque())

@@ -1,4 +1,3 @@
-internal import CThreadShims
 import Glibc
 import Synchronization
 import PushGWSync
@@ -7,7 +6,7 @@ import PushGWSync
 /// its queue. A file-level constant, as C callbacks must be.
 private let avatarWorkerEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { argument in
     guard let argument else { return nil }
-    _ = pgw_name_current_thread("pushgw-avatar")
+    ThreadName.setCurrent("pushgw-avatar")
     let pool = Unmanaged<AvatarFetchPool>.fromOpaque(argument).takeRetainedValue()
     pool.drain()
     return nil
