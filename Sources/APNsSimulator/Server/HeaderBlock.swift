@@ -4,7 +4,17 @@ import CNGHTTP2
 /// for the duration of a submit call (nghttp2 copies names and values
 /// because no NO_COPY flag is set). Both live in temporary (usually stack)
 /// storage: a response's header block costs no allocation.
+///
+/// A value unique to each response (`apns-id`) is sent as a literal that is
+/// never indexed (RFC 7541 §6.2.3): indexed, each one would take a place in
+/// both HPACK dynamic tables, push out the entries that do repeat, and make
+/// nghttp2's encoder compare it with every other `apns-id` still there.
 enum HeaderBlock {
+    /// Response headers whose value is new in every response.
+    static func isUniquePerResponse(_ name: String) -> Bool {
+        name == "apns-id" || name == "apns-unique-id"
+    }
+
     /// `:status` followed by `fields`.
     static func with<T>(status: Int, _ fields: [(name: String, value: String)],
                         _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
@@ -26,15 +36,17 @@ enum HeaderBlock {
                     var text = text
                     return text.withUTF8 { append($0) }
                 }
-                func entry(_ name: (UnsafeMutablePointer<UInt8>, Int), _ value: (UnsafeMutablePointer<UInt8>, Int)) -> nghttp2_nv {
+                func entry(_ name: (UnsafeMutablePointer<UInt8>, Int), _ value: (UnsafeMutablePointer<UInt8>, Int),
+                           indexed: Bool = true) -> nghttp2_nv {
                     nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
-                               flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                               flags: UInt8(indexed ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
                 }
                 let statusEntry = entry(append(UnsafeBufferPointer(start: statusName.utf8Start, count: statusName.utf8CodeUnitCount)),
                                         append(digits))
                 headers.initializeElement(at: 0, to: statusEntry)
                 for (index, field) in fields.enumerated() {
-                    headers.initializeElement(at: index + 1, to: entry(append(field.name), append(field.value)))
+                    headers.initializeElement(at: index + 1, to: entry(append(field.name), append(field.value),
+                                                                       indexed: !isUniquePerResponse(field.name)))
                 }
                 defer { headers.deinitialize() }
                 return body(UnsafePointer(headers.baseAddress!), fields.count + 1)
