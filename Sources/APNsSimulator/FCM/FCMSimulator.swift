@@ -41,7 +41,7 @@ public final class FCMSimulator: Sendable {
     /// Creates a stopped simulator. Makes a `ThrowawayPKI` unless the
     /// configuration brings one, and checks that every service account has
     /// an RSA key.
-    public init(configuration: FCMSimulatorConfiguration) throws {
+    public init(configuration: FCMSimulatorConfiguration) throws(APNsSimulatorError) {
         for account in configuration.serviceAccounts {
             let key = try OwnedKey.publicKey(pem: account.publicKeyPEM)
             guard key.isRSA else {
@@ -49,7 +49,7 @@ public final class FCMSimulator: Sendable {
             }
         }
         self.configuration = configuration
-        pki = try configuration.pki ?? ThrowawayPKI()
+        if let given = configuration.pki { pki = given } else { pki = try ThrowawayPKI() }
         core = FCMSimulatorCore(configuration: configuration, pki: pki)
         server = SimulatorServer(service: core, port: configuration.port, maxConnections: configuration.maxConnections)
     }
@@ -58,7 +58,7 @@ public final class FCMSimulator: Sendable {
 
     /// Binds 127.0.0.1 and starts accepting. Throws when the port is taken,
     /// the TLS context cannot be built, or it was already started.
-    public func start() throws {
+    public func start() throws(APNsSimulatorError) {
         try server.start()
         core.port = server.port
     }
@@ -81,7 +81,7 @@ public final class FCMSimulator: Sendable {
     public var caPEM: String { pki.caPEM }
 
     /// Writes the CA certificate to `path`, for clients that take a CA file.
-    public func writeCA(to path: String) throws { try pki.writeCA(to: path) }
+    public func writeCA(to path: String) throws(APNsSimulatorError) { try pki.writeCA(to: path) }
 
     /// Connections currently open.
     public var openConnections: Int { server.openConnections }

@@ -13,7 +13,7 @@ public struct ThrowawayServiceAccount: Sendable, CustomStringConvertible {
     public let privateKeyPEM: String
 
     /// Generates a key pair for `clientEmail` in `projectID`.
-    public init(projectID: String, clientEmail: String? = nil, privateKeyID: String? = nil) throws {
+    public init(projectID: String, clientEmail: String? = nil, privateKeyID: String? = nil) throws(APNsSimulatorError) {
         let key = try OwnedKey.generateRSA(bits: 2048)
         let keyID = privateKeyID ?? Base64URL.encode((0..<20).map { _ in UInt8.random(in: 0...255) })
         let email = clientEmail ?? "pushgw-test@\(projectID).iam.gserviceaccount.com"

@@ -11,8 +11,8 @@ final class OwnedCertificate {
     deinit { X509_free(pointer) }
 
     /// The certificate in `pem`.
-    static func parse(pem: String) throws -> OwnedCertificate {
-        try PEM.withBIO(pem) { bio in
+    static func parse(pem: String) throws(APNsSimulatorError) -> OwnedCertificate {
+        try PEM.withBIO(pem) { bio throws(APNsSimulatorError) in
             guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
                 throw OpenSSLFailure.error("PEM_read_bio_X509")
             }
@@ -22,7 +22,7 @@ final class OwnedCertificate {
 
     /// A new, unsigned certificate for `key` named `commonName`, valid from
     /// five minutes ago (clock skew) for `validitySeconds`.
-    static func make(commonName: String, key: OwnedKey, validitySeconds: Int) throws -> OwnedCertificate {
+    static func make(commonName: String, key: OwnedKey, validitySeconds: Int) throws(APNsSimulatorError) -> OwnedCertificate {
         guard let raw = X509_new() else { throw OpenSSLFailure.error("X509_new") }
         let certificate = OwnedCertificate(taking: raw)
         guard X509_set_version(raw, 2) == 1 else { throw OpenSSLFailure.error("X509_set_version") }
@@ -41,7 +41,7 @@ final class OwnedCertificate {
     }
 
     /// Sets the issuer name from `issuer` (itself, for a self-signed CA).
-    func setIssuer(_ issuer: OwnedCertificate) throws {
+    func setIssuer(_ issuer: OwnedCertificate) throws(APNsSimulatorError) {
         guard X509_set_issuer_name(pointer, X509_get_subject_name(issuer.pointer)) == 1 else {
             throw OpenSSLFailure.error("X509_set_issuer_name")
         }
@@ -49,7 +49,7 @@ final class OwnedCertificate {
 
     /// Adds an extension written as in `openssl.cnf`, e.g.
     /// `subjectAltName` = `IP:127.0.0.1,DNS:localhost`.
-    func addExtension(_ nid: Int32, _ value: String, issuer: OwnedCertificate) throws {
+    func addExtension(_ nid: Int32, _ value: String, issuer: OwnedCertificate) throws(APNsSimulatorError) {
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, issuer.pointer, pointer, nil, nil, 0)
         guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else {
@@ -60,12 +60,12 @@ final class OwnedCertificate {
     }
 
     /// Signs with `key` using ECDSA with SHA-256.
-    func sign(with key: OwnedKey) throws {
+    func sign(with key: OwnedKey) throws(APNsSimulatorError) {
         guard X509_sign(pointer, key.pointer, EVP_sha256()) > 0 else { throw OpenSSLFailure.error("X509_sign") }
     }
 
     /// The certificate as a `CERTIFICATE` PEM block.
-    func pem() throws -> String {
+    func pem() throws(APNsSimulatorError) -> String {
         try PEM.write("PEM_write_bio_X509") { bio in PEM_write_bio_X509(bio, pointer) }
     }
 }

@@ -23,7 +23,7 @@ public struct ThrowawayPKI: Sendable, Equatable {
     ///
     /// - Parameter validitySeconds: how long both certificates stay valid;
     ///   one day unless a test needs otherwise.
-    public init(validitySeconds: Int = 86_400) throws {
+    public init(validitySeconds: Int = 86_400) throws(APNsSimulatorError) {
         let caKey = try OwnedKey.generateP256()
         let ca = try OwnedCertificate.make(commonName: "pushgw throwaway CA", key: caKey, validitySeconds: validitySeconds)
         try ca.setIssuer(ca)
@@ -49,7 +49,7 @@ public struct ThrowawayPKI: Sendable, Equatable {
     }
 
     /// Writes `caPEM` to `path` (created or truncated, mode 0644).
-    public func writeCA(to path: String) throws {
+    public func writeCA(to path: String) throws(APNsSimulatorError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw SystemCallFailure.error("open(\(path))") }
         defer { close(descriptor) }

@@ -32,7 +32,7 @@ public final class APNsSimulator: Sendable {
 
     /// Creates a stopped simulator. Makes a `ThrowawayPKI` unless the
     /// configuration brings one, and checks that every key is a P-256 public key.
-    public init(configuration: APNsSimulatorConfiguration) throws {
+    public init(configuration: APNsSimulatorConfiguration) throws(APNsSimulatorError) {
         for (keyID, pem) in configuration.keys {
             let key = try OwnedKey.publicKey(pem: pem)
             guard key.isP256 else {
@@ -40,7 +40,7 @@ public final class APNsSimulator: Sendable {
             }
         }
         self.configuration = configuration
-        pki = try configuration.pki ?? ThrowawayPKI()
+        if let given = configuration.pki { pki = given } else { pki = try ThrowawayPKI() }
         core = SimulatorCore(configuration: configuration, pki: pki)
         server = SimulatorServer(service: core, port: configuration.port, maxConnections: configuration.maxConnections)
     }
@@ -49,7 +49,7 @@ public final class APNsSimulator: Sendable {
 
     /// Binds 127.0.0.1 and starts accepting. Throws when the port is taken,
     /// the TLS context cannot be built, or it was already started.
-    public func start() throws { try server.start() }
+    public func start() throws(APNsSimulatorError) { try server.start() }
 
     /// Stops accepting, closes every connection (no GOAWAY), and joins all
     /// threads. Idempotent; a stopped simulator cannot be started again.
@@ -65,7 +65,7 @@ public final class APNsSimulator: Sendable {
     public var caPEM: String { pki.caPEM }
 
     /// Writes the CA certificate to `path`, for clients that take a CA file.
-    public func writeCA(to path: String) throws { try pki.writeCA(to: path) }
+    public func writeCA(to path: String) throws(APNsSimulatorError) { try pki.writeCA(to: path) }
 
     /// Connections currently open.
     public var openConnections: Int { server.openConnections }

@@ -8,7 +8,7 @@ import CNGHTTP2
 final class HTTP2ServerSession {
     let pointer: OpaquePointer
 
-    init(userData: UnsafeMutableRawPointer) throws {
+    init(userData: UnsafeMutableRawPointer) throws(APNsSimulatorError) {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
             throw APNsSimulatorError(operation: "nghttp2_session_callbacks_new", detail: "out of memory")

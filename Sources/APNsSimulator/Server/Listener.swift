@@ -4,7 +4,7 @@ import Glibc
 enum Listener {
     /// Binds and listens on 127.0.0.1:`port` (0 = ephemeral); returns the
     /// non-blocking descriptor and the bound port.
-    static func open(port: Int) throws -> (descriptor: Int32, port: Int) {
+    static func open(port: Int) throws(APNsSimulatorError) -> (descriptor: Int32, port: Int) {
         guard (0...65535).contains(port) else {
             throw APNsSimulatorError(operation: "bind", detail: "port \(port) is out of range")
         }

@@ -95,7 +95,7 @@ final class ServerConnection {
     static let headerFieldLimit = 256
 
     init(service: any HTTP2Service, context: TLSServerContext, registry: ConnectionRegistry, number: Int, socket: Int32,
-         wake: WakeSignal) throws {
+         wake: WakeSignal) throws(APNsSimulatorError) {
         self.service = service
         handler = service.makeHandler(connection: number)
         self.registry = registry

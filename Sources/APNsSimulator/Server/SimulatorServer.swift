@@ -41,22 +41,22 @@ final class SimulatorServer: Sendable {
 
     /// Binds 127.0.0.1 and starts accepting. Throws when the port is taken,
     /// the TLS context cannot be built, or it was already started.
-    func start() throws {
+    func start() throws(APNsSimulatorError) {
         let context = try TLSServerContext(pki: service.pki)  // once, not per connection
-        try lifecycle.withLock { state in
+        try lifecycle.withLock { state throws(APNsSimulatorError) in
             guard case .created = state else {
                 throw APNsSimulatorError(operation: "start", detail: "the simulator was already started")
             }
             let (listener, port) = try Listener.open(port: requestedPort)
             let wake: WakeSignal
-            do {
+            do throws(APNsSimulatorError) {
                 wake = try WakeSignal()
             } catch {
                 close(listener)
                 throw error
             }
             let loop = AcceptLoop(service: service, context: context, registry: registry, listener: listener, wake: wake)
-            do {
+            do throws(APNsSimulatorError) {
                 let thread = try JoinableThread.spawn(name: "sim-accept") { loop.run() }
                 state = .running(Running(listener: listener, port: port, acceptThread: thread, acceptWake: wake))
             } catch {

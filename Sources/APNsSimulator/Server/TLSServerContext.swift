@@ -36,7 +36,7 @@ private let selectH2: SSL_CTX_alpn_select_cb_func = { _, selected, selectedLengt
 final class TLSServerContext: @unchecked Sendable {
     let pointer: OpaquePointer
 
-    init(pki: ThrowawayPKI) throws {
+    init(pki: ThrowawayPKI) throws(APNsSimulatorError) {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw OpenSSLFailure.error("SSL_CTX_new") }
         pointer = context
         guard pgw_ssl_ctx_set_min_proto_version(context, pgw_ssl_tls1_2_version()) == 1 else {

@@ -17,7 +17,7 @@ final class TLSSession {
     /// The outcome of reading plaintext.
     enum ReadResult { case bytes(Int), needsInput, closed, failed(String) }
 
-    init(context: TLSServerContext) throws {
+    init(context: TLSServerContext) throws(APNsSimulatorError) {
         guard let ssl = SSL_new(context.pointer) else { throw OpenSSLFailure.error("SSL_new") }
         guard let networkIn = BIO_new(BIO_s_mem()), let networkOut = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)

@@ -24,7 +24,7 @@ struct JoinableThread: Sendable {
     private let handle: pthread_t
 
     /// Starts `body` on a new thread, named `name` for the kernel (top -H, perf).
-    static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws -> JoinableThread {
+    static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(APNsSimulatorError) -> JoinableThread {
         var handle = pthread_t()
         let box = Unmanaged.passRetained(ThreadBody {
             ThreadName.setCurrent(name)

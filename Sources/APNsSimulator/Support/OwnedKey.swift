@@ -14,14 +14,14 @@ final class OwnedKey {
     deinit { EVP_PKEY_free(pointer) }
 
     /// A fresh P-256 key pair.
-    static func generateP256() throws -> OwnedKey {
+    static func generateP256() throws(APNsSimulatorError) -> OwnedKey {
         guard let key = pgw_evp_ec_gen_p256() else { throw OpenSSLFailure.error("EVP_EC_gen") }
         return OwnedKey(taking: key)
     }
 
     /// The private key in `pem` (PKCS#8 or traditional).
-    static func privateKey(pem: String) throws -> OwnedKey {
-        try PEM.withBIO(pem) { bio in
+    static func privateKey(pem: String) throws(APNsSimulatorError) -> OwnedKey {
+        try PEM.withBIO(pem) { bio throws(APNsSimulatorError) in
             guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
                 throw OpenSSLFailure.error("PEM_read_bio_PrivateKey")
             }
@@ -31,7 +31,7 @@ final class OwnedKey {
 
     /// The public key in `pem`: a `PUBLIC KEY` block, or the public half of a
     /// `PRIVATE KEY` block (so an APNs `.p8` file can be given as is).
-    static func publicKey(pem: String) throws -> OwnedKey {
+    static func publicKey(pem: String) throws(APNsSimulatorError) -> OwnedKey {
         let parsed: OpaquePointer? = PEM.withBIO(pem) { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }
         if let parsed { return OwnedKey(taking: parsed) }
         OpenSSLFailure.drainQueue()
@@ -43,7 +43,7 @@ final class OwnedKey {
     }
 
     /// A fresh RSA key pair of `bits` bits (for throwaway service accounts).
-    static func generateRSA(bits: UInt32) throws -> OwnedKey {
+    static func generateRSA(bits: UInt32) throws(APNsSimulatorError) -> OwnedKey {
         guard let key = pgw_evp_rsa_gen(bits) else { throw OpenSSLFailure.error("EVP_RSA_gen") }
         return OwnedKey(taking: key)
     }
@@ -59,14 +59,14 @@ final class OwnedKey {
     }
 
     /// The private key as PKCS#8 PEM.
-    func privateKeyPEM() throws -> String {
+    func privateKeyPEM() throws(APNsSimulatorError) -> String {
         try PEM.write("PEM_write_bio_PrivateKey") { bio in
             PEM_write_bio_PrivateKey(bio, pointer, nil, nil, 0, nil, nil)
         }
     }
 
     /// The public key as a `PUBLIC KEY` (SubjectPublicKeyInfo) PEM block.
-    func publicKeyPEM() throws -> String {
+    func publicKeyPEM() throws(APNsSimulatorError) -> String {
         try PEM.write("PEM_write_bio_PUBKEY") { bio in PEM_write_bio_PUBKEY(bio, pointer) }
     }
 }

@@ -13,7 +13,7 @@ struct WakeSignal: Sendable {
     private let writeDescriptor: Int32
 
     /// Creates a non-blocking, close-on-exec pipe.
-    init() throws {
+    init() throws(APNsSimulatorError) {
         var descriptors: [Int32] = [-1, -1]
         guard pipe(&descriptors) == 0 else { throw SystemCallFailure.error("pipe") }
         for descriptor in descriptors {
