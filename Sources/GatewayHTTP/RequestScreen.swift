@@ -114,7 +114,7 @@ struct RequestScreen {
     }
 
     /// ASCII case-insensitive equality with a lowercase `expected`.
-    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ expected: StaticString) -> Bool {
+    static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ expected: StaticString) -> Bool {
         guard bytes.count == expected.utf8CodeUnitCount else { return false }
         let wanted = expected.utf8Start
         for index in 0..<bytes.count {

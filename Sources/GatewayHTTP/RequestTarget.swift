@@ -18,12 +18,12 @@ enum RequestTarget {
     /// `https://` (the scheme in any case); nil for any other target.
     private static func authorityStart(_ target: UnsafeBufferPointer<UInt8>) -> Int? {
         guard target.first != UInt8(ascii: "/") else { return nil }  // origin form, the usual case
-        for scheme in ["http://", "https://"] where target.count >= scheme.utf8.count {
-            let matches = zip(target, scheme.utf8).allSatisfy { byte, wanted in
-                (byte >= 65 && byte <= 90 ? byte + 32 : byte) == wanted
-            }
-            if matches { return scheme.utf8.count }
+        func startsWith(_ scheme: StaticString) -> Bool {
+            target.count >= scheme.utf8CodeUnitCount
+                && RequestScreen.equalsIgnoringCase(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: target[..<scheme.utf8CodeUnitCount])), scheme)
         }
+        if startsWith("http://") { return 7 }
+        if startsWith("https://") { return 8 }
         return nil
     }
 }
