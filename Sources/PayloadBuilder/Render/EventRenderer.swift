@@ -29,7 +29,10 @@ public struct EventRenderer: Sendable {
     }
 
     private func renderOnce(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> RenderedEvent {
-        let plan = RenderPlan(event: event, app: app, avatarURL: avatar.forwardedURL, now: now)
+        // A local, lent to each call that writes there: a class's stored
+        // `var` would be checked for exclusive access at every use.
+        var store = RenderPlan.makeStore()
+        let plan = RenderPlan(event: event, app: app, avatarURL: avatar.forwardedURL, now: now, store: &store)
         let languageMatters = plan.text.plainText.isEmpty
         var fcmTemplates = TemplateCache<FCMTemplate>()
         var apnsTemplates = TemplateCache<APNsTemplate>()
@@ -62,21 +65,21 @@ public struct EventRenderer: Sendable {
                                                     reason: "platform_not_configured"))
                     continue
                 }
-                let template = try plan.template(event: event, language: language, cache: &fcmTemplates,
+                let template = try plan.template(event: event, language: language, cache: &fcmTemplates, store: &store,
                                                  build: { FCMTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
                 requests.append(ProviderRequest(
                     platform: .fcm, recipientIndex: index, token: recipients[index].token, origin: fcm.baseURL,
                     path: fcm.sendPath,
                     headers: ProviderRequest.fcmHeaders,
-                    body: template.body(token: recipients[index].token, badge: recipients[index].badge, store: &plan.store)))
+                    body: template.body(token: recipients[index].token, badge: recipients[index].badge, store: &store)))
             case .apns:
                 guard let apns = app.apns else {
                     skipped.append(SkippedRecipient(recipientIndex: index, platform: .apns, token: recipients[index].token,
                                                     reason: "platform_not_configured"))
                     continue
                 }
-                let template = try plan.template(event: event, language: language, cache: &apnsTemplates,
+                let template = try plan.template(event: event, language: language, cache: &apnsTemplates, store: &store,
                                                  build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
                 let ids = apnsIDs ?? APNsID(eventID: event.eventID)
@@ -92,7 +95,7 @@ public struct EventRenderer: Sendable {
                         ProviderRequest.Header("apns-id", ids.id(token: recipients[index].token)),
                         ProviderRequest.Header("apns-collapse-id", plan.collapseID),
                     ],
-                    body: template.payload(badge: recipients[index].badge, store: &plan.store)))
+                    body: template.payload(badge: recipients[index].badge, store: &store)))
             }
         }
         // With plain text the content does not depend on the language.
