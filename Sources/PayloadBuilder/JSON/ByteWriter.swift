@@ -109,6 +109,24 @@ struct ByteWriter: ~Copyable {
         appendReserved(UnsafePointer(base + range.lowerBound), count: range.count)
     }
 
+    /// Appends `count` bytes that `write` writes at the pointer it is given
+    /// (room for exactly `count`).
+    @inline(__always)
+    mutating func appendWritten(count length: Int, _ write: (UnsafeMutableRawPointer) -> Void) {
+        reserve(length)
+        write(UnsafeMutableRawPointer(base + count))
+        count += length
+    }
+
+    /// Appends a copy of the bytes in `range` of another writer.
+    @inline(__always)
+    mutating func append(_ range: Range<Int>, of other: borrowing ByteWriter) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= other.count)
+        guard !range.isEmpty else { return }
+        reserve(range.count)
+        appendReserved(UnsafePointer(other.base + range.lowerBound), count: range.count)
+    }
+
     mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append($0) }
     }

@@ -1,0 +1,88 @@
+/// The renderer's output as the compact `/v1/render` answer, written as
+/// each device is rendered: the bytes `RenderReport.json(_:pretty: false)`
+/// writes for the `RenderedEvent` of the same event, without making that
+/// event (no request, header, path, `apns-id` or body value to allocate,
+/// copy into the answer, and free).
+///
+/// Each request is written as `RenderReport`'s compact writer writes the
+/// `ProviderRequest` that `RenderedEventOutput` makes (the same header
+/// names, in the same order, and values); each body goes from the plan's
+/// store straight into the answer. `RenderReportTests` compares the two
+/// paths byte for byte.
+struct ReportOutput: RenderOutput, ~Copyable {
+    private var out: ByteWriter
+    private var wroteRequest = false
+    private var skipped: [SkippedRecipient] = []
+
+    /// Starts the answer of the event `eventID`; room for a usual answer
+    /// of `recipientCount` devices (more grows the buffer).
+    init(eventID: String, recipientCount: Int) {
+        out = ByteWriter(capacity: 1024 + 2048 * recipientCount)
+        out.appendLiteral("{\"event_id\":")
+        out.appendJSONString(eventID)
+        out.appendLiteral(",\"requests\":[")
+    }
+
+    mutating func skip(recipientIndex: Int, platform: Platform, token: String, reason: String) {
+        skipped.append(SkippedRecipient(recipientIndex: recipientIndex, platform: platform, token: token, reason: reason))
+    }
+
+    /// `{"platform":…,"token":…,"method":"POST","url":"<origin>`; returns
+    /// where the token was written, quoted.
+    private mutating func beginRequest(_ platform: Platform, token: String, origin: String) -> Range<Int> {
+        if wroteRequest { out.append(UInt8(ascii: ",")) }
+        wroteRequest = true
+        out.appendLiteral("{\"platform\":")
+        RenderReport.appendPlatform(platform, to: &out)
+        out.appendLiteral(",\"token\":")
+        let tokenStart = out.count
+        out.appendJSONString(token)
+        let quotedToken = tokenStart..<out.count
+        out.appendLiteral(",\"method\":\"POST\",\"url\":\"")
+        RenderReport.appendOrigin(origin, of: platform, to: &out)
+        return quotedToken
+    }
+
+    mutating func fcm(recipientIndex: Int, token: String, badge: Int?, target: borrowing FCMTarget,
+                      template: FCMTemplate, store: inout ByteWriter) {
+        let quotedToken = beginRequest(.fcm, token: token, origin: target.baseURL)
+        out.appendJSONStringContent(target.sendPath)
+        // `ProviderRequest.fcmHeaders`.
+        out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\",\"content-type\":\"application/json\"},\"body\":")
+        template.write(quotedToken: quotedToken, badge: badge, store: store, into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
+                       ids: APNsID, template: APNsTemplate, store: inout ByteWriter) {
+        let quotedToken = beginRequest(.apns, token: token, origin: target.baseURL)
+        // The path `/3/device/<token>`: escaping is per byte, so the token's
+        // escaped bytes are those just written, without their quotes.
+        out.appendLiteral("/3/device/")
+        out.appendCopy(of: quotedToken.lowerBound + 1..<quotedToken.upperBound - 1)
+        out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\",\"apns-topic\":")
+        out.appendJSONString(target.topic)
+        out.appendLiteral(",\"apns-push-type\":\"alert\",\"apns-priority\":")
+        out.appendJSONString(plan.apnsPriority)
+        out.appendLiteral(",\"apns-expiration\":")
+        out.appendJSONString(plan.expiration)
+        // The id is hex digits and dashes: nothing to escape.
+        out.appendLiteral(",\"apns-id\":\"")
+        ids.append(token: token, to: &out)
+        out.appendLiteral("\",\"apns-collapse-id\":")
+        out.appendJSONString(plan.collapseID)
+        out.appendLiteral("},\"body\":")
+        template.write(badge: badge, store: store, into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    consuming func finish(event: borrowing Event, text: borrowing NotificationText, personaLanguage: String,
+                          avatar: AvatarState) -> [UInt8] {
+        out.appendLiteral("],\"skipped\":[")
+        RenderReport.appendSkipped(skipped, to: &out)
+        out.appendLiteral("],\"persona\":")
+        let persona = CommunicationPersona(event: event, text: text, avatar: avatar, language: personaLanguage)
+        RenderReport.appendPersonaAndAvatar(persona, avatar, to: &out)
+        return out.bytes
+    }
+}
