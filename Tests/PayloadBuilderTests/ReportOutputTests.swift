@@ -84,6 +84,38 @@ final class ReportOutputTests: XCTestCase {
         }
     }
 
+    /// The persona is written from the strings the plan escaped: groups or
+    /// not, with content or not (a text message with no text), a title that
+    /// is the group's or overrides it (also one canonically equivalent but
+    /// not the same bytes), awkward names and ids, with and without avatar.
+    func testThePersonaInEveryShape() throws {
+        let (base, app) = try baseEvent()
+        let names = ["Nghĩa", "q\"uote\\ \u{1}", "n"]
+        for group in [nil, "🎧 Zalo", "Cafe\u{301}", "g\"r\noup"] as [String?] {
+            for title in [nil, group, "Café", "t\"itle"] as [String?] {
+                for text in ["", "Hello", "  "] {
+                    for kind in [MessageKind.text, .video] {
+                        for name in names {
+                            var event = base
+                            event.conversation.title = group
+                            event.conversation.id = name == "n" ? "c1" : name
+                            event.notification.title = title
+                            event.message.text = text
+                            event.message.kind = kind
+                            event.sender.displayName = name
+                            event.sender.id = name == "n" ? "s1" : "s\"1"
+                            for avatar in [AvatarState.none, .unchecked(url: "https://a/\"b")] {
+                                assertReportMatchesRender(event, app: app, config: EventFixture.demo, avatar: avatar,
+                                                          "group \(group.debugDescription) title \(title.debugDescription) "
+                                                          + "text \(text.debugDescription) \(kind) \(name.debugDescription)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Recipients skipped for every reason, among sent ones, with and without
     /// a badge, in several languages, and many of them (more than the
     /// answer's first buffer holds).

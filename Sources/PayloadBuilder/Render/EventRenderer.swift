@@ -106,7 +106,7 @@ public struct EventRenderer: Sendable {
         }
         // With plain text the content does not depend on the language.
         let personaLanguage = languageMatters ? shared.language(defaultLocale: config.defaultLocale) : ""
-        return output.finish(event: event, text: plan.text, personaLanguage: personaLanguage, avatar: avatar)
+        return output.finish(event: event, plan: plan, personaLanguage: personaLanguage, avatar: avatar, store: store)
     }
 }
 

@@ -26,6 +26,9 @@ struct PlanFragments {
     private(set) var fcmApsBytes = 0
     /// APNs, after the alert: `[,"sound":…],"thread-id":…,"category":…,"mutable-content":1`.
     private(set) var apnsAfterAlert: Range<Int> = 0..<0
+    /// Where the event strings were first escaped, quoted: what the
+    /// `/v1/render` answer's persona copies (`ReportOutput`).
+    private(set) var escaped = Escaped()
 
     /// The fragments of `event`, written at the end of `out`; the other
     /// values are the plan's, worked out before.
@@ -44,6 +47,8 @@ struct PlanFragments {
         escaped.messageID = Self.quoted(event.message.id, into: &out)
         if let group = event.conversation.title {
             out.appendLiteral(",\"groupName\":")
+            let groupStart = out.count
+            defer { escaped.groupName = groupStart..<out.count }
             // Without `notification.title`, the title is the group's name.
             // Byte for byte: `==` would also take a canonically equivalent
             // spelling (é as e + U+0301), whose bytes are not the group's.
@@ -68,6 +73,7 @@ struct PlanFragments {
         recordFCMAfterData(collapseID: collapseID, expirationSeconds: expirationSeconds, event: event,
                            escaped: &escaped, into: &out)
         recordAPNsAfterAlert(escaped: escaped, into: &out)
+        self.escaped = escaped
     }
 
     // MARK: building
@@ -80,10 +86,12 @@ struct PlanFragments {
 
     /// Where the event strings written more than once were first escaped
     /// (quoted, in the buffer being built).
-    private struct Escaped {
+    struct Escaped {
         var conversationID = 0..<0
         var messageID = 0..<0
         var senderID = 0..<0
+        /// The conversation's title, when there is one.
+        var groupName: Range<Int>?
         var avatarURL: Range<Int>?
         var sound: Range<Int>?
     }

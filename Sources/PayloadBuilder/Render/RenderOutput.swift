@@ -20,9 +20,10 @@ protocol RenderOutput: ~Copyable {
                        ids: APNsID, template: APNsTemplate, store: inout ByteWriter)
 
     /// The result, with the Communication Notification persona of `event`
-    /// (its content in `personaLanguage`) and the avatar's state.
-    consuming func finish(event: borrowing Event, text: borrowing NotificationText, personaLanguage: String,
-                          avatar: AvatarState) -> Result
+    /// (its content in `personaLanguage`) and the avatar's state, the one
+    /// `plan` was made with.
+    consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
+                          store: borrowing ByteWriter) -> Result
 }
 
 /// The renderer's output as values: every provider request, ready to send.
@@ -62,10 +63,10 @@ struct RenderedEventOutput: RenderOutput {
             body: template.payload(badge: badge, store: &store)))
     }
 
-    consuming func finish(event: borrowing Event, text: borrowing NotificationText, personaLanguage: String,
-                          avatar: AvatarState) -> RenderedEvent {
+    consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
+                          store: borrowing ByteWriter) -> RenderedEvent {
         RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
-                      persona: CommunicationPersona(event: event, text: text, avatar: avatar, language: personaLanguage),
+                      persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage),
                       avatar: avatar)
     }
 }

@@ -45,7 +45,7 @@ extension RenderReport {
 
     /// The persona's object, `,"avatar":`, the avatar's object, and the
     /// report's closing brace.
-    static func appendPersonaAndAvatar(_ persona: borrowing CommunicationPersona, _ avatar: AvatarState,
+    private static func appendPersonaAndAvatar(_ persona: borrowing CommunicationPersona, _ avatar: AvatarState,
                                        to out: inout ByteWriter) {
         let senderAvatar = appendCompact(persona, to: &out)
         out.appendLiteral(",\"avatar\":")
@@ -167,7 +167,7 @@ extension RenderReport {
     /// `written` is a string already written quoted, and where: a URL with
     /// the same bytes is copied from there rather than escaped again (the
     /// same bytes, not `==`, which also takes canonically equivalent text).
-    private static func appendCompact(_ avatar: AvatarState, written: (text: String?, quoted: Range<Int>)?,
+    static func appendCompact(_ avatar: AvatarState, written: (text: String?, quoted: Range<Int>)?,
                                       to out: inout ByteWriter) {
         func appendURL(_ url: String) {
             if let written, let text = written.text, url.hasSameCodeUnits(as: text) {

@@ -76,13 +76,62 @@ struct ReportOutput: RenderOutput, ~Copyable {
         out.append(UInt8(ascii: "}"))
     }
 
-    consuming func finish(event: borrowing Event, text: borrowing NotificationText, personaLanguage: String,
-                          avatar: AvatarState) -> [UInt8] {
+    consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
+                          store: borrowing ByteWriter) -> [UInt8] {
         out.appendLiteral("],\"skipped\":[")
         RenderReport.appendSkipped(skipped, to: &out)
         out.appendLiteral("],\"persona\":")
-        let persona = CommunicationPersona(event: event, text: text, avatar: avatar, language: personaLanguage)
-        RenderReport.appendPersonaAndAvatar(persona, avatar, to: &out)
+        let senderAvatar = appendPersona(plan: plan, language: personaLanguage, store: store)
+        out.appendLiteral(",\"avatar\":")
+        // The avatar's URL is usually the sender's, just written: copied, not escaped again.
+        RenderReport.appendCompact(avatar, written: senderAvatar.map { (plan.avatarURL, $0) }, to: &out)
+        out.append(UInt8(ascii: "}"))
         return out.bytes
+    }
+
+    /// The persona `CommunicationPersona(event:text:avatar:language:)`
+    /// makes, written as `RenderReport` writes it, from the event strings
+    /// the plan escaped into `store` (the sender's id, name and avatar URL,
+    /// the conversation's id and title); only the content is escaped here.
+    /// Returns where the sender's avatar URL was written, quoted, if it was.
+    private mutating func appendPersona(plan: RenderPlan, language: String, store: borrowing ByteWriter) -> Range<Int>? {
+        let fragments = plan.fragments
+        out.appendLiteral("{\"sender\":{\"id\":")
+        out.append(fragments.escaped.senderID, of: store)
+        out.appendLiteral(",\"display_name\":")
+        out.append(fragments.senderName, of: store)
+        out.appendLiteral(",\"handle_type\":\"unknown\",\"is_me\":false")
+        var senderAvatar: Range<Int>?
+        if let avatarURL = fragments.escaped.avatarURL {
+            out.appendLiteral(",\"avatar\":")
+            let start = out.count
+            out.append(avatarURL, of: store)
+            senderAvatar = start..<out.count
+        }
+        out.appendLiteral("},\"me\":{\"id\":null,\"display_name\":null,\"handle_type\":\"unknown\",\"is_me\":true},")
+        out.appendLiteral("\"conversation_id\":")
+        out.append(fragments.escaped.conversationID, of: store)
+        out.appendLiteral(",\"group_name\":")
+        if let groupName = fragments.escaped.groupName {
+            out.append(groupName, of: store)
+        } else {
+            out.appendLiteral("null")
+        }
+        out.appendLiteral(",\"content\":")
+        // `NotificationText.body(content:)`, quoted, without making the string.
+        let content = plan.text.content(language: language)
+        if !plan.text.isGroup {
+            out.appendJSONString(content)
+        } else if content.isEmpty {
+            out.append(fragments.senderName, of: store)
+        } else {
+            out.append(UInt8(ascii: "\""))
+            out.append(fragments.senderNameUnquoted, of: store)
+            out.appendLiteral(": ")
+            out.appendJSONStringContent(content)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+        return senderAvatar
     }
 }
