@@ -28,10 +28,28 @@ public struct EventRenderer: Sendable {
     /// The compact `/v1/render` answer for `event`: byte for byte
     /// `RenderReport.json(render(event, …), pretty: false)`, written while
     /// the event is rendered, without making the requests (`ReportOutput`).
+    ///
+    /// Written straight into the answer's storage, sized for a usual answer;
+    /// a larger one moves to memory of its own and is copied once.
     public func renderReport(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> [UInt8] {
-        try renderRetrying(event, app: app, avatar: avatar, now: now) {
-            ReportOutput(eventID: event.eventID, recipientCount: event.recipients.count)
+        var failure: EventError?
+        var overflow: [UInt8]?
+        let report = [UInt8](unsafeUninitializedCapacity: ReportOutput.estimatedCount(recipients: event.recipients.count)) {
+            buffer, initialized in
+            initialized = 0
+            do throws(EventError) {
+                switch try renderRetrying(event, app: app, avatar: avatar, now: now, output: {
+                    ReportOutput(eventID: event.eventID, writingInto: buffer)
+                }) {
+                case let .inPlace(count): initialized = count
+                case let .moved(bytes): overflow = bytes
+                }
+            } catch {
+                failure = error
+            }
         }
+        if let failure { throw failure }
+        return overflow ?? report
     }
 
     /// `renderOnce` into a fresh output, and again without the avatar when

@@ -14,10 +14,15 @@ struct ReportOutput: RenderOutput, ~Copyable {
     private var wroteRequest = false
     private var skipped: [SkippedRecipient] = []
 
-    /// Starts the answer of the event `eventID`; room for a usual answer
-    /// of `recipientCount` devices (more grows the buffer).
-    init(eventID: String, recipientCount: Int) {
-        out = ByteWriter(capacity: 1024 + 2048 * recipientCount)
+    /// Room for a usual answer for `recipients` devices.
+    static func estimatedCount(recipients: Int) -> Int {
+        1024 + 2048 * recipients
+    }
+
+    /// Starts the answer of the event `eventID` in `buffer` (borrowed; a
+    /// longer answer moves to memory of its own, see `ByteWriter`).
+    init(eventID: String, writingInto buffer: UnsafeMutableBufferPointer<UInt8>) {
+        out = ByteWriter(writingInto: buffer)
         out.appendLiteral("{\"event_id\":")
         out.appendJSONString(eventID)
         out.appendLiteral(",\"requests\":[")
@@ -77,7 +82,7 @@ struct ReportOutput: RenderOutput, ~Copyable {
     }
 
     consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
-                          store: borrowing ByteWriter) -> [UInt8] {
+                          store: borrowing ByteWriter) -> Written {
         out.appendLiteral("],\"skipped\":[")
         RenderReport.appendSkipped(skipped, to: &out)
         out.appendLiteral("],\"persona\":")
@@ -86,7 +91,14 @@ struct ReportOutput: RenderOutput, ~Copyable {
         // The avatar's URL is usually the sender's, just written: copied, not escaped again.
         RenderReport.appendCompact(avatar, written: senderAvatar.map { (plan.avatarURL, $0) }, to: &out)
         out.append(UInt8(ascii: "}"))
-        return out.bytes
+        return out.ownsItsMemory ? .moved(out.bytes) : .inPlace(count: out.count)
+    }
+
+    /// Where the answer is: the first `count` bytes of the buffer it was
+    /// given, or, when it did not fit there, these bytes.
+    enum Written {
+        case inPlace(count: Int)
+        case moved([UInt8])
     }
 
     /// The persona `CommunicationPersona(event:text:avatar:language:)`
