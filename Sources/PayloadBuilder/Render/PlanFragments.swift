@@ -94,6 +94,10 @@ struct PlanFragments {
         var groupName: Range<Int>?
         var avatarURL: Range<Int>?
         var sound: Range<Int>?
+        /// `"apns-priority":"…","apns-expiration":"…"`, as FCM's `apns.headers` has them.
+        var apnsPriorityAndExpiration = 0..<0
+        /// `"apns-collapse-id":"…"`.
+        var apnsCollapseID = 0..<0
     }
 
     /// The gateway's standard keys (under the app's names, escaped once per
@@ -169,15 +173,22 @@ struct PlanFragments {
         case .normal: out.appendLiteral(",\"priority\":\"normal\",\"ttl\":\"")
         }
         out.appendDecimal(Int64(event.notification.ttlSeconds))
-        out.appendLiteral("s\"},\"apns\":{\"headers\":{\"apns-priority\":")
+        out.appendLiteral("s\"},\"apns\":{\"headers\":{")
+        // The members the direct APNs requests have too, as their headers.
+        let headersStart = out.count
         switch event.notification.priority {
-        case .high: out.appendLiteral("\"10\"")
-        case .normal: out.appendLiteral("\"5\"")
+        case .high: out.appendLiteral("\"apns-priority\":\"10\"")
+        case .normal: out.appendLiteral("\"apns-priority\":\"5\"")
         }
         out.appendLiteral(",\"apns-expiration\":\"")
         out.appendDecimal(expirationSeconds)
-        out.appendLiteral("\",\"apns-collapse-id\":")
+        out.append(UInt8(ascii: "\""))
+        escaped.apnsPriorityAndExpiration = headersStart..<out.count
+        out.append(UInt8(ascii: ","))
+        let collapseIDStart = out.count
+        out.appendLiteral("\"apns-collapse-id\":")
         out.appendJSONString(collapseID)
+        escaped.apnsCollapseID = collapseIDStart..<out.count
         out.appendLiteral("},\"payload\":{")
         let apsStart = out.count
         out.appendLiteral("\"aps\":{\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")

@@ -30,6 +30,8 @@ protocol RenderOutput: ~Copyable {
 struct RenderedEventOutput: RenderOutput {
     private var requests: [ProviderRequest] = []
     private var skipped: [SkippedRecipient] = []
+    /// The `apns-expiration` header's value, made for the first APNs request.
+    private var expiration: String?
 
     init(recipientCount: Int) {
         requests.reserveCapacity(recipientCount)
@@ -49,6 +51,11 @@ struct RenderedEventOutput: RenderOutput {
 
     mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
                        ids: APNsID, template: APNsTemplate, store: inout ByteWriter) {
+        // Digits written directly: `String(_:)` of an integer goes through `description`.
+        let expiration = self.expiration ?? JSONWriter.withDecimal(plan.expirationSeconds) {
+            String(decoding: $0, as: UTF8.self)
+        }
+        self.expiration = expiration
         requests.append(ProviderRequest(
             platform: .apns, recipientIndex: recipientIndex, token: token, origin: target.baseURL,
             path: Concatenation.join(literal: "/3/device/", token),
@@ -56,7 +63,7 @@ struct RenderedEventOutput: RenderOutput {
                 ProviderRequest.Header("apns-topic", target.topic),
                 ProviderRequest.Header("apns-push-type", "alert"),
                 ProviderRequest.Header("apns-priority", plan.apnsPriority),
-                ProviderRequest.Header("apns-expiration", plan.expiration),
+                ProviderRequest.Header("apns-expiration", expiration),
                 ProviderRequest.Header("apns-id", ids.id(token: token)),
                 ProviderRequest.Header("apns-collapse-id", plan.collapseID),
             ],

@@ -16,8 +16,6 @@ final class RenderPlan {
     let collapseID: String
     /// `apns-expiration`: now + ttl in epoch seconds; `0` (one attempt) when ttl is 0.
     let expirationSeconds: Int64
-    /// `expirationSeconds` in decimal, the header's value.
-    let expiration: String
     /// The event's JSON pieces that every template copies, escaped once
     /// into the store.
     let fragments: PlanFragments
@@ -45,8 +43,6 @@ final class RenderPlan {
         let expirationSeconds = event.notification.ttlSeconds == 0 ? 0 : now + Int64(event.notification.ttlSeconds)
         fragments = PlanFragments(title: text.title, avatarURL: avatarURL, collapseID: collapseID,
                                   expirationSeconds: expirationSeconds, event: event, dataKeys: app.dataKeys, into: &store)
-        // Digits written directly: `String(_:)` of an integer goes through `description`.
-        expiration = JSONWriter.withDecimal(expirationSeconds) { String(decoding: $0, as: UTF8.self) }
         apnsPriority = event.notification.priority == .high ? "10" : "5"
         self.text = text
         self.collapseID = collapseID
