@@ -11,23 +11,22 @@ struct APNsTemplate {
     var countedBytes: Int { head.count + rest.count + RenderPlan.badgeReserve }
 
     /// Writes the template at the end of `out`, the plan's store (where the fragments are).
-    init(plan: RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {
-        let fragments = plan.fragments
+    init(plan: borrowing RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {
         let start = out.count
         out.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
-        out.appendCopy(of: fragments.title)
+        out.appendCopy(of: plan.fragments.title)
         out.appendLiteral(",\"body\":")
-        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
+        plan.fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
         out.append(UInt8(ascii: "}"))
         // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
-        out.appendCopy(of: fragments.apnsAfterAlert)
+        out.appendCopy(of: plan.fragments.apnsAfterAlert)
         head = start..<out.count
 
         out.appendLiteral("},")
-        out.appendCopy(of: fragments.notifee)
-        if fragments.hasData {
+        out.appendCopy(of: plan.fragments.notifee)
+        if plan.fragments.hasData {
             out.append(UInt8(ascii: ","))
-            fragments.appendData(dataText: dataText, to: &out)
+            plan.fragments.appendData(dataText: dataText, to: &out)
         }
         out.append(UInt8(ascii: "}"))
         rest = head.upperBound..<out.count
