@@ -11,22 +11,23 @@ struct APNsTemplate {
     var countedBytes: Int { head.count + rest.count + RenderPlan.badgeReserve }
 
     /// Writes the template at the end of `out`, the plan's store (where the fragments are).
-    init(plan: borrowing RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {
+    init(plan: RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {
+        let fragments = plan.fragments
         let start = out.count
         out.appendLiteral("{\"aps\":{\"alert\":{\"title\":")
-        out.appendCopy(of: plan.fragments.title)
+        out.appendCopy(of: fragments.title)
         out.appendLiteral(",\"body\":")
-        plan.fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
+        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
         out.append(UInt8(ascii: "}"))
         // `[,"sound":…],"thread-id":…,"category":…,"content-available":1,"mutable-content":1`
-        out.appendCopy(of: plan.fragments.apnsAfterAlert)
+        out.appendCopy(of: fragments.apnsAfterAlert)
         head = start..<out.count
 
         out.appendLiteral("},")
-        out.appendCopy(of: plan.fragments.notifee)
-        if plan.fragments.hasData {
+        out.appendCopy(of: fragments.notifee)
+        if fragments.hasData {
             out.append(UInt8(ascii: ","))
-            plan.fragments.appendData(dataText: dataText, to: &out)
+            fragments.appendData(dataText: dataText, to: &out)
         }
         out.append(UInt8(ascii: "}"))
         rest = head.upperBound..<out.count

@@ -19,33 +19,34 @@ struct FCMTemplate {
     static let fcmAddedKeysReserve = 128
 
     /// Writes the template at the end of `out`, the plan's store (where the fragments are).
-    init(plan: borrowing RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {
+    init(plan: RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {
+        let fragments = plan.fragments
         let start = out.count
         out.appendLiteral(",\"notification\":")
         let notificationStart = out.count
         out.appendLiteral("{\"title\":")
-        out.appendCopy(of: plan.fragments.title)
+        out.appendCopy(of: fragments.title)
         out.appendLiteral(",\"body\":")
-        plan.fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
+        fragments.appendBody(content: content, isGroup: plan.text.isGroup, to: &out)
         out.append(UInt8(ascii: "}"))
         let notificationBytes = out.count - notificationStart
         out.appendLiteral(",\"data\":")
         let dataStart = out.count
         out.append(UInt8(ascii: "{"))
-        plan.fragments.appendData(dataText: dataText, to: &out)
+        fragments.appendData(dataText: dataText, to: &out)
         out.append(UInt8(ascii: "}"))
         let dataBytes = out.count - dataStart
         // `,"android":{…},"apns":{"headers":{…},"payload":{"aps":{…`
-        out.appendCopy(of: plan.fragments.fcmAfterData)
+        out.appendCopy(of: fragments.fcmAfterData)
         afterToken = start..<out.count
 
         let tailStart = out.count
         out.appendLiteral("},")
-        out.appendCopy(of: plan.fragments.notifee)
+        out.appendCopy(of: fragments.notifee)
         out.appendLiteral("}}}}")
         tail = tailStart..<out.count
         // `{` + aps… + badge + `},notifee` + `}`
-        let payloadBytes = 1 + plan.fragments.fcmApsBytes + RenderPlan.badgeReserve + (tail.count - 3)
+        let payloadBytes = 1 + fragments.fcmApsBytes + RenderPlan.badgeReserve + (tail.count - 3)
         countedBytes = notificationBytes + dataBytes + payloadBytes + FCMTemplate.fcmAddedKeysReserve
     }
 

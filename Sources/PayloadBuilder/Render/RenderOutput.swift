@@ -16,13 +16,13 @@ protocol RenderOutput: ~Copyable {
                       template: FCMTemplate, store: inout ByteWriter)
 
     /// The direct APNs request for one device; `ids` derives its `apns-id`.
-    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: borrowing RenderPlan,
+    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
                        ids: APNsID, template: APNsTemplate, store: inout ByteWriter)
 
     /// The result, with the Communication Notification persona of `event`
     /// (its content in `personaLanguage`) and the avatar's state, the one
     /// `plan` was made with.
-    consuming func finish(event: borrowing Event, plan: borrowing RenderPlan, personaLanguage: String, avatar: AvatarState,
+    consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
                           store: borrowing ByteWriter) -> Result
 }
 
@@ -49,7 +49,7 @@ struct RenderedEventOutput: RenderOutput {
             body: template.body(token: token, badge: badge, store: &store)))
     }
 
-    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: borrowing RenderPlan,
+    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
                        ids: APNsID, template: APNsTemplate, store: inout ByteWriter) {
         // Digits written directly: `String(_:)` of an integer goes through `description`.
         let expiration = self.expiration ?? JSONWriter.withDecimal(plan.expirationSeconds) {
@@ -70,7 +70,7 @@ struct RenderedEventOutput: RenderOutput {
             body: template.payload(badge: badge, store: &store)))
     }
 
-    consuming func finish(event: borrowing Event, plan: borrowing RenderPlan, personaLanguage: String, avatar: AvatarState,
+    consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
                           store: borrowing ByteWriter) -> RenderedEvent {
         RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
                       persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage),

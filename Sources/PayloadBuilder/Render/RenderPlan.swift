@@ -1,15 +1,15 @@
 /// Everything about one event that does not depend on the device: computed
 /// once per event, then shared by every recipient's request.
 ///
-/// Noncopyable, and lent (borrowed) to the templates and their builders:
-/// one plan per event, never copied (no string of it retained for a copy),
-/// on the renderer's stack rather than allocated. Constants only, once
-/// built. It keeps no copy of the event: what the templates need from it
-/// is in `text` and `fragments`, and the rare error path is handed the event.
+/// A class so that the templates and their builders share one plan rather
+/// than copying (and retaining) every string of the event; immutable once
+/// built (constants only: reading one needs no exclusivity check). It keeps
+/// no copy of the event: what the templates need from it is in `text` and
+/// `fragments`, and the rare error path is handed the event.
 ///
 /// The bytes the fragments and templates index live in a store the
 /// renderer owns (`makeStore()`) and lends to each call that writes there.
-struct RenderPlan: ~Copyable {
+final class RenderPlan {
     let text: NotificationText
     let avatarURL: String?
     /// `apns-collapse-id`: the event id, or its SHA-256 hex when over 64 bytes.

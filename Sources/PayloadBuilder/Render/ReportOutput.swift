@@ -58,7 +58,7 @@ struct ReportOutput: RenderOutput, ~Copyable {
         out.append(UInt8(ascii: "}"))
     }
 
-    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: borrowing RenderPlan,
+    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
                        ids: APNsID, template: APNsTemplate, store: inout ByteWriter) {
         let quotedToken = beginRequest(.apns, token: token, origin: target.baseURL)
         // The path `/3/device/<token>`: escaping is per byte, so the token's
@@ -80,7 +80,7 @@ struct ReportOutput: RenderOutput, ~Copyable {
         out.append(UInt8(ascii: "}"))
     }
 
-    consuming func finish(event: borrowing Event, plan: borrowing RenderPlan, personaLanguage: String, avatar: AvatarState,
+    consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
                           store: borrowing ByteWriter) -> Written {
         out.appendLiteral("],\"skipped\":[")
         RenderReport.appendSkipped(skipped, to: &out)
@@ -105,14 +105,15 @@ struct ReportOutput: RenderOutput, ~Copyable {
     /// the plan escaped into `store` (the sender's id, name and avatar URL,
     /// the conversation's id and title); only the content is escaped here.
     /// Returns where the sender's avatar URL was written, quoted, if it was.
-    private mutating func appendPersona(plan: borrowing RenderPlan, language: String, store: borrowing ByteWriter) -> Range<Int>? {
+    private mutating func appendPersona(plan: RenderPlan, language: String, store: borrowing ByteWriter) -> Range<Int>? {
+        let fragments = plan.fragments
         out.appendLiteral("{\"sender\":{\"id\":")
-        out.append(plan.fragments.escaped.senderID, of: store)
+        out.append(fragments.escaped.senderID, of: store)
         out.appendLiteral(",\"display_name\":")
-        out.append(plan.fragments.senderName, of: store)
+        out.append(fragments.senderName, of: store)
         out.appendLiteral(",\"handle_type\":\"unknown\",\"is_me\":false")
         var senderAvatar: Range<Int>?
-        if let avatarURL = plan.fragments.escaped.avatarURL {
+        if let avatarURL = fragments.escaped.avatarURL {
             out.appendLiteral(",\"avatar\":")
             let start = out.count
             out.append(avatarURL, of: store)
@@ -120,9 +121,9 @@ struct ReportOutput: RenderOutput, ~Copyable {
         }
         out.appendLiteral("},\"me\":{\"id\":null,\"display_name\":null,\"handle_type\":\"unknown\",\"is_me\":true},")
         out.appendLiteral("\"conversation_id\":")
-        out.append(plan.fragments.escaped.conversationID, of: store)
+        out.append(fragments.escaped.conversationID, of: store)
         out.appendLiteral(",\"group_name\":")
-        if let groupName = plan.fragments.escaped.groupName {
+        if let groupName = fragments.escaped.groupName {
             out.append(groupName, of: store)
         } else {
             out.appendLiteral("null")
@@ -133,10 +134,10 @@ struct ReportOutput: RenderOutput, ~Copyable {
         if !plan.text.isGroup {
             out.appendJSONString(content)
         } else if content.isEmpty {
-            out.append(plan.fragments.senderName, of: store)
+            out.append(fragments.senderName, of: store)
         } else {
             out.append(UInt8(ascii: "\""))
-            out.append(plan.fragments.senderNameUnquoted, of: store)
+            out.append(fragments.senderNameUnquoted, of: store)
             out.appendLiteral(": ")
             out.appendJSONStringContent(content)
             out.append(UInt8(ascii: "\""))
