@@ -35,12 +35,9 @@ public struct APNsID: Sendable {
     /// Writes the id's 36 bytes at `out`.
     @inline(__always)
     private func write(token: String, into out: UnsafeMutableRawPointer) {
+        var token = token
         var fnv = FNV1a64()
-        let lent: Void? = token.utf8.withContiguousStorageIfAvailable { fnv.add(raw: $0) }
-        if lent == nil {
-            var token = token
-            token.withUTF8 { fnv.add(raw: $0) }
-        }
+        token.withUTF8 { fnv.add(raw: $0) }
         let (high, low) = halves(tokenHash: fnv.value)
         // Eight digits at a time (`Self.hexDigits(of:)`), placed with
         // unaligned stores: 8-4-4 digits of the event half, then 4-12 of the

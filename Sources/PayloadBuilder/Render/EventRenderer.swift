@@ -102,9 +102,16 @@ public struct EventRenderer: Sendable {
                                 reason: "platform_not_configured")
                     continue
                 }
-                let template = try plan.template(event: event, language: language, cache: &fcmTemplates, store: &store,
+                // Looked up before any builder is made: the builders'
+                // closures, made per device, cost more than the lookup.
+                let template: FCMTemplate
+                if let cached = fcmTemplates[language] {
+                    template = cached
+                } else {
+                    template = try plan.template(event: event, language: language, cache: &fcmTemplates, store: &store,
                                                  build: { FCMTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
+                }
                 output.fcm(recipientIndex: index, token: recipients[index].token, badge: recipients[index].badge,
                            target: fcm, template: template, store: &store)
             case .apns:
@@ -113,9 +120,14 @@ public struct EventRenderer: Sendable {
                                 reason: "platform_not_configured")
                     continue
                 }
-                let template = try plan.template(event: event, language: language, cache: &apnsTemplates, store: &store,
+                let template: APNsTemplate
+                if let cached = apnsTemplates[language] {
+                    template = cached
+                } else {
+                    template = try plan.template(event: event, language: language, cache: &apnsTemplates, store: &store,
                                                  build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
+                }
                 let ids = apnsIDs ?? APNsID(eventID: event.eventID)
                 apnsIDs = ids
                 output.apns(recipientIndex: index, token: recipients[index].token, badge: recipients[index].badge,
