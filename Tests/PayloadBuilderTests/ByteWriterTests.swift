@@ -1,4 +1,5 @@
 @testable import PayloadBuilder
+import TestSupport
 import XCTest
 
 /// The growable buffer the templates and the compact report are built in:
@@ -44,6 +45,27 @@ final class ByteWriterTests: XCTestCase {
             var writer = ByteWriter(capacity: 1)
             writer.appendDecimal(number)
             XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), String(number))
+        }
+    }
+
+    /// Decimals are written two digits at a time into room made for their
+    /// exact length: every length, at and around each power of ten, both
+    /// signs and the extremes, into a writer that must grow, give `String`'s digits.
+    func testWritesEveryLengthOfDecimalLikeString() {
+        var numbers: [Int64] = [0, 1, 9, .max, .min, .max - 1, .min + 1]
+        var power: Int64 = 1
+        for _ in 1...18 {  // 10^18 is the last power of ten an Int64 holds
+            power *= 10
+            numbers += [power - 1, power, power + 1, power / 2, power - power / 10]
+        }
+        var generator = SplitMix64(seed: 0x5EED_DEC1)  // the same numbers every run
+        numbers += (0..<200).map { _ in Int64.random(in: .min ... .max, using: &generator) >> Int64.random(in: 0...62, using: &generator) }
+        for number in numbers + numbers.map({ $0 == .min ? .max : -$0 }) {
+            var writer = ByteWriter(capacity: 1)
+            writer.append(UInt8(ascii: "["))
+            writer.appendDecimal(number)
+            writer.append(UInt8(ascii: "]"))
+            XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), "[\(number)]")
         }
     }
 

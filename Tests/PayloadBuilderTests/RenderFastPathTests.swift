@@ -251,36 +251,37 @@ final class RenderFastPathTests: XCTestCase {
         for text in ["", String(repeating: "Tiếng Việt 👋 ", count: 150)] {
             var (event, app) = try baseEvent()
             event.message.text = text
-            let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
+            var store = RenderPlan.makeStore()
+            let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600, store: &store)
             let content = plan.content(language: "vi", shortenedTo: nil)
-            let fcm = FCMTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &plan.store)
+            let fcm = FCMTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &store)
             let tokens = Self.awkward + [EventFixture.fcmToken, EventFixture.apnsToken, String(repeating: "a\"", count: 300),
                                          String(repeating: "t", count: 5_000)]
             for token in tokens {
                 for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
-                    let storeBefore = plan.store.bytes
-                    let simple = plan.store.withContents { fcm.simpleBody(token: token, badge: badge, store: $0) }
-                    XCTAssertEqual(fcm.body(token: token, badge: badge, store: &plan.store), simple,
+                    let storeBefore = store.bytes
+                    let simple = store.withContents { fcm.simpleBody(token: token, badge: badge, store: $0) }
+                    XCTAssertEqual(fcm.body(token: token, badge: badge, store: &store), simple,
                                    "\(token.debugDescription) \(String(describing: badge))")
-                    XCTAssertEqual(plan.store.bytes, storeBefore, "the store after \(token.debugDescription)")
+                    XCTAssertEqual(store.bytes, storeBefore, "the store after \(token.debugDescription)")
                 }
             }
             // APNs payloads (checked byte for byte against the plain rules
             // above) leave the store as they found it too, and are the same
             // each time; a store filled to its capacity grows for them.
-            let apns = APNsTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &plan.store)
-            for filler in [0, 6_144 - plan.store.count, 6_144 - plan.store.count - 10] where filler >= 0 {
-                let mark = plan.store.count
-                for _ in 0..<filler { plan.store.append(UInt8(ascii: "x")) }
+            let apns = APNsTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &store)
+            for filler in [0, 6_144 - store.count, 6_144 - store.count - 10] where filler >= 0 {
+                let mark = store.count
+                for _ in 0..<filler { store.append(UInt8(ascii: "x")) }
                 for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
-                    let storeBefore = plan.store.bytes
-                    let first = apns.payload(badge: badge, store: &plan.store)
-                    XCTAssertEqual(plan.store.bytes, storeBefore, "the store after badge \(String(describing: badge))")
-                    XCTAssertEqual(apns.payload(badge: badge, store: &plan.store), first)
+                    let storeBefore = store.bytes
+                    let first = apns.payload(badge: badge, store: &store)
+                    XCTAssertEqual(store.bytes, storeBefore, "the store after badge \(String(describing: badge))")
+                    XCTAssertEqual(apns.payload(badge: badge, store: &store), first)
                     XCTAssertEqual(first.count, apns.countedBytes - RenderPlan.badgeReserve
                                    + (badge.map { ",\"badge\":\($0)".utf8.count } ?? 0))
                 }
-                plan.store.truncate(to: mark)
+                store.truncate(to: mark)
             }
         }
     }
@@ -290,20 +291,22 @@ final class RenderFastPathTests: XCTestCase {
     func testAShortenedTemplateIsTheSameAsOneBuiltAlone() throws {
         var (event, app) = try baseEvent()
         event.message.text = String(repeating: "Tiếng Việt 👋 ", count: 400)
-        let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
-        let fitted = try plan.fitted(event: event, language: "vi", limit: RenderPlan.payloadLimit,
+        var store = RenderPlan.makeStore()
+        let plan = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600, store: &store)
+        let fitted = try plan.fitted(event: event, language: "vi", limit: RenderPlan.payloadLimit, store: &store,
                                      build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                      size: { $0.countedBytes })
-        let fittedPayload = fitted.payload(badge: 1, store: &plan.store)
+        let fittedPayload = fitted.payload(badge: 1, store: &store)
         XCTAssertLessThanOrEqual(fitted.countedBytes, RenderPlan.payloadLimit)
         guard case let .string(text) = try JSONParser.parse(fittedPayload)[path: "aps.alert.body"] else {
             return XCTFail("no alert body in \(String(decoding: fittedPayload, as: UTF8.self))")
         }
         XCTAssertTrue(text.hasSuffix("…"))
-        let alone = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600)
+        var aloneStore = RenderPlan.makeStore()
+        let alone = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600, store: &aloneStore)
         let shortened = String(text.drop(while: { $0 != ":" }).dropFirst(2))
-        let built = APNsTemplate(plan: alone, content: shortened, dataText: shortened, into: &alone.store)
-        XCTAssertEqual(fittedPayload, built.payload(badge: 1, store: &alone.store))
+        let built = APNsTemplate(plan: alone, content: shortened, dataText: shortened, into: &aloneStore)
+        XCTAssertEqual(fittedPayload, built.payload(badge: 1, store: &aloneStore))
     }
 
     /// A report larger than its estimate (long strings in the persona and

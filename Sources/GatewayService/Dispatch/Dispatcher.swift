@@ -107,8 +107,9 @@ public final class Dispatcher: Sendable {
 
     /// The `/v1/render` answer once the avatar is decided.
     private func renderAnswer(_ event: Event, app: AppProfile, avatar: AvatarState) throws(EventError) -> HTTPResponse {
-        let rendered = try EventRenderer(config: config).render(event, app: app, avatar: avatar, now: wallClock())
-        return HTTPResponse(status: 200, body: RenderReport.json(rendered, pretty: false))
+        // Written while rendering: no request values made only to be written out.
+        let report = try EventRenderer(config: config).renderReport(event, app: app, avatar: avatar, now: wallClock())
+        return HTTPResponse(status: 200, body: report)
     }
 
     // MARK: /v1/notify

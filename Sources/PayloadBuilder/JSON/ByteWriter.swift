@@ -109,6 +109,24 @@ struct ByteWriter: ~Copyable {
         appendReserved(UnsafePointer(base + range.lowerBound), count: range.count)
     }
 
+    /// Appends `count` bytes that `write` writes at the pointer it is given
+    /// (room for exactly `count`).
+    @inline(__always)
+    mutating func appendWritten(count length: Int, _ write: (UnsafeMutableRawPointer) -> Void) {
+        reserve(length)
+        write(UnsafeMutableRawPointer(base + count))
+        count += length
+    }
+
+    /// Appends a copy of the bytes in `range` of another writer.
+    @inline(__always)
+    mutating func append(_ range: Range<Int>, of other: borrowing ByteWriter) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= other.count)
+        guard !range.isEmpty else { return }
+        reserve(range.count)
+        appendReserved(UnsafePointer(other.base + range.lowerBound), count: range.count)
+    }
+
     mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append($0) }
     }
@@ -185,7 +203,48 @@ struct ByteWriter: ~Copyable {
         appendJSONString(value)
     }
 
+    /// Appends `value` in decimal (a minus sign first when negative), the
+    /// digits written in place from the last, two at a time.
     mutating func appendDecimal(_ value: Int64) {
-        JSONWriter.withDecimal(value) { append($0) }
+        var magnitude = value.magnitude
+        let length = Self.decimalDigitCount(magnitude) + (value < 0 ? 1 : 0)
+        reserve(length)
+        var end = base + count + length
+        Self.pairs.withUTF8Buffer { pairs in
+            while magnitude >= 10 {
+                let pair = Int(magnitude % 100) &* 2
+                magnitude /= 100
+                end -= 2
+                end[0] = pairs[pair]
+                end[1] = pairs[pair + 1]
+            }
+        }
+        if end > base + count + (value < 0 ? 1 : 0) {
+            end -= 1
+            end[0] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude)
+        }
+        if value < 0 { base[count] = UInt8(ascii: "-") }
+        count += length
+    }
+
+    /// "00" to "99": the two digits of each number below 100.
+    private static let pairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// The number of decimal digits of `value` (1 for 0).
+    @inline(__always)
+    private static func decimalDigitCount(_ value: UInt64) -> Int {
+        var digits = 1
+        var threshold: UInt64 = 10
+        while value >= threshold {
+            digits += 1
+            // 10^19 is the last power of ten a UInt64 holds.
+            guard threshold <= UInt64.max / 10 else { break }
+            threshold &*= 10
+        }
+        return digits
     }
 }

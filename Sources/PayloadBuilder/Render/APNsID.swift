@@ -19,6 +19,23 @@ public struct APNsID: Sendable {
 
     /// The id for one device of the event.
     public func id(token: String) -> String {
+        String(unsafeUninitializedCapacity: Self.length) { buffer in
+            write(token: token, into: UnsafeMutableRawPointer(buffer.baseAddress!))
+            return Self.length
+        }
+    }
+
+    /// The id's length in bytes (ASCII).
+    static let length = 36
+
+    /// Appends the id for one device of the event (`id(token:)`'s bytes).
+    func append(token: String, to out: inout ByteWriter) {
+        out.appendWritten(count: Self.length) { write(token: token, into: $0) }
+    }
+
+    /// Writes the id's 36 bytes at `out`.
+    @inline(__always)
+    private func write(token: String, into out: UnsafeMutableRawPointer) {
         var token = token
         var fnv = FNV1a64()
         // Hashed in lowercase, as the dedup window compares APNs tokens: a
@@ -35,21 +52,17 @@ public struct APNsID: Sendable {
         let high1 = Self.hexDigits(of: UInt32(truncatingIfNeeded: high))
         let low0 = Self.hexDigits(of: UInt32(truncatingIfNeeded: low >> 32))
         let low1 = Self.hexDigits(of: UInt32(truncatingIfNeeded: low))
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
-            // Stored big-endian: the most significant digit first in memory.
-            out.storeBytes(of: high0.bigEndian, toByteOffset: 0, as: UInt64.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: high1 >> 32).bigEndian, toByteOffset: 9, as: UInt32.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: high1).bigEndian, toByteOffset: 14, as: UInt32.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: low0 >> 32).bigEndian, toByteOffset: 19, as: UInt32.self)
-            out.storeBytes(of: UInt32(truncatingIfNeeded: low0).bigEndian, toByteOffset: 24, as: UInt32.self)
-            out.storeBytes(of: low1.bigEndian, toByteOffset: 28, as: UInt64.self)
-            buffer[8] = UInt8(ascii: "-")
-            buffer[13] = UInt8(ascii: "-")
-            buffer[18] = UInt8(ascii: "-")
-            buffer[23] = UInt8(ascii: "-")
-            return 36
-        }
+        // Stored big-endian: the most significant digit first in memory.
+        out.storeBytes(of: high0.bigEndian, toByteOffset: 0, as: UInt64.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: high1 >> 32).bigEndian, toByteOffset: 9, as: UInt32.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: high1).bigEndian, toByteOffset: 14, as: UInt32.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: low0 >> 32).bigEndian, toByteOffset: 19, as: UInt32.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: low0).bigEndian, toByteOffset: 24, as: UInt32.self)
+        out.storeBytes(of: low1.bigEndian, toByteOffset: 28, as: UInt64.self)
+        out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 8, as: UInt8.self)
+        out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 13, as: UInt8.self)
+        out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 18, as: UInt8.self)
+        out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 23, as: UInt8.self)
     }
 
     /// The UUID's two 64-bit halves before formatting: version 4 in the high

@@ -33,6 +33,17 @@ struct APNsTemplate {
         rest = head.upperBound..<out.count
     }
 
+    /// Appends the payload for one device to `out` (another buffer than
+    /// the plan's `store`): the bytes of `payload(badge:store:)`.
+    func write(badge: Int?, store: borrowing ByteWriter, into out: inout ByteWriter) {
+        out.append(head, of: store)
+        if let badge {
+            out.appendLiteral(",\"badge\":")
+            out.appendDecimal(Int64(badge))
+        }
+        out.append(rest, of: store)
+    }
+
     /// The payload for one device: assembled at the end of the plan's
     /// store, copied out into an array of its exact size, and taken back
     /// out of the store (see `FCMTemplate.body`).

@@ -20,22 +20,62 @@ public struct EventRenderer: Sendable {
     /// `AvatarState.doesNotFitReason`) rather than refused: the avatar is
     /// decoration. Only what still does not fit without it is an error.
     public func render(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> RenderedEvent {
-        do {
-            return try renderOnce(event, app: app, avatar: avatar, now: now)
-        } catch {
-            guard let url = avatar.forwardedURL else { throw error }
-            return try renderOnce(event, app: app, avatar: .dropped(url: url, reason: AvatarState.doesNotFitReason), now: now)
+        try renderRetrying(event, app: app, avatar: avatar, now: now) {
+            RenderedEventOutput(recipientCount: event.recipients.count)
         }
     }
 
-    private func renderOnce(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> RenderedEvent {
-        let plan = RenderPlan(event: event, app: app, avatarURL: avatar.forwardedURL, now: now)
+    /// The compact `/v1/render` answer for `event`: byte for byte
+    /// `RenderReport.json(render(event, …), pretty: false)`, written while
+    /// the event is rendered, without making the requests (`ReportOutput`).
+    ///
+    /// Written straight into the answer's storage, sized for a usual answer;
+    /// a larger one moves to memory of its own and is copied once.
+    public func renderReport(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> [UInt8] {
+        var failure: EventError?
+        var overflow: [UInt8]?
+        let report = [UInt8](unsafeUninitializedCapacity: ReportOutput.estimatedCount(recipients: event.recipients.count)) {
+            buffer, initialized in
+            initialized = 0
+            do throws(EventError) {
+                switch try renderRetrying(event, app: app, avatar: avatar, now: now, output: {
+                    ReportOutput(eventID: event.eventID, writingInto: buffer)
+                }) {
+                case let .inPlace(count): initialized = count
+                case let .moved(bytes): overflow = bytes
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return overflow ?? report
+    }
+
+    /// `renderOnce` into a fresh output, and again without the avatar when
+    /// the event cannot fit with it (see `render`).
+    private func renderRetrying<Output: RenderOutput & ~Copyable>(
+        _ event: Event, app: AppProfile, avatar: AvatarState, now: Int64, output makeOutput: () -> Output
+    ) throws(EventError) -> Output.Result {
+        do {
+            return try renderOnce(event, app: app, avatar: avatar, now: now, into: makeOutput())
+        } catch {
+            guard let url = avatar.forwardedURL else { throw error }
+            return try renderOnce(event, app: app, avatar: .dropped(url: url, reason: AvatarState.doesNotFitReason), now: now,
+                                  into: makeOutput())
+        }
+    }
+
+    private func renderOnce<Output: RenderOutput & ~Copyable>(
+        _ event: Event, app: AppProfile, avatar: AvatarState, now: Int64, into output: consuming Output
+    ) throws(EventError) -> Output.Result {
+        // A local, lent to each call that writes there: a class's stored
+        // `var` would be checked for exclusive access at every use.
+        var store = RenderPlan.makeStore()
+        let plan = RenderPlan(event: event, app: app, avatarURL: avatar.forwardedURL, now: now, store: &store)
         let languageMatters = plan.text.plainText.isEmpty
         var fcmTemplates = TemplateCache<FCMTemplate>()
         var apnsTemplates = TemplateCache<APNsTemplate>()
-        var requests: [ProviderRequest] = []
-        requests.reserveCapacity(event.recipients.count)
-        var skipped: [SkippedRecipient] = []
         let senderIsSelf = !config.selfSenderIDs.isEmpty && config.selfSenderIDs.contains(event.sender.id)
         // Per-event part of the APNs requests, made when the first one needs it.
         var apnsIDs: APNsID?
@@ -51,55 +91,52 @@ public struct EventRenderer: Sendable {
             let language = languageMatters ? Locales.resolve(recipients[index].locale, defaultLocale: config.defaultLocale) : ""
             if languageMatters { shared.add(locale: recipients[index].locale, language: language) }
             if senderIsSelf || recipients[index].userID == event.sender.id {
-                skipped.append(SkippedRecipient(recipientIndex: index, platform: recipients[index].platform,
-                                                token: recipients[index].token, reason: "self"))
+                output.skip(recipientIndex: index, platform: recipients[index].platform, token: recipients[index].token,
+                            reason: "self")
                 continue
             }
             switch recipients[index].platform {
             case .fcm:
                 guard let fcm = app.fcm else {
-                    skipped.append(SkippedRecipient(recipientIndex: index, platform: .fcm, token: recipients[index].token,
-                                                    reason: "platform_not_configured"))
+                    output.skip(recipientIndex: index, platform: .fcm, token: recipients[index].token,
+                                reason: "platform_not_configured")
                     continue
                 }
-                let template = try plan.template(event: event, language: language, cache: &fcmTemplates,
+                // Looked up before any builder is made: the builders'
+                // closures, made per device, cost more than the lookup.
+                let template: FCMTemplate
+                if let cached = fcmTemplates[language] {
+                    template = cached
+                } else {
+                    template = try plan.template(event: event, language: language, cache: &fcmTemplates, store: &store,
                                                  build: { FCMTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
-                requests.append(ProviderRequest(
-                    platform: .fcm, recipientIndex: index, token: recipients[index].token, origin: fcm.baseURL,
-                    path: fcm.sendPath,
-                    headers: ProviderRequest.fcmHeaders,
-                    body: template.body(token: recipients[index].token, badge: recipients[index].badge, store: &plan.store)))
+                }
+                output.fcm(recipientIndex: index, token: recipients[index].token, badge: recipients[index].badge,
+                           target: fcm, template: template, store: &store)
             case .apns:
                 guard let apns = app.apns else {
-                    skipped.append(SkippedRecipient(recipientIndex: index, platform: .apns, token: recipients[index].token,
-                                                    reason: "platform_not_configured"))
+                    output.skip(recipientIndex: index, platform: .apns, token: recipients[index].token,
+                                reason: "platform_not_configured")
                     continue
                 }
-                let template = try plan.template(event: event, language: language, cache: &apnsTemplates,
+                let template: APNsTemplate
+                if let cached = apnsTemplates[language] {
+                    template = cached
+                } else {
+                    template = try plan.template(event: event, language: language, cache: &apnsTemplates, store: &store,
                                                  build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                                  size: { $0.countedBytes })
+                }
                 let ids = apnsIDs ?? APNsID(eventID: event.eventID)
                 apnsIDs = ids
-                requests.append(ProviderRequest(
-                    platform: .apns, recipientIndex: index, token: recipients[index].token, origin: apns.baseURL,
-                    path: Concatenation.join(literal: "/3/device/", recipients[index].token),
-                    headers: [
-                        ProviderRequest.Header("apns-topic", apns.topic),
-                        ProviderRequest.Header("apns-push-type", "alert"),
-                        ProviderRequest.Header("apns-priority", plan.apnsPriority),
-                        ProviderRequest.Header("apns-expiration", plan.expiration),
-                        ProviderRequest.Header("apns-id", ids.id(token: recipients[index].token)),
-                        ProviderRequest.Header("apns-collapse-id", plan.collapseID),
-                    ],
-                    body: template.payload(badge: recipients[index].badge, store: &plan.store)))
+                output.apns(recipientIndex: index, token: recipients[index].token, badge: recipients[index].badge,
+                            target: apns, plan: plan, ids: ids, template: template, store: &store)
             }
         }
         // With plain text the content does not depend on the language.
         let personaLanguage = languageMatters ? shared.language(defaultLocale: config.defaultLocale) : ""
-        return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
-                             persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage),
-                             avatar: avatar)
+        return output.finish(event: event, plan: plan, personaLanguage: personaLanguage, avatar: avatar, store: store)
     }
 }
 

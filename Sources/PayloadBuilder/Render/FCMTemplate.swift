@@ -79,6 +79,20 @@ struct FCMTemplate {
         return store.withContents { simpleBody(token: token, badge: badge, store: $0) }
     }
 
+    /// Appends the body for one device to `out` (another buffer than the
+    /// plan's `store`), its token already written quoted and escaped at
+    /// `quotedToken` in `out`: the bytes of `body(token:badge:store:)`.
+    func write(quotedToken: Range<Int>, badge: Int?, store: borrowing ByteWriter, into out: inout ByteWriter) {
+        out.appendLiteral(Self.head)
+        out.appendCopy(of: quotedToken)
+        out.append(afterToken, of: store)
+        if let badge {
+            out.appendLiteral(Self.badgeKey)
+            out.appendDecimal(Int64(badge))
+        }
+        out.append(tail, of: store)
+    }
+
     private static let head: StaticString = "{\"message\":{\"token\":"
     private static let badgeKey: StaticString = ",\"badge\":"
 

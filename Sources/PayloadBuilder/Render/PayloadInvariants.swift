@@ -169,8 +169,15 @@ public struct PayloadInvariants: Sendable {
         let renderer = EventRenderer(config: config)
         let avatarURL = event.sender.avatarURL ?? "https://example.com/avatar.png"
         for avatar in [AvatarState.none, .unchecked(url: avatarURL)] {
+            let report = try? renderer.renderReport(event, app: app, avatar: avatar, now: now)
             // An event too large to fit is refused at render time: a correct answer.
-            guard let rendered = try? renderer.render(event, app: app, avatar: avatar, now: now) else { continue }
+            guard let rendered = try? renderer.render(event, app: app, avatar: avatar, now: now) else {
+                try require(.renderReportAgrees, report == nil, "renderReport answers an event render refuses")
+                continue
+            }
+            try require(.renderReportAgrees, report == RenderReport.json(rendered, pretty: false),
+                        "renderReport does not write RenderReport.json of render's event: "
+                            + (report.map { Self.excerpt($0) } ?? "it refuses it"))
             try check(rendered, recipients: event.recipients.count)
             summary.renderings += 1
             summary.requests += rendered.requests.count
@@ -358,11 +365,14 @@ extension PayloadInvariants {
         /// `EventDecoder`'s fast path gives the tree decoder's event and app, or steps aside.
         public static let fastDecodeAgrees = Invariant("fast-decode-agrees")
 
+        /// `EventRenderer.renderReport` writes `RenderReport.json` of `render`'s event, or refuses it too.
+        public static let renderReportAgrees = Invariant("render-report-agrees")
+
         /// Every property checked.
         public static let all: [Invariant] = [
             .jsonRoundTrip, .jsonNumberKind, .recipientAccounting, .canonicalBody, .apnsPayloadSize, .fcmCountedSize,
             .headerControlCharacters, .headerSurroundingWhitespace, .topicHeaderValue, .collapseIDLength, .requestTarget, .validUTF8,
-            .reportParses, .fastDecodeAgrees,
+            .reportParses, .fastDecodeAgrees, .renderReportAgrees,
         ]
     }
 

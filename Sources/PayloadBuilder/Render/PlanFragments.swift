@@ -26,12 +26,15 @@ struct PlanFragments {
     private(set) var fcmApsBytes = 0
     /// APNs, after the alert: `[,"sound":…],"thread-id":…,"category":…,"mutable-content":1`.
     private(set) var apnsAfterAlert: Range<Int> = 0..<0
+    /// Where the event strings were first escaped, quoted: what the
+    /// `/v1/render` answer's persona copies (`ReportOutput`).
+    private(set) var escaped = Escaped()
 
-    /// No fragments: the placeholder while a plan is being built.
-    init() {}
-
-    init(plan: RenderPlan, event: borrowing Event, dataKeys: borrowing DataKeyNames, into out: inout ByteWriter) {
-        title = Self.quoted(plan.text.title, into: &out)
+    /// The fragments of `event`, written at the end of `out`; the other
+    /// values are the plan's, worked out before.
+    init(title: borrowing String, avatarURL: borrowing String?, collapseID: String, expirationSeconds: Int64,
+         event: borrowing Event, dataKeys: borrowing DataKeyNames, into out: inout ByteWriter) {
+        self.title = Self.quoted(title, into: &out)
         senderName = Self.quoted(event.sender.displayName, into: &out)
 
         // Each event string is escaped the first time it is written; every
@@ -44,11 +47,13 @@ struct PlanFragments {
         escaped.messageID = Self.quoted(event.message.id, into: &out)
         if let group = event.conversation.title {
             out.appendLiteral(",\"groupName\":")
+            let groupStart = out.count
+            defer { escaped.groupName = groupStart..<out.count }
             // Without `notification.title`, the title is the group's name.
             // Byte for byte: `==` would also take a canonically equivalent
             // spelling (é as e + U+0301), whose bytes are not the group's.
-            if group.hasSameCodeUnits(as: plan.text.title) {
-                out.appendCopy(of: title)
+            if group.hasSameCodeUnits(as: title) {
+                out.appendCopy(of: self.title)
             } else {
                 _ = Self.quoted(group, into: &out)
             }
@@ -57,16 +62,18 @@ struct PlanFragments {
         escaped.senderID = Self.quoted(event.sender.id, into: &out)
         out.appendLiteral(",\"displayName\":")
         out.appendCopy(of: senderName)
-        if let avatarURL = plan.avatarURL {
+        if let avatarURL = copy avatarURL {
             out.appendLiteral(",\"avatar\":")
             escaped.avatarURL = Self.quoted(avatarURL, into: &out)
         }
         out.appendLiteral("}}}}")
         notifee = notifeeStart..<out.count
 
-        recordData(plan: plan, event: event, keys: dataKeys, escaped: escaped, into: &out)
-        recordFCMAfterData(plan: plan, event: event, escaped: &escaped, into: &out)
+        recordData(event: event, keys: dataKeys, escaped: escaped, into: &out)
+        recordFCMAfterData(collapseID: collapseID, expirationSeconds: expirationSeconds, event: event,
+                           escaped: &escaped, into: &out)
         recordAPNsAfterAlert(escaped: escaped, into: &out)
+        self.escaped = escaped
     }
 
     // MARK: building
@@ -79,18 +86,24 @@ struct PlanFragments {
 
     /// Where the event strings written more than once were first escaped
     /// (quoted, in the buffer being built).
-    private struct Escaped {
+    struct Escaped {
         var conversationID = 0..<0
         var messageID = 0..<0
         var senderID = 0..<0
+        /// The conversation's title, when there is one.
+        var groupName: Range<Int>?
         var avatarURL: Range<Int>?
         var sound: Range<Int>?
+        /// `"apns-priority":"…","apns-expiration":"…"`, as FCM's `apns.headers` has them.
+        var apnsPriorityAndExpiration = 0..<0
+        /// `"apns-collapse-id":"…"`.
+        var apnsCollapseID = 0..<0
     }
 
     /// The gateway's standard keys (under the app's names, escaped once per
     /// configuration) then the caller's extra keys, split around the `text`
     /// entry, whose value varies. Values are copies of the notifee block's.
-    private mutating func recordData(plan: RenderPlan, event: borrowing Event, keys: borrowing DataKeyNames,
+    private mutating func recordData(event: borrowing Event, keys: borrowing DataKeyNames,
                                      escaped: Escaped, into out: inout ByteWriter) {
         var afterText = false
         var before = out.count..<out.count
@@ -149,8 +162,8 @@ struct PlanFragments {
         dataAfter = after
     }
 
-    private mutating func recordFCMAfterData(plan: RenderPlan, event: borrowing Event, escaped: inout Escaped,
-                                             into out: inout ByteWriter) {
+    private mutating func recordFCMAfterData(collapseID: String, expirationSeconds: Int64, event: borrowing Event,
+                                             escaped: inout Escaped, into out: inout ByteWriter) {
         let start = out.count
         out.appendLiteral(",\"android\":{\"collapse_key\":")
         out.appendCopy(of: escaped.conversationID)
@@ -160,15 +173,22 @@ struct PlanFragments {
         case .normal: out.appendLiteral(",\"priority\":\"normal\",\"ttl\":\"")
         }
         out.appendDecimal(Int64(event.notification.ttlSeconds))
-        out.appendLiteral("s\"},\"apns\":{\"headers\":{\"apns-priority\":")
+        out.appendLiteral("s\"},\"apns\":{\"headers\":{")
+        // The members the direct APNs requests have too, as their headers.
+        let headersStart = out.count
         switch event.notification.priority {
-        case .high: out.appendLiteral("\"10\"")
-        case .normal: out.appendLiteral("\"5\"")
+        case .high: out.appendLiteral("\"apns-priority\":\"10\"")
+        case .normal: out.appendLiteral("\"apns-priority\":\"5\"")
         }
         out.appendLiteral(",\"apns-expiration\":\"")
-        out.appendDecimal(plan.expirationSeconds)
-        out.appendLiteral("\",\"apns-collapse-id\":")
-        out.appendJSONString(plan.collapseID)
+        out.appendDecimal(expirationSeconds)
+        out.append(UInt8(ascii: "\""))
+        escaped.apnsPriorityAndExpiration = headersStart..<out.count
+        out.append(UInt8(ascii: ","))
+        let collapseIDStart = out.count
+        out.appendLiteral("\"apns-collapse-id\":")
+        out.appendJSONString(collapseID)
+        escaped.apnsCollapseID = collapseIDStart..<out.count
         out.appendLiteral("},\"payload\":{")
         let apsStart = out.count
         out.appendLiteral("\"aps\":{\"category\":\"communications\",\"content-available\":1,\"mutable-content\":1")

@@ -3,8 +3,12 @@
 ///
 /// A class so that the templates and their builders share one plan rather
 /// than copying (and retaining) every string of the event; immutable once
-/// built. It keeps no copy of the event: what the templates need from it is
-/// in `text` and `fragments`, and the rare error path is handed the event.
+/// built (constants only: reading one needs no exclusivity check). It keeps
+/// no copy of the event: what the templates need from it is in `text` and
+/// `fragments`, and the rare error path is handed the event.
+///
+/// The bytes the fragments and templates index live in a store the
+/// renderer owns (`makeStore()`) and lends to each call that writes there.
 final class RenderPlan {
     let text: NotificationText
     let avatarURL: String?
@@ -12,33 +16,38 @@ final class RenderPlan {
     let collapseID: String
     /// `apns-expiration`: now + ttl in epoch seconds; `0` (one attempt) when ttl is 0.
     let expirationSeconds: Int64
-    /// `expirationSeconds` in decimal, the header's value.
-    let expiration: String
-    /// The event's JSON pieces that every template copies, escaped once.
-    private(set) var fragments = PlanFragments()
-    /// The fragments, then every template built from them: one buffer for
-    /// the whole event, freed with the plan, that per-device bodies copy from.
-    var store: ByteWriter
+    /// The event's JSON pieces that every template copies, escaped once
+    /// into the store.
+    let fragments: PlanFragments
 
     /// APNs' and FCM's payload limit for alert notifications.
     static let payloadLimit = 4096
     /// Room kept for `,"badge":<Int32.max>`, so one template fits every badge.
     static let badgeReserve = 19
 
-    init(event: borrowing Event, app: borrowing AppProfile, avatarURL: String?, now: Int64) {
-        // Borrowed: the plan's own copy is the only one made.
-        text = NotificationText(event: event)
-        collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
-        expirationSeconds = event.notification.ttlSeconds == 0 ? 0 : now + Int64(event.notification.ttlSeconds)
-        // Digits written directly: `String(_:)` of an integer goes through `description`.
-        expiration = JSONWriter.withDecimal(expirationSeconds) { String(decoding: $0, as: UTF8.self) }
+    /// The buffer for one event's fragments, then every template built from
+    /// them, that per-device bodies copy from; freed with the renderer's
+    /// local. Room for the seed event's fragments and two templates (about
+    /// 3,500 bytes), and a per-device FCM body assembled after them (about
+    /// 1,100), without growing.
+    static func makeStore() -> ByteWriter {
+        ByteWriter(capacity: 6144)
+    }
+
+    /// Writes the fragments into `store` (made by `makeStore()`, empty).
+    init(event: borrowing Event, app: borrowing AppProfile, avatarURL: String?, now: Int64, store: inout ByteWriter) {
+        // Borrowed: the plan's own copy is the only one made. Worked out in
+        // locals, which the fragments borrow, then moved in.
+        let text = NotificationText(event: event)
+        let collapseID = event.eventID.utf8.count <= 64 ? event.eventID : SHA256.hexDigest(event.eventID.utf8)
+        let expirationSeconds = event.notification.ttlSeconds == 0 ? 0 : now + Int64(event.notification.ttlSeconds)
+        fragments = PlanFragments(title: text.title, avatarURL: avatarURL, collapseID: collapseID,
+                                  expirationSeconds: expirationSeconds, event: event, dataKeys: app.dataKeys, into: &store)
         apnsPriority = event.notification.priority == .high ? "10" : "5"
+        self.text = text
+        self.collapseID = collapseID
+        self.expirationSeconds = expirationSeconds
         self.avatarURL = avatarURL
-        // Room for the seed event's fragments and two templates (about
-        // 3,500 bytes), and a per-device FCM body assembled after them
-        // (about 1,100), without growing.
-        store = ByteWriter(capacity: 6144)
-        fragments = PlanFragments(plan: self, event: event, dataKeys: app.dataKeys, into: &store)
     }
 
     /// `apns-priority`: 10 for high, 5 for normal.
@@ -53,11 +62,11 @@ final class RenderPlan {
         return (shortened, text.plainText.isEmpty ? text.plainText : shortened)
     }
 
-    /// Builds a template at the end of `store`, shortening the content at a
+    /// Builds a template at the end of `store` (the plan's), shortening the content at a
     /// grapheme boundary until `size` of the template is within `limit`.
     /// Trials that do not fit are taken back out of the store. Throws when
     /// even an empty content does not fit (the title or the extra data are too large).
-    func fitted<Template>(event: borrowing Event, language: String, limit: Int,
+    func fitted<Template>(event: borrowing Event, language: String, limit: Int, store: inout ByteWriter,
                           build: (String, String, inout ByteWriter) -> Template,
                           size: (Template) -> Int) throws(EventError) -> Template {
         let mark = store.count
@@ -91,10 +100,11 @@ final class RenderPlan {
 
     /// The fitted template for `language`, built once per event and language.
     func template<Template>(event: borrowing Event, language: String, cache: inout TemplateCache<Template>,
-                            build: (String, String, inout ByteWriter) -> Template,
+                            store: inout ByteWriter, build: (String, String, inout ByteWriter) -> Template,
                             size: (Template) -> Int) throws(EventError) -> Template {
         if let cached = cache[language] { return cached }
-        let template = try fitted(event: event, language: language, limit: RenderPlan.payloadLimit, build: build, size: size)
+        let template = try fitted(event: event, language: language, limit: RenderPlan.payloadLimit, store: &store,
+                                  build: build, size: size)
         cache.insert(template, for: language)
         return template
     }

@@ -24,7 +24,14 @@ extension RenderReport {
             }
         }
         out.appendLiteral("],\"skipped\":[")
-        for (index, skip) in rendered.skipped.enumerated() {
+        appendSkipped(rendered.skipped, to: &out)
+        out.appendLiteral("],\"persona\":")
+        appendPersonaAndAvatar(rendered.persona, rendered.avatar, to: &out)
+    }
+
+    /// The skipped recipients, comma-separated (no brackets).
+    static func appendSkipped(_ skipped: [SkippedRecipient], to out: inout ByteWriter) {
+        for (index, skip) in skipped.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.appendLiteral("{\"platform\":")
             appendPlatform(skip.platform, to: &out)
@@ -34,15 +41,20 @@ extension RenderReport {
             out.appendJSONString(skip.reason)
             out.append(UInt8(ascii: "}"))
         }
-        out.appendLiteral("],\"persona\":")
-        let senderAvatar = appendCompact(rendered.persona, to: &out)
+    }
+
+    /// The persona's object, `,"avatar":`, the avatar's object, and the
+    /// report's closing brace.
+    private static func appendPersonaAndAvatar(_ persona: borrowing CommunicationPersona, _ avatar: AvatarState,
+                                       to out: inout ByteWriter) {
+        let senderAvatar = appendCompact(persona, to: &out)
         out.appendLiteral(",\"avatar\":")
         // The avatar's URL is usually the sender's, just written: copied, not escaped again.
-        appendCompact(rendered.avatar, written: senderAvatar.map { (rendered.persona.sender.avatarURL, $0) }, to: &out)
+        appendCompact(avatar, written: senderAvatar.map { (persona.sender.avatarURL, $0) }, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 
-    private static func appendPlatform(_ platform: Platform, to out: inout ByteWriter) {
+    static func appendPlatform(_ platform: Platform, to out: inout ByteWriter) {
         switch platform {
         case .fcm: out.appendLiteral("\"fcm\"")
         case .apns: out.appendLiteral("\"apns\"")
@@ -143,7 +155,7 @@ extension RenderReport {
     /// Writes an origin: the providers' usual ones (the configuration's
     /// defaults) as literals after a compare, any other escaped.
     @inline(__always)
-    private static func appendOrigin(_ origin: String, of platform: Platform, to out: inout ByteWriter) {
+    static func appendOrigin(_ origin: String, of platform: Platform, to out: inout ByteWriter) {
         switch platform {
         case .apns where origin == APNsTarget.production: out.appendLiteral("https://api.push.apple.com")
         case .apns where origin == APNsTarget.sandbox: out.appendLiteral("https://api.sandbox.push.apple.com")
@@ -155,7 +167,7 @@ extension RenderReport {
     /// `written` is a string already written quoted, and where: a URL with
     /// the same bytes is copied from there rather than escaped again (the
     /// same bytes, not `==`, which also takes canonically equivalent text).
-    private static func appendCompact(_ avatar: AvatarState, written: (text: String?, quoted: Range<Int>)?,
+    static func appendCompact(_ avatar: AvatarState, written: (text: String?, quoted: Range<Int>)?,
                                       to out: inout ByteWriter) {
         func appendURL(_ url: String) {
             if let written, let text = written.text, url.hasSameCodeUnits(as: text) {

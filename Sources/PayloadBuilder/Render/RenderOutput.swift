@@ -1,0 +1,79 @@
+/// Where `EventRenderer` puts what it renders, device by device: the
+/// `RenderedEvent` of `render` (`RenderedEventOutput`), or the bytes of the
+/// `/v1/render` answer of `renderReport` (`ReportOutput`), which makes no
+/// request value at all.
+///
+/// The renderer calls `skip`, `fcm` and `apns` in recipient order, then
+/// `finish` once. `store` is the plan's: the templates' bytes are there.
+protocol RenderOutput: ~Copyable {
+    associatedtype Result
+
+    /// A recipient not sent to, and why (`SkippedRecipient.reason`).
+    mutating func skip(recipientIndex: Int, platform: Platform, token: String, reason: String)
+
+    /// The FCM request for one device.
+    mutating func fcm(recipientIndex: Int, token: String, badge: Int?, target: borrowing FCMTarget,
+                      template: FCMTemplate, store: inout ByteWriter)
+
+    /// The direct APNs request for one device; `ids` derives its `apns-id`.
+    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
+                       ids: APNsID, template: APNsTemplate, store: inout ByteWriter)
+
+    /// The result, with the Communication Notification persona of `event`
+    /// (its content in `personaLanguage`) and the avatar's state, the one
+    /// `plan` was made with.
+    consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
+                          store: borrowing ByteWriter) -> Result
+}
+
+/// The renderer's output as values: every provider request, ready to send.
+struct RenderedEventOutput: RenderOutput {
+    private var requests: [ProviderRequest] = []
+    private var skipped: [SkippedRecipient] = []
+    /// The `apns-expiration` header's value, made for the first APNs request.
+    private var expiration: String?
+
+    init(recipientCount: Int) {
+        requests.reserveCapacity(recipientCount)
+    }
+
+    mutating func skip(recipientIndex: Int, platform: Platform, token: String, reason: String) {
+        skipped.append(SkippedRecipient(recipientIndex: recipientIndex, platform: platform, token: token, reason: reason))
+    }
+
+    mutating func fcm(recipientIndex: Int, token: String, badge: Int?, target: borrowing FCMTarget,
+                      template: FCMTemplate, store: inout ByteWriter) {
+        requests.append(ProviderRequest(
+            platform: .fcm, recipientIndex: recipientIndex, token: token, origin: target.baseURL, path: target.sendPath,
+            headers: ProviderRequest.fcmHeaders,
+            body: template.body(token: token, badge: badge, store: &store)))
+    }
+
+    mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
+                       ids: APNsID, template: APNsTemplate, store: inout ByteWriter) {
+        // Digits written directly: `String(_:)` of an integer goes through `description`.
+        let expiration = self.expiration ?? JSONWriter.withDecimal(plan.expirationSeconds) {
+            String(decoding: $0, as: UTF8.self)
+        }
+        self.expiration = expiration
+        requests.append(ProviderRequest(
+            platform: .apns, recipientIndex: recipientIndex, token: token, origin: target.baseURL,
+            path: Concatenation.join(literal: "/3/device/", token),
+            headers: [
+                ProviderRequest.Header("apns-topic", target.topic),
+                ProviderRequest.Header("apns-push-type", "alert"),
+                ProviderRequest.Header("apns-priority", plan.apnsPriority),
+                ProviderRequest.Header("apns-expiration", expiration),
+                ProviderRequest.Header("apns-id", ids.id(token: token)),
+                ProviderRequest.Header("apns-collapse-id", plan.collapseID),
+            ],
+            body: template.payload(badge: badge, store: &store)))
+    }
+
+    consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
+                          store: borrowing ByteWriter) -> RenderedEvent {
+        RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
+                      persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage),
+                      avatar: avatar)
+    }
+}

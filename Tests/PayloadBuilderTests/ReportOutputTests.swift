@@ -1,0 +1,159 @@
+@testable import PayloadBuilder
+import XCTest
+
+/// `EventRenderer.renderReport` writes the `/v1/render` answer while it
+/// renders, without making the requests; it must give exactly the bytes of
+/// `RenderReport.json(render(…), pretty: false)` (and the same error), for
+/// every golden event and avatar state, skipped recipients, awkward strings
+/// in every field the report copies, custom origins, and shortened text.
+final class ReportOutputTests: XCTestCase {
+    private static let now: Int64 = 1_767_225_600
+
+    private func assertReportMatchesRender(_ event: Event, app: AppProfile, config: RenderConfig, avatar: AvatarState,
+                                           _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        let renderer = EventRenderer(config: config)
+        let reference = Result { () throws(EventError) -> [UInt8] in
+            RenderReport.json(try renderer.render(event, app: app, avatar: avatar, now: Self.now), pretty: false)
+        }
+        let direct = Result { () throws(EventError) -> [UInt8] in
+            try renderer.renderReport(event, app: app, avatar: avatar, now: Self.now)
+        }
+        switch (direct, reference) {
+        case let (.success(direct), .success(reference)):
+            XCTAssertEqual(String(decoding: direct, as: UTF8.self), String(decoding: reference, as: UTF8.self), what,
+                           file: file, line: line)
+        case let (.failure(direct), .failure(reference)):
+            XCTAssertEqual(direct, reference, what, file: file, line: line)
+        default:
+            XCTFail("\(what): renderReport gives \(direct), render \(reference)", file: file, line: line)
+        }
+    }
+
+    private func baseEvent(config: RenderConfig = EventFixture.demo) throws -> (Event, AppProfile) {
+        try EventDecoder(config: config).decode(EventFixture.eventBytes())
+    }
+
+    func testEveryGoldenEventInEveryAvatarState() throws {
+        let url = "https://example.com/a.jpeg"
+        for name in try GoldenPayloadTests.caseNames() {
+            let directory = GoldenPayloadTests.fixturesDirectory.appendingPathComponent("payloads")
+            let configURL = directory.appendingPathComponent("\(name).config.json")
+            let config = FileManager.default.fileExists(atPath: configURL.path)
+                ? try RenderConfig(json: Array(Data(contentsOf: configURL)))
+                : RenderConfig.demo()
+            let body = try Array(Data(contentsOf: directory.appendingPathComponent("\(name).event.json")))
+            let (event, app) = try EventDecoder(config: config).decode(body)
+            let avatars: [AvatarState] = [
+                AvatarState(unresolvedURL: event.sender.avatarURL), .none, .unchecked(url: url),
+                .ok(url: url, mime: "image/jpeg", bytes: 2048, sha256: String(repeating: "ab", count: 32)),
+                .dropped(url: url, reason: "timeout \"after\" 2 s\n"),
+            ]
+            for avatar in avatars {
+                assertReportMatchesRender(event, app: app, config: config, avatar: avatar, "\(name) with \(avatar)")
+            }
+        }
+    }
+
+    /// Strings that need escapes (or are not ASCII, or are empty) in every
+    /// field the report writes: event id, tokens (also in the APNs path and
+    /// the FCM body), topic, project, origins, persona and avatar.
+    func testAwkwardStringsInEveryFieldTheReportWrites() throws {
+        let (base, _) = try baseEvent()
+        let awkward = ["", "plain", "q\"uote", "back\\slash", "new\nline\t\u{1}", "Nghĩa 🎧", "/slash\u{7F}",
+                       String(repeating: "long\"", count: 300)]
+        for text in awkward {
+            let apps = [
+                AppProfile(name: "chat", apns: APNsTarget(topic: text, baseURL: "https://h\"o\\st/" + text),
+                           fcm: FCMTarget(projectID: text, baseURL: "https://" + text)),
+                AppProfile(name: "chat", apns: APNsTarget(topic: "com.example", baseURL: APNsTarget.sandbox),
+                           fcm: FCMTarget(projectID: "p")),
+            ]
+            for app in apps {
+                let config = EventFixture.demo  // the app is passed as it is, unchecked
+                var event = base
+                event.eventID = text.isEmpty ? "e" : text
+                event.recipients[0].token = text
+                event.recipients[1].token = text + "x"
+                event.recipients[1].userID = nil
+                event.conversation.id = text
+                event.sender.displayName = text.isEmpty ? "n" : text
+                event.message.text = text
+                assertReportMatchesRender(event, app: app, config: config, avatar: .unchecked(url: "https://a/" + text),
+                                          "awkward \(text.prefix(20).debugDescription)")
+            }
+        }
+    }
+
+    /// The persona is written from the strings the plan escaped: groups or
+    /// not, with content or not (a text message with no text), a title that
+    /// is the group's or overrides it (also one canonically equivalent but
+    /// not the same bytes), awkward names and ids, with and without avatar.
+    func testThePersonaInEveryShape() throws {
+        let (base, app) = try baseEvent()
+        let names = ["Nghĩa", "q\"uote\\ \u{1}", "n"]
+        for group in [nil, "🎧 Zalo", "Cafe\u{301}", "g\"r\noup"] as [String?] {
+            for title in [nil, group, "Café", "t\"itle"] as [String?] {
+                for text in ["", "Hello", "  "] {
+                    for kind in [MessageKind.text, .video] {
+                        for name in names {
+                            var event = base
+                            event.conversation.title = group
+                            event.conversation.id = name == "n" ? "c1" : name
+                            event.notification.title = title
+                            event.message.text = text
+                            event.message.kind = kind
+                            event.sender.displayName = name
+                            event.sender.id = name == "n" ? "s1" : "s\"1"
+                            for avatar in [AvatarState.none, .unchecked(url: "https://a/\"b")] {
+                                assertReportMatchesRender(event, app: app, config: EventFixture.demo, avatar: avatar,
+                                                          "group \(group.debugDescription) title \(title.debugDescription) "
+                                                          + "text \(text.debugDescription) \(kind) \(name.debugDescription)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Recipients skipped for every reason, among sent ones, with and without
+    /// a badge, in several languages, and many of them (more than the
+    /// answer's first buffer holds).
+    func testSkippedRecipientsBadgesLanguagesAndManyDevices() throws {
+        let (base, app) = try baseEvent()
+        var event = base
+        event.message.text = ""
+        event.message.kind = .video
+        var recipients: [Recipient] = []
+        for index in 0..<60 {
+            let platform: Platform = index % 2 == 0 ? .fcm : .apns
+            recipients.append(Recipient(platform: platform, token: "token-\(index)", badge: index % 3 == 0 ? nil : index,
+                                        locale: ["vi", "fr", nil, "de-DE"][index % 4],
+                                        userID: index % 7 == 0 ? event.sender.id : "u\(index)"))
+        }
+        event.recipients = recipients
+        assertReportMatchesRender(event, app: app, config: EventFixture.demo, avatar: .none, "sixty devices")
+        let noFCM = AppProfile(name: app.name, apns: app.apns, fcm: nil, dataKeys: app.dataKeys)
+        assertReportMatchesRender(event, app: noFCM, config: EventFixture.demo, avatar: .none, "no FCM credentials")
+        let selfSender = try RenderConfig(apps: [app], selfSenderIDs: [event.sender.id])
+        assertReportMatchesRender(event, app: app, config: selfSender, avatar: .none, "a self-sender: all skipped")
+    }
+
+    /// Text shortened to fit, an avatar dropped because it cannot fit, and
+    /// an event that cannot fit at all (the same error).
+    func testShortenedTextADroppedAvatarAndAnEventThatCannotFit() throws {
+        let (base, app) = try baseEvent()
+        var long = base
+        long.message.text = String(repeating: "Tiếng Việt 👋 ", count: 400)
+        assertReportMatchesRender(long, app: app, config: EventFixture.demo, avatar: .unchecked(url: "https://a/b"),
+                                  "shortened text")
+        var hugeAvatar = base
+        hugeAvatar.sender.displayName = String(repeating: "n", count: 1_500)
+        let url = "https://example.com/" + String(repeating: "a", count: 2_000)
+        assertReportMatchesRender(hugeAvatar, app: app, config: EventFixture.demo, avatar: .unchecked(url: url),
+                                  "an avatar that cannot fit")
+        var tooLarge = base
+        tooLarge.data = [DataEntry("big", String(repeating: "d", count: 5_000))]
+        assertReportMatchesRender(tooLarge, app: app, config: EventFixture.demo, avatar: .none, "an event that cannot fit")
+    }
+}
