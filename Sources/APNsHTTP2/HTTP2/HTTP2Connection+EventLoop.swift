@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CNGHTTP2
+internal import CNGHTTP2Shims
 import Synchronization
 import PushGWSync
 
@@ -196,6 +197,9 @@ extension HTTP2Connection {
         }
         if let session { nghttp2_session_del(session) }
         session = nil
+        // Only once the session, which allocates from it, is gone.
+        pgw_h2_pool_free(sessionMemory)
+        sessionMemory = nil
         socket = nil
         onClose(self)
     }

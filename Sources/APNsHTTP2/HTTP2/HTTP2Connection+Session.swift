@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CNGHTTP2
+internal import CNGHTTP2Shims
 import Synchronization
 import PushGWSync
 
@@ -17,10 +18,26 @@ extension HTTP2Connection {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunkCallback)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamCloseCallback)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceivedCallback)
+        // The session's memory comes from a pool of its own (nghttp2 copies
+        // `mem`): a stream's blocks are reused by the next streams instead of
+        // going through malloc each time. Without a pool (no memory for
+        // it), nghttp2's own allocator.
+        let pool = pgw_h2_pool_new()
+        let context = Unmanaged.passUnretained(self).toOpaque()
         var session: OpaquePointer?
-        let status = nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
-        guard status == 0, let session else { throw TransportError(.protocolError, nghttp2Message("nghttp2_session_client_new", status)) }
+        let status: Int32
+        if let pool {
+            var mem = pgw_h2_pool_mem(pool)
+            status = nghttp2_session_client_new3(&session, callbacks, context, nil, &mem)
+        } else {
+            status = nghttp2_session_client_new(&session, callbacks, context)
+        }
+        guard status == 0, let session else {
+            pgw_h2_pool_free(pool)
+            throw TransportError(.protocolError, nghttp2Message("nghttp2_session_client_new", status))
+        }
         self.session = session
+        sessionMemory = pool
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),

@@ -64,6 +64,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     // Loop-thread state.
     var socket: TLSSocket?
     var session: OpaquePointer?
+    /// The pool `session` allocates from (`pgw_h2_pool`): freed right after it.
+    var sessionMemory: OpaquePointer?
     var waiting: [PendingStream] = []
     /// The inbox's queue as last taken, emptied: swapped back in on the next drain.
     var drained: [PendingStream] = []
