@@ -28,6 +28,8 @@ _Static_assert(sizeof(block_header) == 16, "the caller's bytes stay 16-byte alig
 struct pgw_h2_pool {
     block_header *lists[CLASS_COUNT];
     size_t kept[CLASS_COUNT];
+    /* pgw_h2_pool_kept_limit of each class, worked out once. */
+    size_t limit[CLASS_COUNT];
 };
 
 static size_t class_capacity(size_t k) { return (size_t)SMALLEST << k; }
@@ -39,11 +41,17 @@ size_t pgw_h2_pool_kept_limit(size_t size) {
     return limit > KEPT_BLOCKS_PER_CLASS ? KEPT_BLOCKS_PER_CLASS : limit;
 }
 
-/* The class for `size` bytes, or BIG. */
+/* The class for `size` bytes, or BIG: the power of two that holds it, from
+ * the highest bit of size - 1 (64 << k >= size > 32 << k). */
 static size_t class_for(size_t size) {
-    size_t k = 0;
-    while (k < CLASS_COUNT && class_capacity(k) < size) k++;
+    if (size <= SMALLEST) return 0;
+    size_t k = (size_t)(64 - __builtin_clzll((unsigned long long)(size - 1))) - 6;
     return k < CLASS_COUNT ? k : BIG;
+}
+
+size_t pgw_h2_pool_block_capacity(size_t size) {
+    size_t k = class_for(size);
+    return k == BIG ? 0 : class_capacity(k);
 }
 
 static block_header *header_of(void *pointer) { return (block_header *)pointer - 1; }
@@ -74,7 +82,7 @@ static void pool_free(void *pointer, void *user_data) {
     pgw_h2_pool *pool = user_data;
     block_header *block = header_of(pointer);
     size_t k = block->size_class;
-    if (k == BIG || pool->kept[k] >= pgw_h2_pool_kept_limit(class_capacity(k))) {
+    if (k == BIG || pool->kept[k] >= pool->limit[k]) {
         free(block);
         return;
     }
@@ -106,7 +114,10 @@ static void *pool_realloc(void *pointer, size_t size, void *user_data) {
 }
 
 pgw_h2_pool *pgw_h2_pool_new(void) {
-    return calloc(1, sizeof(pgw_h2_pool));
+    pgw_h2_pool *pool = calloc(1, sizeof(pgw_h2_pool));
+    if (pool == NULL) return NULL;
+    for (size_t k = 0; k < CLASS_COUNT; k++) pool->limit[k] = pgw_h2_pool_kept_limit(class_capacity(k));
+    return pool;
 }
 
 void pgw_h2_pool_free(pgw_h2_pool *pool) {

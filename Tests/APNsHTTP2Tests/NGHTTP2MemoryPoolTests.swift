@@ -51,6 +51,33 @@ final class NGHTTP2MemoryPoolTests: XCTestCase {
         XCTAssertEqual(pool.kept, 2)
     }
 
+    func testEachSizeGetsTheSmallestClassThatHoldsIt() {
+        let largest = pgw_h2_pool_largest_pooled()
+        let smallest = pgw_h2_pool_block_capacity(1)
+        XCTAssertEqual(pgw_h2_pool_block_capacity(0), smallest)
+        var capacities = Set<Int>()
+        for size in 1...largest {
+            let capacity = pgw_h2_pool_block_capacity(size)
+            capacities.insert(capacity)
+            XCTAssertGreaterThanOrEqual(capacity, size)
+            XCTAssertTrue(capacity == smallest || capacity / 2 < size, "\(size) in a class of \(capacity)")
+            XCTAssertEqual(capacity & (capacity - 1), 0, "classes are powers of two")
+        }
+        XCTAssertEqual(capacities.max(), largest)
+        XCTAssertEqual(pgw_h2_pool_block_capacity(largest + 1), 0)
+        XCTAssertEqual(pgw_h2_pool_block_capacity(Int.max), 0)
+        // A block is reused for any size of its class, and stays put when reallocated within it.
+        let pool = Allocator()
+        defer { pool.close() }
+        for capacity in capacities.sorted() {
+            let block = pool.malloc(capacity)
+            XCTAssertEqual(pool.realloc(block, capacity / 2 + 1), block)
+            pool.free(block)
+            XCTAssertEqual(pool.malloc(capacity / 2 + 1), block, "\(capacity)")
+            pool.free(block)
+        }
+    }
+
     func testCallocClearsAReusedBlock() {
         let pool = Allocator()
         defer { pool.close() }

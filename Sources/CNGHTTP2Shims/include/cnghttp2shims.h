@@ -35,6 +35,10 @@ size_t pgw_h2_pool_kept_blocks(const pgw_h2_pool *pool);
 /* The largest request served from a size class; larger ones go to malloc. */
 size_t pgw_h2_pool_largest_pooled(void);
 
+/* The bytes of the pooled block that serves a request of `size` bytes
+ * (its class's), or 0 when none does (`size` > pgw_h2_pool_largest_pooled()). */
+size_t pgw_h2_pool_block_capacity(size_t size);
+
 /* How many freed blocks of a class holding `size` bytes are kept at most. */
 size_t pgw_h2_pool_kept_limit(size_t size);
 
