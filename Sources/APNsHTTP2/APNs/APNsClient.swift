@@ -140,19 +140,22 @@ public final class APNsClient: Sendable {
     private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> [HTTP2Request] {
         let authorization = "bearer \(token)"
         let timeout = max(.zero, deadline - ContinuousClock.now)
-        // Each request made in its place in the array: `map` made it, copied
-        // it in and destroyed the original (a retain and a release of each
-        // of its strings and arrays, for nothing).
-        return requests.withUnsafeBufferPointer { requests in
-            Array(unsafeUninitializedCapacity: requests.count) { made, count in
+        // Copies of one request with what all share, then each one's own
+        // parts set in place: made one by one (with `map`, or initialized in
+        // place), each request was copied in and the original destroyed, a
+        // retain and a release of each of its strings and arrays for nothing.
+        var made = Array(repeating: HTTP2Request(method: "POST", path: "", authorization: authorization, timeout: timeout),
+                         count: requests.count)
+        requests.withUnsafeBufferPointer { requests in
+            made.withUnsafeMutableBufferPointer { made in
                 for index in requests.indices {
-                    (made.baseAddress! + index).initialize(to: HTTP2Request(method: "POST", path: requests[index].path,
-                                                                            authorization: authorization, headers: requests[index].headers,
-                                                                            body: requests[index].body, timeout: timeout))
-                    count = index + 1
+                    made[index].path = requests[index].path
+                    made[index].headers = requests[index].headers
+                    made[index].body = requests[index].body
                 }
             }
         }
+        return made
     }
 
     /// The outcome of each answer, and whether any is a rejection of the
