@@ -167,7 +167,7 @@ final class PendingStream: @unchecked Sendable {
     }
 
     /// Delivers the result, once; later calls are ignored.
-    func finish(_ result: Result<HTTP2Response, TransportError>) {
+    func finish(_ result: consuming Result<HTTP2Response, TransportError>) {
         guard !finished else { return }
         finished = true
         batch.complete(index, result)
