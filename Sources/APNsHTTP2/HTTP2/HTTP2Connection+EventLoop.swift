@@ -164,8 +164,14 @@ extension HTTP2Connection {
             return state.shutdownRequested
         }
         if !drained.isEmpty { givenAny = true }
-        waiting.append(contentsOf: drained)
-        drained.removeAll(keepingCapacity: true)
+        if waiting.isEmpty {
+            // All taken before (under load, most turns): the queue's storage
+            // becomes the waiting list, no retain and release of each stream.
+            swap(&waiting, &drained)
+        } else {
+            waiting.append(contentsOf: drained)
+            drained.removeAll(keepingCapacity: true)
+        }
         return shutdownRequested
     }
 

@@ -222,8 +222,15 @@ public final class HTTP2Connection: @unchecked Sendable {
             if load.load(ordering: .relaxed) + streams.count > options.maximumQueued + options.maximumConcurrentStreams {
                 return (TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)"), false)
             }
-            state.queued.append(contentsOf: streams)
-            load.add(streams.count, ordering: .relaxed)
+            let count = streams.count
+            if state.queued.isEmpty {
+                // The usual case (the loop took the last ones): the batch's
+                // array becomes the queue, no retain of each stream to copy it.
+                swap(&state.queued, &streams)
+            } else {
+                state.queued.append(contentsOf: streams)
+            }
+            load.add(count, ordering: .relaxed)
             let wake = !state.wakePending
             state.wakePending = true
             return (nil, wake)
