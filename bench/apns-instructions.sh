@@ -17,7 +17,10 @@
 # Usage: bench/apns-instructions.sh [-n N] [--calls] [--only pushgw|h2load] [--keep DIR] [BINARY]
 #   --keep DIR: the callgrind outputs are moved there (for callgrind_annotate).
 #   BINARY: a pushgw-bench linked with --static-swift-stdlib (default: this
-#   tree's, built so first). Default N: 20000. Takes about 2 minutes per figure at N = 20000.
+#   tree's, built so first). Default N: 20000: about half a minute per
+#   client and connection count here, about two minutes in all.
+# swift_retain's count includes the retains swift_bridgeObjectRetain makes
+# (a string or array with heap storage); swift_release's likewise.
 # Needs: valgrind nghttp2-server nghttp2-client openssl binutils (objcopy).
 # valgrind 3.19 cannot read the Swift runtime's debug info: the binary is
 # linked with the Swift libraries in it and measured from a copy without
