@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
         .target(name: "CMallocShims"),
         .target(name: "CThreadShims"),
+        // A memory pool for nghttp2 sessions (nghttp2_mem), by size class.
+        .target(name: "CNGHTTP2Shims", dependencies: ["CNGHTTP2"]),
 
         // The one Swift wrapper of libcurl's easy interface (OAuth token
         // exchange, avatar download).
@@ -37,7 +39,7 @@ let package = Package(
         // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
         .target(name: "PushGWSync", dependencies: ["CThreadShims"], swiftSettings: swiftSettings),
         .target(name: "PayloadBuilder", swiftSettings: swiftSettings),
-        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
+        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "CNGHTTP2Shims"],
                 swiftSettings: swiftSettings),
         // FCM HTTP v1: OAuth2 service-account tokens (RS256, libcurl) and the
         // messages:send client on the HTTP/2 connection layer.
@@ -79,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "APNsHTTP2Tests",
             dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2",
-                           "TestSupport"],
+                           "CNGHTTP2Shims", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

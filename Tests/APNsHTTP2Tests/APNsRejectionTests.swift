@@ -64,7 +64,7 @@ final class APNsRejectionTests: XCTestCase {
     }
 
     func testTheStatusReasonIsStatusAndTheCode() {
-        for status in [100, 200, 403, 404, 410, 429, 500, 503, 999, 99, 1000, 0, -1] {
+        for status in Array(-1...1100) + [Int.min, Int.max] {
             XCTAssertEqual(APNsRejection.statusReason(status), "Status\(status)")
         }
     }

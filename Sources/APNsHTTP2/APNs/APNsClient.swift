@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 public import PayloadBuilder
 
 /// Sends notifications rendered by PayloadBuilder to APNs over a pool of
@@ -71,8 +74,8 @@ public final class APNsClient: Sendable {
         }
         let deadline = ContinuousClock.now + min(timeout ?? requestTimeout, requestTimeout)
         pool.send(httpRequests(requests, token: token, deadline: deadline)) { responses in
-            let outcomes = self.classify(requests, responses)
-            guard outcomes.contains(where: Self.isTokenRejection) else { return completion(outcomes) }
+            let (outcomes, rejectsToken) = self.classify(requests, responses)
+            guard rejectsToken else { return completion(outcomes) }
             Task {
                 completion(await self.retryingTokenRejections(requests, outcomes: outcomes, token: token, deadline: deadline))
             }
@@ -102,7 +105,7 @@ public final class APNsClient: Sendable {
         }
         if let retryToken, !retryIndices.isEmpty {
             let retried = retryIndices.map { requests[$0] }
-            let answers = classify(retried, await pool.send(httpRequests(retried, token: retryToken, deadline: deadline)))
+            let answers = classify(retried, await pool.send(httpRequests(retried, token: retryToken, deadline: deadline))).outcomes
             for (position, index) in retryIndices.enumerated() { outcomes[index] = answers[position] }
         }
         return outcomes
@@ -118,11 +121,6 @@ public final class APNsClient: Sendable {
         guard let reason = APNsRejection.Body(response.body).reason else { return false }
         return reason == APNsReason.unrelatedKeyIDInToken.rawValue || reason == APNsReason.idleTimeout.rawValue
             || reason == APNsReason.shutdown.rawValue
-    }
-
-    private static func isTokenRejection(_ outcome: Result<APNsOutcome, TransportError>) -> Bool {
-        if case let .success(.rejected(rejection)) = outcome { return rejection.isAboutTheProviderToken }
-        return false
     }
 
     /// Closes the connections.
@@ -142,19 +140,35 @@ public final class APNsClient: Sendable {
     private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> [HTTP2Request] {
         let authorization = "bearer \(token)"
         let timeout = max(.zero, deadline - ContinuousClock.now)
-        return requests.map { request in
-            HTTP2Request(method: "POST", path: request.path, authorization: authorization, headers: request.headers,
-                         body: request.body, timeout: timeout)
+        // Copies of one request with what all share, then each one's own
+        // parts set in place: made one by one (with `map`, or initialized in
+        // place), each request was copied in and the original destroyed, a
+        // retain and a release of each of its strings and arrays for nothing.
+        var made = Array(repeating: HTTP2Request(method: "POST", path: "", authorization: authorization, timeout: timeout),
+                         count: requests.count)
+        requests.withUnsafeBufferPointer { requests in
+            made.withUnsafeMutableBufferPointer { made in
+                for index in requests.indices {
+                    made[index].path = requests[index].path
+                    made[index].headers = requests[index].headers
+                    made[index].body = requests[index].body
+                }
+            }
         }
+        return made
     }
 
-    private func classify(_ requests: [ProviderRequest],
-                          _ responses: [Result<HTTP2Response, TransportError>]) -> [Result<APNsOutcome, TransportError>] {
+    /// The outcome of each answer, and whether any is a rejection of the
+    /// provider token (asked of each rejection as it is made, not of the
+    /// outcomes afterwards, which would copy each one out).
+    private func classify(_ requests: [ProviderRequest], _ responses: [Result<HTTP2Response, TransportError>])
+        -> (outcomes: [Result<APNsOutcome, TransportError>], rejectsToken: Bool) {
         // By index: a request is read in place (not copied, with its strings,
         // headers and body) and only when the answer lacks its apns-id. The
         // connection layer gives one result per request, in order.
         precondition(requests.count == responses.count, "\(responses.count) results for \(requests.count) requests")
-        return requests.withUnsafeBufferPointer { requests in
+        var rejectsToken = false
+        let outcomes = requests.withUnsafeBufferPointer { requests in
             responses.withUnsafeBufferPointer { responses in
                 responses.indices.map { index -> Result<APNsOutcome, TransportError> in
                     switch responses[index] {
@@ -163,11 +177,14 @@ public final class APNsClient: Sendable {
                     case let .success(response):
                         let apnsID = Self.apnsID(in: response.headers) ?? Self.apnsID(in: requests[index].headers)
                         if response.status == 200 { return .success(.accepted(apnsID: apnsID ?? "")) }
-                        return .success(.rejected(APNsRejection(response: response, apnsID: apnsID, now: now())))
+                        let rejection = APNsRejection(response: response, apnsID: apnsID, now: now())
+                        if !rejectsToken, rejection.isAboutTheProviderToken { rejectsToken = true }
+                        return .success(.rejected(rejection))
                     }
                 }
             }
         }
+        return (outcomes, rejectsToken)
     }
 
     /// The first `apns-id` header's value; names of another length are passed
@@ -199,8 +216,12 @@ extension APNsRejection {
 
     /// `Status` and the status code: the reason of an answer that gives none.
     static func statusReason(_ status: Int) -> String {
-        "Status" + String(status)
+        (100...999).contains(status) ? threeDigitStatusReasons[status - 100] : "Status" + String(status)
     }
+
+    /// `statusReason` of every three-digit status (every HTTP status), made
+    /// once: an answer without a reason formats no number.
+    private static let threeDigitStatusReasons = (100...999).map { "Status" + String($0) }
 
     /// What an APNs error body (`{"reason": "...", "timestamp": ms}`) says.
     struct Body {
@@ -230,12 +251,25 @@ extension APNsRejection {
 
     /// True for the reasons that are about the provider token itself.
     var isAboutTheProviderToken: Bool {
-        // Asked of every rejection: a scan of five, no hashing of the reason;
-        // `==` as the reason table's lookup compares, so the two always agree.
-        Self.providerTokenReasons.contains { $0 == reason }
+        // Asked of every rejection: a scan of five, no hashing of the reason.
+        // The answer must be `==`'s, as the reason table's lookup compares
+        // (canonical equivalence), so that the two always agree. The five are
+        // ASCII, and an ASCII string is `==` to another ASCII string exactly
+        // when their bytes are equal: an ASCII reason (every real one) is
+        // compared as bytes, lengths first; any other with `==`.
+        var reason = reason.rawValue
+        let byBytes = reason.withUTF8 { bytes -> Bool? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return Self.providerTokenReasonBytes.contains { candidate in
+                candidate.count == bytes.count && candidate.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            }
+        }
+        return byBytes ?? Self.providerTokenReasons.contains { $0.rawValue == reason }
     }
 
     private static let providerTokenReasons: [APNsReason] = [
         .expiredProviderToken, .tooManyProviderTokenUpdates, .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIDInToken,
     ]
+    /// `providerTokenReasons` as bytes (all ASCII, none empty).
+    private static let providerTokenReasonBytes: [[UInt8]] = providerTokenReasons.map { Array($0.rawValue.utf8) }
 }

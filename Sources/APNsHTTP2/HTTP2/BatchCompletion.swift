@@ -26,7 +26,7 @@ final class BatchCompletion: @unchecked Sendable {
         /// Files `result`; the results once the last one is in (handed over,
         /// not kept), else nil. A second result for a position, or any after
         /// the last, is ignored.
-        mutating func add(_ index: Int, _ result: Result<HTTP2Response, TransportError>) -> Results? {
+        mutating func add(_ index: Int, _ result: consuming Result<HTTP2Response, TransportError>) -> Results? {
             guard remaining > 0 else { return nil }
             if filled.isEmpty {
                 remaining = 0
@@ -34,7 +34,7 @@ final class BatchCompletion: @unchecked Sendable {
             }
             guard !filled[index] else { return nil }
             filled[index] = true
-            results[index] = result
+            results[index] = consume result
             remaining -= 1
             guard remaining == 0 else { return nil }
             var delivered: Results = []
@@ -57,7 +57,9 @@ final class BatchCompletion: @unchecked Sendable {
     /// What a position holds until its result arrives (never delivered).
     private static let placeholder = TransportError(.notSent, "")
 
-    func complete(_ index: Int, _ result: Result<HTTP2Response, TransportError>) {
+    /// `result` is taken (`consuming`), not copied, all the way from the
+    /// stream into the results.
+    func complete(_ index: Int, _ result: consuming Result<HTTP2Response, TransportError>) {
         if let results = state.add(index, result) { deliver(results) }
     }
 }

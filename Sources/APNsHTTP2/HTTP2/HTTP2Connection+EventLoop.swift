@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CNGHTTP2
+internal import CNGHTTP2Shims
 import Synchronization
 import PushGWSync
 
@@ -163,8 +164,14 @@ extension HTTP2Connection {
             return state.shutdownRequested
         }
         if !drained.isEmpty { givenAny = true }
-        waiting.append(contentsOf: drained)
-        drained.removeAll(keepingCapacity: true)
+        if waiting.isEmpty {
+            // All taken before (under load, most turns): the queue's storage
+            // becomes the waiting list, no retain and release of each stream.
+            swap(&waiting, &drained)
+        } else {
+            waiting.append(contentsOf: drained)
+            drained.removeAll(keepingCapacity: true)
+        }
         return shutdownRequested
     }
 
@@ -196,6 +203,9 @@ extension HTTP2Connection {
         }
         if let session { nghttp2_session_del(session) }
         session = nil
+        // Only once the session, which allocates from it, is gone.
+        pgw_h2_pool_free(sessionMemory)
+        sessionMemory = nil
         socket = nil
         onClose(self)
     }

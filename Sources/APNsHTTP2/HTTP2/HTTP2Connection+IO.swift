@@ -9,15 +9,20 @@ extension HTTP2Connection {
         guard let session, let socket else { return }
         while true {
             if outputOffset == output.count {
-                output.removeAll(keepingCapacity: true)
+                // Gathered in a local array, the buffer swapped out and back:
+                // one exclusive access to `output` per write, not one per frame.
+                var gathered: [UInt8] = []
+                swap(&gathered, &output)
+                gathered.removeAll(keepingCapacity: true)
                 outputOffset = 0
-                while output.count < 64 * 1024 {
+                while gathered.count < 64 * 1024 {
                     var data: UnsafePointer<UInt8>?
                     let count = nghttp2_session_mem_send(session, &data)
                     if count < 0 { throw TransportError(.protocolError, nghttp2Message("nghttp2_session_mem_send", Int32(count))) }
                     if count == 0 { break }
-                    output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+                    gathered.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
                 }
+                swap(&gathered, &output)
                 if output.isEmpty {
                     wantsWriteReadiness = false
                     return

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CNGHTTP2
+internal import CNGHTTP2Shims
 import Synchronization
 import PushGWSync
 
@@ -17,10 +18,26 @@ extension HTTP2Connection {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunkCallback)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamCloseCallback)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceivedCallback)
+        // The session's memory comes from a pool of its own (nghttp2 copies
+        // `mem`): a stream's blocks are reused by the next streams instead of
+        // going through malloc each time. Without a pool (no memory for
+        // it), nghttp2's own allocator.
+        let pool = pgw_h2_pool_new()
+        let context = Unmanaged.passUnretained(self).toOpaque()
         var session: OpaquePointer?
-        let status = nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
-        guard status == 0, let session else { throw TransportError(.protocolError, nghttp2Message("nghttp2_session_client_new", status)) }
+        let status: Int32
+        if let pool {
+            var mem = pgw_h2_pool_mem(pool)
+            status = nghttp2_session_client_new3(&session, callbacks, context, nil, &mem)
+        } else {
+            status = nghttp2_session_client_new(&session, callbacks, context)
+        }
+        guard status == 0, let session else {
+            pgw_h2_pool_free(pool)
+            throw TransportError(.protocolError, nghttp2Message("nghttp2_session_client_new", status))
+        }
         self.session = session
+        sessionMemory = pool
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
@@ -58,27 +75,31 @@ extension HTTP2Connection {
         return Unmanaged<PendingStream>.fromOpaque(pointer)
     }
 
+    /// A response header: `:status` and the kept headers go to their
+    /// stream, found only then (a header not kept costs no lookup).
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = pendingStream(streamID) else { return }
-        if Self.bytes(name, equal: Self.statusName) {
+        if Self.bytes(name, equal: ":status") {
+            guard let stream = pendingStream(streamID) else { return }
             var status = 0
             for digit in value where digit >= 0x30 && digit <= 0x39 { status = status * 10 + Int(digit - 0x30) }
             stream._withUnsafeGuaranteedRef { $0.status = status }
-        } else if let kept = keptHeaderBytes, !kept.contains(where: { Self.bytes(name, equal: $0) }) {
-            return
-        } else {
+        } else if keptHeaderBytes?.contains(where: { Self.bytes(name, equal: $0) }) ?? true {
+            guard let stream = pendingStream(streamID) else { return }
             let header = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
             stream._withUnsafeGuaranteedRef { $0.responseHeaders.append(header) }
         }
     }
-
-    private static let statusName = Array(":status".utf8)
 
     /// Byte equality, lengths first (most names differ in length): no
     /// generic sequence walk per response header.
     private static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, equal other: [UInt8]) -> Bool {
         guard bytes.count == other.count else { return false }
         return other.withUnsafeBufferPointer { other in bytes.count == 0 || memcmp(bytes.baseAddress!, other.baseAddress!, bytes.count) == 0 }
+    }
+
+    /// As above, with a name from the program's constant bytes.
+    private static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, equal other: StaticString) -> Bool {
+        bytes.count == other.utf8CodeUnitCount && (bytes.count == 0 || memcmp(bytes.baseAddress!, other.utf8Start, bytes.count) == 0)
     }
 
     fileprivate func data(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {

@@ -101,7 +101,7 @@ extension HTTP2Connection {
     }
 
     /// Finishes a stream and releases its load slot.
-    func complete(_ stream: PendingStream, _ result: Result<HTTP2Response, TransportError>) {
+    func complete(_ stream: PendingStream, _ result: consuming Result<HTTP2Response, TransportError>) {
         if !stream.finished { stream.finish(result) }
         load.subtract(1, ordering: .relaxed)
     }

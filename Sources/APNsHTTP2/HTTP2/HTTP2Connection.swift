@@ -63,6 +63,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     // Loop-thread state.
     var socket: TLSSocket?
     var session: OpaquePointer?
+    /// The pool `session` allocates from (`pgw_h2_pool`): freed right after it.
+    var sessionMemory: OpaquePointer?
     var waiting: [PendingStream] = []
     /// The inbox's queue as last taken, emptied: swapped back in on the next drain.
     var drained: [PendingStream] = []
@@ -219,8 +221,15 @@ public final class HTTP2Connection: @unchecked Sendable {
             if load.load(ordering: .relaxed) + streams.count > options.maximumQueued + options.maximumConcurrentStreams {
                 return (TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)"), false)
             }
-            state.queued.append(contentsOf: streams)
-            load.add(streams.count, ordering: .relaxed)
+            let count = streams.count
+            if state.queued.isEmpty {
+                // The usual case (the loop took the last ones): the batch's
+                // array becomes the queue, no retain of each stream to copy it.
+                swap(&state.queued, &streams)
+            } else {
+                state.queued.append(contentsOf: streams)
+            }
+            load.add(count, ordering: .relaxed)
             let wake = !state.wakePending
             state.wakePending = true
             return (nil, wake)
