@@ -90,9 +90,11 @@ struct ObjectReader {
         }
     }
 
-    /// A whole number, or null/absent. Written as an integer or, as some
-    /// JSON writers do (Python's `86400.0`), with a zero fraction or an
-    /// exponent (`1e2`): the value counts, not its spelling.
+    /// An integer (a JSON number without a fraction or an exponent), or
+    /// null/absent. `86400.0` or `8.64e4` is refused with a message saying
+    /// how to write it: whether such a literal is whole cannot be told from
+    /// the double it was read into (`1e-400` and `0.99999999999999999` read
+    /// as 0 and 1).
     func optionalInteger(_ key: String) throws(EventError) -> Int64? {
         guard let value = optionalValue(key) else { return nil }
         switch value {
@@ -101,9 +103,9 @@ struct ObjectReader {
         case let .double(number) where number.magnitude >= 0x1p63:
             // A whole number past what 64 bits hold (a fraction there is lost anyway).
             throw EventError(.invalidEvent, at: path.appending(key), "is out of range")
-        case let .double(number) where number == number.rounded(.towardZero):
-            return Int64(number)
-        case .double: throw EventError(.invalidEvent, at: path.appending(key), "must be a whole number")
+        case .double:
+            throw EventError(.invalidEvent, at: path.appending(key),
+                             "must be a whole number written without a fraction or an exponent, e.g. 86400")
         default: throw EventError(.invalidEvent, at: path.appending(key), "must be a number, not \(value.typeName)")
         }
     }
