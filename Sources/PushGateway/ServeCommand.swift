@@ -41,11 +41,11 @@ enum ServeCommand {
         let logger = Logger(minimumLevel: configuration.logLevel)
         // Watching from here on: a signal while the gateway starts is taken
         // like one after (a graceful stop), not the default death.
-        // The demo's providers once started: a stop at once still removes their throwaway keys.
-        let startedDemo = Locked<DemoProviders?>(nil)
+        // The demo's temporary folder once created: a stop at once still removes its throwaway keys.
+        let demoFolder = Locked<String?>(nil)
         let signals = Termination { number in
             logger.warning("pushgw stopping at once: a second signal during the drain", [("signal", String(number))])
-            startedDemo.withLock { $0?.removeFolder() }
+            demoFolder.withLock { path in path.map(DemoProviders.removeFolder(at:)) }
             Termination.exitNow("pushgw: stopped at once (second signal); requests in progress were not answered")
         }
 
@@ -59,10 +59,9 @@ enum ServeCommand {
         var auth = DemoBanner.Auth.none
         if mode == .demo {
             do {
-                let providers = try DemoProviders()
+                let providers = try DemoProviders(folderCreated: { path in demoFolder.withLock { $0 = path } })
                 providers.configure(&configuration)
                 demo = providers
-                startedDemo.withLock { $0 = providers }
             } catch {
                 return fail("\(error)")
             }

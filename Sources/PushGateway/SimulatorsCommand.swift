@@ -26,19 +26,18 @@ enum SimulatorsCommand {
             }
             index += 1
         }
-        // Once started: a stop at once still removes their throwaway keys.
-        let started = Locked<DemoProviders?>(nil)
+        // The temporary folder once created: a stop at once still removes its throwaway keys.
+        let folder = Locked<String?>(nil)
         let signals = Termination { _ in
-            started.withLock { $0?.removeFolder() }
+            folder.withLock { path in path.map(DemoProviders.removeFolder(at:)) }
             Termination.exitNow("pushgw simulators: stopped at once (second signal)")
         }
         let providers: DemoProviders
         do {
-            providers = try DemoProviders()
+            providers = try DemoProviders(folderCreated: { path in folder.withLock { $0 = path } })
         } catch {
             return fail("\(error)")
         }
-        started.withLock { $0 = providers }
         let lines = providers.gatewayEnvironment.map { "export \($0.name)=\($0.value)" }.joined(separator: "\n") + "\n"
         if let envFile {
             guard FileManager.default.createFile(atPath: envFile, contents: Data(lines.utf8), attributes: [.posixPermissions: 0o600]) else {

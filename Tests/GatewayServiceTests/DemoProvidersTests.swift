@@ -27,12 +27,21 @@ final class DemoProvidersTests: XCTestCase {
     /// What a second signal does before the process ends at once: the
     /// throwaway keys go; the simulators are left to die with the process.
     func testRemovingTheFolderDeletesTheThrowawayKeysAndMayBeRepeated() throws {
-        let providers = try DemoProviders()
+        // Told of the folder before any key is in it (a stop at once while
+        // starting removes it by this path).
+        var announced: (path: String, existed: Bool, files: [String])?
+        let providers = try DemoProviders(folderCreated: { path in
+            announced = (path, FileManager.default.fileExists(atPath: path),
+                         (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["unreadable"])
+        })
         defer { providers.stop() }
+        XCTAssertEqual(announced?.path, providers.folder)
+        XCTAssertEqual(announced?.existed, true)
+        XCTAssertEqual(announced?.files, [])
         for file in [providers.keyFile, providers.serviceAccountFile, providers.tokensFile] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: file), file)
         }
-        providers.removeFolder()
+        DemoProviders.removeFolder(at: providers.folder)
         XCTAssertFalse(FileManager.default.fileExists(atPath: providers.folder))
         providers.removeFolder()
         providers.stop()

@@ -23,11 +23,22 @@ public final class DemoProviders: Sendable {
     /// `gatewayEnvironment` (the in-process demo does not use it).
     public let tokensFile: String
 
-    public init() throws(ServiceError) {
+    /// Starts both simulators with fresh throwaway keys in a new temporary
+    /// folder. `folderCreated` is told the folder's path as soon as it
+    /// exists, before any key is written, so that a process stopped at once
+    /// meanwhile can still remove it (`removeFolder(at:)`). When starting
+    /// fails, the folder is removed.
+    public init(folderCreated: (String) -> Void = { _ in }) throws(ServiceError) {
+        let folder = NSTemporaryDirectory() + "pushgw-demo-\(UUID().uuidString)"
         do {
-            folder = NSTemporaryDirectory() + "pushgw-demo-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false,
                                                     attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ServiceError(setting: "demo", "cannot create the demo's temporary folder \(folder): \(error)")
+        }
+        folderCreated(folder)
+        self.folder = folder
+        do {
             let key = try ES256SigningKey.generate()
             keyFile = folder + "/demo-apns-key.p8"
             _ = FileManager.default.createFile(atPath: keyFile, contents: Data(key.privateKeyPEM.utf8),
@@ -55,6 +66,7 @@ public final class DemoProviders: Sendable {
             tokensFile = folder + "/demo-tokens"
             _ = FileManager.default.createFile(atPath: tokensFile, contents: Data("\(token)\n".utf8), attributes: [.posixPermissions: 0o600])
         } catch {
+            Self.removeFolder(at: folder)
             throw ServiceError(setting: "demo", "cannot start the built-in provider simulators: \(error)")
         }
     }
@@ -99,9 +111,15 @@ public final class DemoProviders: Sendable {
     }
 
     /// Removes the temporary folder with the throwaway keys, leaving the
-    /// simulators running: what a process about to end at once (a second
-    /// signal) can still do. Safe to call more than once.
+    /// simulators running. Safe to call more than once.
     public func removeFolder() {
-        try? FileManager.default.removeItem(atPath: folder)
+        Self.removeFolder(at: folder)
+    }
+
+    /// Removes a demo's temporary folder given its path (`init`'s
+    /// `folderCreated`): what a process about to end at once (a second
+    /// signal) can still do, also while the demo is starting.
+    public static func removeFolder(at path: String) {
+        try? FileManager.default.removeItem(atPath: path)
     }
 }
