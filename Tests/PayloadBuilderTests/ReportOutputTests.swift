@@ -20,8 +20,9 @@ final class ReportOutputTests: XCTestCase {
         }
         switch (direct, reference) {
         case let (.success(direct), .success(reference)):
-            XCTAssertEqual(String(decoding: direct, as: UTF8.self), String(decoding: reference, as: UTF8.self), what,
-                           file: file, line: line)
+            // Bytes, not strings: String == is canonical equivalence and would hide a byte difference.
+            XCTAssertTrue(direct == reference, "\(what): \(String(decoding: direct, as: UTF8.self)) "
+                          + "against \(String(decoding: reference, as: UTF8.self))", file: file, line: line)
         case let (.failure(direct), .failure(reference)):
             XCTAssertEqual(direct, reference, what, file: file, line: line)
         default:
@@ -155,5 +156,76 @@ final class ReportOutputTests: XCTestCase {
         var tooLarge = base
         tooLarge.data = [DataEntry("big", String(repeating: "d", count: 5_000))]
         assertReportMatchesRender(tooLarge, app: app, config: EventFixture.demo, avatar: .none, "an event that cannot fit")
+    }
+
+    /// The avatar-retry path at its hardest: the first attempt (with the
+    /// avatar) writes 30 requests, outgrowing the borrowed buffer, before a
+    /// last device's template cannot fit; the second attempt starts over
+    /// without the avatar. Sender names are tried until one fits FCM with the
+    /// avatar and APNs without it (or the other way round).
+    func testARetryAfterTheFirstAttemptOutgrewItsBufferStartsOver() throws {
+        let app = AppProfile(name: "demo", apns: APNsTarget(topic: "com.example"), fcm: FCMTarget(projectID: "p"))
+        let config = try RenderConfig(apps: [app])
+        let renderer = EventRenderer(config: config)
+        let url = "https://example.com/" + String(repeating: "a", count: 1200)
+        let apnsToken = String(repeating: "ab", count: 32)
+        func event(nameLength: Int, _ recipients: [Recipient]) -> Event {
+            Event(eventID: "e1", conversation: Conversation(id: "c1", title: nil), message: Message(id: "m1", text: "hi"),
+                  sender: Sender(id: "s1", displayName: String(repeating: "n", count: nameLength), avatarURL: url),
+                  recipients: recipients)
+        }
+        func keepsAvatar(_ platform: Platform, nameLength: Int) -> Bool? {
+            let token = platform == .fcm ? "t" : apnsToken
+            guard let rendered = try? renderer.render(event(nameLength: nameLength, [Recipient(platform: platform, token: token)]),
+                                                      app: app, avatar: .unchecked(url: url), now: Self.now) else { return nil }
+            if case .unchecked = rendered.avatar { return true }
+            return false
+        }
+        var found = 0
+        for nameLength in 100..<2500 where found < 3 {
+            guard let fcmKeeps = keepsAvatar(.fcm, nameLength: nameLength), let apnsKeeps = keepsAvatar(.apns, nameLength: nameLength),
+                  fcmKeeps != apnsKeeps else { continue }
+            found += 1
+            let first: Platform = fcmKeeps ? .fcm : .apns
+            var recipients = (0..<30).map { index in
+                Recipient(platform: first, token: first == .fcm ? "token-\(index)" : String(repeating: String(format: "%02x", index), count: 32))
+            }
+            recipients.append(Recipient(platform: first == .fcm ? .apns : .fcm, token: first == .fcm ? apnsToken : "last"))
+            let retried = event(nameLength: nameLength, recipients)
+            assertReportMatchesRender(retried, app: app, config: config, avatar: .unchecked(url: url), "name of \(nameLength)")
+            let answer = try renderer.renderReport(retried, app: app, avatar: .unchecked(url: url), now: Self.now)
+            // The first attempt's 30 requests alone outgrow the buffer sized for 31 devices.
+            let firstAttempt = try renderer.renderReport(event(nameLength: nameLength, Array(recipients.prefix(30))), app: app,
+                                                         avatar: .unchecked(url: url), now: Self.now)
+            XCTAssertFalse(String(decoding: firstAttempt, as: UTF8.self).contains(#""state":"dropped""#), "it keeps the avatar")
+            XCTAssertGreaterThan(firstAttempt.count, ReportOutput.estimatedCount(recipients: recipients.count))
+            XCTAssertTrue(String(decoding: answer, as: UTF8.self).contains(#""state":"dropped""#), "the retry dropped the avatar")
+        }
+        XCTAssertGreaterThan(found, 0, "no sender name fits one platform with the avatar and not the other")
+    }
+
+    /// Answers just under, at and over the size the buffer is estimated
+    /// for, for 0, 1 and 2 devices: the same bytes either side.
+    func testAnswersAroundTheEstimatedSizeMatch() throws {
+        let app = AppProfile(name: "demo", apns: APNsTarget(topic: "com.example"), fcm: FCMTarget(projectID: "p"))
+        let config = try RenderConfig(apps: [app])
+        let renderer = EventRenderer(config: config)
+        var sides = Set<Bool>()
+        for devices in 0...2 {
+            for extra in stride(from: 0, to: 2600, by: 7) {
+                let recipients = (0..<devices).map { index in
+                    Recipient(platform: index % 2 == 0 ? .fcm : .apns, token: index % 2 == 0 ? "t\(index)" : String(repeating: "ab", count: 32))
+                }
+                let event = Event(eventID: "e", conversation: Conversation(id: "c"), message: Message(id: "m", text: "hi"),
+                                  sender: Sender(id: "s", displayName: "S" + String(repeating: "x", count: extra / 3)),
+                                  recipients: recipients, data: [DataEntry("k", String(repeating: "\"", count: extra % 3))])
+                let avatar = AvatarState.unchecked(url: "https://a/" + String(repeating: "u", count: extra))
+                assertReportMatchesRender(event, app: app, config: config, avatar: avatar, "\(devices) devices, \(extra)")
+                if let answer = try? renderer.renderReport(event, app: app, avatar: avatar, now: Self.now) {
+                    sides.insert(answer.count > ReportOutput.estimatedCount(recipients: devices))
+                }
+            }
+        }
+        XCTAssertEqual(sides, [true, false], "answers on both sides of the estimate")
     }
 }

@@ -168,16 +168,27 @@ public struct PayloadInvariants: Sendable {
                                  into summary: inout Summary) throws(Violation) {
         let renderer = EventRenderer(config: config)
         let avatarURL = event.sender.avatarURL ?? "https://example.com/avatar.png"
-        for avatar in [AvatarState.none, .unchecked(url: avatarURL)] {
-            let report = try? renderer.renderReport(event, app: app, avatar: avatar, now: now)
+        let avatars: [AvatarState] = [.none, .unchecked(url: avatarURL),
+                                      .ok(url: avatarURL, mime: "image/png", bytes: 1234, sha256: String(repeating: "ab", count: 32)),
+                                      .dropped(url: avatarURL, reason: "not_an_image")]
+        for avatar in avatars {
+            let report = Result { () throws(EventError) in try renderer.renderReport(event, app: app, avatar: avatar, now: now) }
             // An event too large to fit is refused at render time: a correct answer.
-            guard let rendered = try? renderer.render(event, app: app, avatar: avatar, now: now) else {
-                try require(.renderReportAgrees, report == nil, "renderReport answers an event render refuses")
+            let rendered: RenderedEvent
+            do {
+                rendered = try renderer.render(event, app: app, avatar: avatar, now: now)
+            } catch {
+                guard case let .failure(reportError) = report else {
+                    return try violate(.renderReportAgrees, "renderReport answers an event render refuses (\(error))")
+                }
+                try require(.renderReportAgrees, reportError == error,
+                            "renderReport refuses with \(reportError), render with \(error)")
                 continue
             }
-            try require(.renderReportAgrees, report == RenderReport.json(rendered, pretty: false),
+            let reportBytes = try? report.get()
+            try require(.renderReportAgrees, reportBytes == RenderReport.json(rendered, pretty: false),
                         "renderReport does not write RenderReport.json of render's event: "
-                            + (report.map { Self.excerpt($0) } ?? "it refuses it"))
+                            + (reportBytes.map { Self.excerpt($0) } ?? "it refuses it"))
             try check(rendered, recipients: event.recipients.count)
             summary.renderings += 1
             summary.requests += rendered.requests.count
