@@ -244,8 +244,12 @@ final class APNsClientTests: XCTestCase {
         let origin = testbed.simulator.url
         let clock = testbed.clock
         testbed.simulator.stop()
+        // The pool waits out the first back-offs (about 0.3 s) before it
+        // gives up on the origin; 2 s leaves room for that under
+        // ThreadSanitizer, where 500 ms ran out first and the request ended
+        // as a timeout.
         let client = try APNsClient(origin: origin, tls: TLSConfiguration(caFile: testbed.caFile), tokens: testbed.tokens,
-                                    requestTimeout: .milliseconds(500), backoff: Backoff(base: .milliseconds(50)),
+                                    requestTimeout: .seconds(2), backoff: Backoff(base: .milliseconds(50)),
                                     now: { clock.now })
         defer { client.shutdown() }
         let start = ContinuousClock.now
