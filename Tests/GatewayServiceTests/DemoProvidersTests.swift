@@ -43,7 +43,7 @@ final class DemoProvidersTests: XCTestCase {
         }
         DemoProviders.removeFolder(at: providers.folder)
         XCTAssertFalse(FileManager.default.fileExists(atPath: providers.folder))
-        providers.removeFolder()
+        DemoProviders.removeFolder(at: providers.folder)
         providers.stop()
         XCTAssertFalse(FileManager.default.fileExists(atPath: providers.folder))
     }

@@ -107,18 +107,13 @@ public final class DemoProviders: Sendable {
     public func stop() {
         apns.stop()
         fcm.stop()
-        removeFolder()
-    }
-
-    /// Removes the temporary folder with the throwaway keys, leaving the
-    /// simulators running. Safe to call more than once.
-    public func removeFolder() {
         Self.removeFolder(at: folder)
     }
 
-    /// Removes a demo's temporary folder given its path (`init`'s
-    /// `folderCreated`): what a process about to end at once (a second
-    /// signal) can still do, also while the demo is starting.
+    /// Removes a demo's temporary folder with its throwaway keys, given its
+    /// path (`init`'s `folderCreated`), leaving any simulators running: what
+    /// a process about to end at once (a second signal) can still do, also
+    /// while the demo is starting. Safe to call more than once.
     public static func removeFolder(at path: String) {
         try? FileManager.default.removeItem(atPath: path)
     }
