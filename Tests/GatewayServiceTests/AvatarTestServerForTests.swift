@@ -40,7 +40,8 @@ final class AvatarTestServer: Sendable {
         var requests: [String] = []
         var streamedBytes = 0
         var streamCutShort = false
-        /// Requests being answered right now, and the most there ever were.
+        /// Requests received and not yet being sent their answer (a delayed
+        /// answer counts during its delay), and the most there ever were.
         var answering = 0
         var peakAnswering = 0
     }
@@ -144,8 +145,23 @@ final class AvatarTestServer: Sendable {
             stats.answering += 1
             stats.peakAnswering = max(stats.peakAnswering, stats.answering)
         }
-        answer(routes(path), on: connection)
+        var reply = routes(path)
+        if case let .delayed(delay, inner) = reply {
+            wait(delay)
+            reply = inner
+        }
+        // No longer counted once its bytes may go out: a client that reads
+        // them and opens its next download is then never seen overlapping
+        // itself (counted until after the send, a thread slowed by a
+        // sanitizer was still counting when the client's next request came).
         stats.withLock { $0.answering -= 1 }
+        answer(reply, on: connection)
+    }
+
+    /// Sleeps for `delay`, or less when the server stops.
+    private func wait(_ delay: Duration) {
+        let until = ContinuousClock.now + delay
+        while ContinuousClock.now < until, !isStopping { usleep(2_000) }
     }
 
     /// Reads up to the end of the request head; the path of its request line.
@@ -196,8 +212,7 @@ final class AvatarTestServer: Sendable {
                 if waitReadable(connection, milliseconds: 20), recv(connection, &byte, 1, 0) <= 0 { return }
             }
         case let .delayed(delay, inner):
-            let until = ContinuousClock.now + delay
-            while ContinuousClock.now < until, !isStopping { usleep(2_000) }
+            wait(delay)
             answer(inner, on: connection)
         }
     }
