@@ -63,18 +63,10 @@ fi
 objcopy --strip-debug "$binary" "$work/pushgw-bench"
 bench="$work/pushgw-bench"
 
-key_id=ABC123DEFG
-team_id=DEF123GHIJ
-topic=com.example.pushgw
-openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
-openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/key.p8"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/server.key" \
-    -out "$work/server.crt" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-mkdir -p "$work/htdocs"
+apns_throwaway_keys
 port="$(free_port)"
 origin="https://127.0.0.1:$port"
-/usr/sbin/nghttpd -a 127.0.0.1 --htdocs="$work/htdocs" "$port" "$work/server.key" "$work/server.crt" >/dev/null 2>&1 &
-pids+=($!)
+start_nghttpd "$port"
 sleep 0.5
 jwt="$("$bench" jwt --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id")"
 "$bench" payload > "$work/payload.json"

@@ -37,21 +37,10 @@ echo "building (release)" >&2
 bench="$root/.build/release/pushgw-bench"
 simulator="$root/.build/release/apns-simulator"
 
-# Throwaway keys and certificates.
-key_id=ABC123DEFG
-team_id=DEF123GHIJ
-topic=com.example.pushgw
-openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
-openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/key.p8"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/server.key" \
-    -out "$work/server.crt" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-mkdir -p "$work/htdocs"
-
+apns_throwaway_keys
 nghttpd_port="$(free_port)"
 simulator_port="$(free_port)"
-/usr/sbin/nghttpd -a 127.0.0.1 --htdocs="$work/htdocs" "$nghttpd_port" "$work/server.key" "$work/server.crt" >/dev/null 2>&1 &
-nghttpd_pid=$!
-pids+=("$nghttpd_pid")
+start_nghttpd "$nghttpd_port"
 # Apple's one-stream window before the first valid JWT is left off here:
 # h2load opens its 100 streams before it reads the server's SETTINGS, and
 # the streams refused by that window would count against h2load, not pushgw.

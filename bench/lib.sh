@@ -11,6 +11,12 @@
 #                       port_NAME, gateway_NAME (pid), simulators_NAME (pid);
 #                       the bearer token is in $work/NAME/tokens. Returns once
 #                       /healthz answers.
+#   apns_throwaway_keys  an APNs key ($work/key.p8, with $key_id, $team_id,
+#                       $topic) and a certificate for 127.0.0.1
+#                       ($work/server.key, $work/server.crt)
+#   start_nghttpd PORT  Debian's nghttpd on 127.0.0.1:PORT with that
+#                       certificate (it answers every POST 404); sets
+#                       nghttpd_pid
 
 bench_setup() {
     work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-$1.XXXXXX")"
@@ -52,4 +58,21 @@ start_gateway() {
     printf -v "port_$name" '%s' "$port"
     printf -v "gateway_$name" '%s' "$gateway"
     printf -v "simulators_$name" '%s' "$simulators"
+}
+
+apns_throwaway_keys() {
+    key_id=ABC123DEFG
+    team_id=DEF123GHIJ
+    topic=com.example.pushgw
+    openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
+    openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/key.p8"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/server.key" \
+        -out "$work/server.crt" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+}
+
+start_nghttpd() {
+    mkdir -p "$work/htdocs"
+    /usr/sbin/nghttpd -a 127.0.0.1 --htdocs="$work/htdocs" "$1" "$work/server.key" "$work/server.crt" >/dev/null 2>&1 &
+    nghttpd_pid=$!
+    pids+=("$nghttpd_pid")
 }
