@@ -122,12 +122,9 @@ final class EventDecoderFastPathTests: XCTestCase {
     }
 
     private static func fixtures() throws -> [(name: String, body: [UInt8], config: RenderConfig)] {
-        let directory = GoldenPayloadTests.fixturesDirectory.appendingPathComponent("payloads")
-        return try GoldenPayloadTests.caseNames().map { name in
-            let configURL = directory.appendingPathComponent("\(name).config.json")
-            let config = FileManager.default.fileExists(atPath: configURL.path)
-                ? try RenderConfig(json: Array(Data(contentsOf: configURL))) : RenderConfig.demo()
-            return (name, try Array(Data(contentsOf: directory.appendingPathComponent("\(name).event.json"))), config)
+        try GoldenPayloadTests.caseNames().map { name in
+            let (body, config) = try GoldenPayloadTests.input(name)
+            return (name, body, config)
         }
     }
 

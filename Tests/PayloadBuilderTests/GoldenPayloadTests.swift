@@ -22,14 +22,26 @@ final class GoldenPayloadTests: XCTestCase {
             .sorted()
     }
 
-    static func render(_ name: String) throws -> RenderedEvent {
+    /// The golden case `name` as given: its event's bytes and its
+    /// configuration (its own `.config.json` when it has one, else the demo's).
+    static func input(_ name: String) throws -> (body: [UInt8], config: RenderConfig) {
         let directory = fixturesDirectory.appendingPathComponent("payloads")
         let configURL = directory.appendingPathComponent("\(name).config.json")
         let config = FileManager.default.fileExists(atPath: configURL.path)
             ? try RenderConfig(json: Array(Data(contentsOf: configURL)))
             : RenderConfig.demo()
-        let body = try Array(Data(contentsOf: directory.appendingPathComponent("\(name).event.json")))
+        return (try Array(Data(contentsOf: directory.appendingPathComponent("\(name).event.json"))), config)
+    }
+
+    /// The golden case `name` decoded: its event, app and configuration.
+    static func decoded(_ name: String) throws -> (event: Event, app: AppProfile, config: RenderConfig) {
+        let (body, config) = try input(name)
         let (event, app) = try EventDecoder(config: config).decode(body)
+        return (event, app, config)
+    }
+
+    static func render(_ name: String) throws -> RenderedEvent {
+        let (event, app, config) = try decoded(name)
         return try EventRenderer(config: config)
             .render(event, app: app, avatar: AvatarState(unresolvedURL: event.sender.avatarURL), now: now)
     }

@@ -37,13 +37,7 @@ final class ReportOutputTests: XCTestCase {
     func testEveryGoldenEventInEveryAvatarState() throws {
         let url = "https://example.com/a.jpeg"
         for name in try GoldenPayloadTests.caseNames() {
-            let directory = GoldenPayloadTests.fixturesDirectory.appendingPathComponent("payloads")
-            let configURL = directory.appendingPathComponent("\(name).config.json")
-            let config = FileManager.default.fileExists(atPath: configURL.path)
-                ? try RenderConfig(json: Array(Data(contentsOf: configURL)))
-                : RenderConfig.demo()
-            let body = try Array(Data(contentsOf: directory.appendingPathComponent("\(name).event.json")))
-            let (event, app) = try EventDecoder(config: config).decode(body)
+            let (event, app, config) = try GoldenPayloadTests.decoded(name)
             let avatars: [AvatarState] = [
                 AvatarState(unresolvedURL: event.sender.avatarURL), .none, .unchecked(url: url),
                 .ok(url: url, mime: "image/jpeg", bytes: 2048, sha256: String(repeating: "ab", count: 32)),
