@@ -18,12 +18,14 @@ enum RequestTarget {
     /// `https://` (the scheme in any case); nil for any other target.
     private static func authorityStart(_ target: UnsafeBufferPointer<UInt8>) -> Int? {
         guard target.first != UInt8(ascii: "/") else { return nil }  // origin form, the usual case
-        func startsWith(_ scheme: StaticString) -> Bool {
-            target.count >= scheme.utf8CodeUnitCount
-                && RequestScreen.equalsIgnoringCase(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: target[..<scheme.utf8CodeUnitCount])), scheme)
+        /// The scheme's length when `target` starts with it.
+        func length(ifStartingWith scheme: StaticString) -> Int? {
+            let count = scheme.utf8CodeUnitCount
+            guard target.count >= count,
+                  RequestScreen.equalsIgnoringCase(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: target[..<count])), scheme)
+            else { return nil }
+            return count
         }
-        if startsWith("http://") { return 7 }
-        if startsWith("https://") { return 8 }
-        return nil
+        return length(ifStartingWith: "http://") ?? length(ifStartingWith: "https://")
     }
 }
