@@ -5,7 +5,11 @@
 # every thread, user and kernel; and the whole box's: client, kernel and
 # server, so that 2 cores / the box's figure is the rate at full load) and
 # pushgw's peak RSS. The CPU figures show where a rate gap comes from: the
-# box's share drifts with the machine, the server's share much less.
+# box's share drifts with the machine, the server's share much less. The
+# last column counts how often the server's threads were preempted per
+# request: on a shared box the slower side is the bottleneck, the load
+# generator waits on it, and each answer wakes a wrk thread that takes the
+# server's CPU (two context switches the faster servers rarely pay).
 #
 # pushgw is built as it is deployed (release, Swift runtime and Foundation
 # linked statically) and configured for its providers exactly as for real
@@ -100,24 +104,32 @@ latency() { awk '/^ +Latency/ { print $2 }'; }
 # kernel), and of the whole box (every state but idle and iowait).
 ticks_of() { local total=0 pid; for pid in "$@"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done; echo "$total"; }
 box_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+# Times the scheduler took the CPU from the processes' threads while they
+# could still run (involuntary context switches, every thread).
+preemptions_of() {
+    local pid; for pid in "$@"; do cat /proc/"$pid"/task/*/status; done | awk '/^nonvoluntary_ctxt_switches/ { n += $2 } END { print n + 0 }'
+}
 hz="$(getconf CLK_TCK)"
 run() {  # name url script|"" server-pid...
-    local name="$1" url="$2" script="$3" out before box_before after box_after requests
+    local name="$1" url="$2" script="$3" out before box_before after box_after requests preempted_before preempted_after
     shift 3
-    before="$(ticks_of "$@")"; box_before="$(box_ticks)"
+    before="$(ticks_of "$@")"; box_before="$(box_ticks)"; preempted_before="$(preemptions_of "$@")"
     if [[ -n "$script" ]]; then
         out="$(PUSHGW_TOKEN="$token" PUSHGW_EVENT="$event" \
             wrk -t 2 -c "$connections" -d "${seconds}s" -s "$script" "$url" 2>&1)"
     else
         out="$(wrk -t 2 -c "$connections" -d "${seconds}s" "$url" 2>&1)"
     fi
-    after="$(ticks_of "$@")"; box_after="$(box_ticks)"
+    after="$(ticks_of "$@")"; box_after="$(box_ticks)"; preempted_after="$(preemptions_of "$@")"
     requests="$(awk '/requests in/ { print $1 }' <<<"$out")"
     # CPU per request, in microseconds: the server's own, and the whole box's
-    # (client, kernel and server: at full load, 2 cores / this = the rate).
-    printf '%-34s %10s req/s   avg latency %-9s server CPU %5s us/req   box CPU %5s us/req\n' "$name" "$(rate <<<"$out")" \
-        "$(latency <<<"$out")" "$(awk -v t=$((after - before)) -v r="$requests" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / r }')" \
-        "$(awk -v t=$((box_after - box_before)) -v r="$requests" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / r }')"
+    # (client, kernel and server: at full load, 2 cores / this = the rate);
+    # and how often the server was preempted per request.
+    printf '%-34s %10s req/s   avg latency %-9s server CPU %5s us/req   box CPU %5s us/req   server preempted %6s /req\n' \
+        "$name" "$(rate <<<"$out")" "$(latency <<<"$out")" \
+        "$(awk -v t=$((after - before)) -v r="$requests" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / r }')" \
+        "$(awk -v t=$((box_after - box_before)) -v r="$requests" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / r }')" \
+        "$(awk -v n=$((preempted_after - preempted_before)) -v r="$requests" 'BEGIN { printf "%.3f", n / r }')"
     grep -E "Non-2xx|Socket errors" <<<"$out" || true
 }
 
