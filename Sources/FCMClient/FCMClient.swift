@@ -139,8 +139,9 @@ public final class FCMClient: Sendable {
                                                token: String, deadline: ContinuousClock.Instant) async -> [Result<FCMOutcome, TransportError>] {
         var outcomes = outcomes
         let refused = outcomes.indices.filter { Self.isAccessTokenRejection(outcomes[$0]) }
-        guard !refused.isEmpty else { return outcomes }
-        tokens.invalidate(token)
+        // A token fetched to replace a refused one was refused too: the
+        // cause is a permission or a disabled API, which no new token fixes.
+        guard !refused.isEmpty, tokens.invalidate(token) else { return outcomes }
         let freshToken: String
         switch await accessToken(before: deadline) {
         case let .success(token):

@@ -1,4 +1,5 @@
 @testable import FCMClient
+import APNsHTTP2
 import Synchronization
 import XCTest
 
@@ -65,7 +66,7 @@ final class AccessTokenCacheTests: XCTestCase {
         clock.advance(3500)  // inside the refresh margin, not expired
         let kept = try await cache.accessToken()
         XCTAssertEqual(kept, first)
-        XCTAssertEqual(cache.failedGrantCount, 1)
+        try await waitUntil { cache.failedGrantCount == 1 }  // the replacement, in the background
         let keptDuringTheHoldOff = try await cache.accessToken()
         XCTAssertEqual(keptDuringTheHoldOff, first, "the hold-off does not hide a token that has not expired")
         XCTAssertEqual(cache.failedGrantCount, 1)
@@ -80,6 +81,97 @@ final class AccessTokenCacheTests: XCTestCase {
         clock.advance(2)  // past the hold-off after two failures in a row (1 s, then 2 s)
         let fresh = try await cache.accessToken()
         XCTAssertEqual(fresh, "token-2")
+    }
+
+    /// Inside the refresh margin the token is still valid: callers get it at
+    /// once while one grant replaces it (found in review: every caller
+    /// waited for that grant, so a slow token endpoint stalled every send
+    /// for up to 3 min 45 s before the token had even expired).
+    func testInsideTheRefreshMarginTheValidTokenIsHandedOutWhileOneGrantReplacesIt() async throws {
+        let fetcher = CountingFetcher(delay: .milliseconds(300))
+        let clock = TestClock(1_000_000)
+        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let first = try await cache.accessToken()
+        clock.advance(3400)  // 200 s before expiry: inside the 225 s margin
+        var handedOut: [String] = []
+        for _ in 0..<20 { handedOut.append(try await cache.accessToken()) }
+        XCTAssertEqual(cache.accessTokenWithoutWaiting(), first)
+        XCTAssertEqual(Set(handedOut), [first])
+        XCTAssertEqual(fetcher.grants.load(ordering: .relaxed), 1, "nobody waited for the replacement")
+        try await waitUntil { cache.grantCount == 2 }
+        XCTAssertEqual(fetcher.calls.load(ordering: .relaxed), 2, "one replacement for twenty callers")
+        let second = try await cache.accessToken()
+        XCTAssertEqual(second, "token-2")
+    }
+
+    /// A caller that will not wait (the FCM client's fast path) starts the
+    /// replacement too, and gets nil only once the token has expired.
+    func testTheFastPathStartsTheReplacementAndNeverHandsOutAnExpiredToken() async throws {
+        let fetcher = CountingFetcher(delay: .milliseconds(100))
+        let clock = TestClock(1_000_000)
+        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        XCTAssertNil(cache.accessTokenWithoutWaiting(), "no token yet")
+        XCTAssertEqual(fetcher.calls.load(ordering: .relaxed), 0, "and no grant started by it")
+        let first = try await cache.accessToken()
+        clock.advance(3400)
+        XCTAssertEqual(cache.accessTokenWithoutWaiting(), first)
+        try await waitUntil { cache.grantCount == 2 }
+        XCTAssertEqual(cache.accessTokenWithoutWaiting(), "token-2")
+        clock.advance(3600)  // token-2 counted from its grant at 1,003,400: expired
+        XCTAssertNil(cache.accessTokenWithoutWaiting())
+    }
+
+    /// A replacement refused as soon as it is used (403 PERMISSION_DENIED:
+    /// a missing IAM role, a disabled API) says no new token helps: the
+    /// cache keeps it, refusals are final for a minute, then a refusal
+    /// is worth one new grant again.
+    func testARefusedReplacementMakesRefusalsFinalForAMinute() async throws {
+        let fetcher = CountingFetcher()
+        let clock = TestClock(1_000_000)
+        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let first = try await cache.accessToken()
+        XCTAssertTrue(cache.invalidate(first))
+        let second = try await cache.accessToken()
+        XCTAssertEqual(second, "token-2")
+        clock.advance(5)
+        XCTAssertFalse(cache.invalidate(second), "the replacement was refused too")
+        XCTAssertFalse(cache.invalidate(second))
+        let kept = try await cache.accessToken()
+        XCTAssertEqual(kept, second)
+        XCTAssertEqual(cache.grantCount, 2, "no grant per refusal")
+        clock.advance(61)
+        XCTAssertTrue(cache.invalidate(second), "a minute on, a refusal is worth a new token again")
+        let third = try await cache.accessToken()
+        XCTAssertEqual(third, "token-3")
+        clock.advance(120)
+        XCTAssertTrue(cache.invalidate(third), "a token that served two minutes is refused for a new reason")
+    }
+
+    /// While grants are held off, a caller without a token is told how long
+    /// is left, so that its retry waits for the next grant instead of
+    /// spending a retry on the same answer.
+    func testAHeldOffCallerIsToldHowLongIsLeft() async throws {
+        var rules = AccessTokenCacheState(refreshMargin: 225)
+        guard case let .start(id) = rules.decide(now: 1000) else { return XCTFail() }
+        let failed = rules.finished(id, .failure(AccessTokenError(.unavailable, "down", httpStatus: 503,
+                                                                  retryAfter: .seconds(5))), now: 1000)
+        guard case let .failure(error) = failed else { return XCTFail() }
+        XCTAssertEqual(error.retryAfter, .seconds(5))
+        guard case let .fail(held) = rules.decide(now: 1003) else { return XCTFail() }
+        XCTAssertEqual(held.retryAfter, .seconds(2))
+        XCTAssertEqual(TransportError(accessToken: held).retryAfter, .seconds(2))
+    }
+
+    /// The decisions inside the margin, without a cache around them.
+    func testTheRulesInsideTheMargin() {
+        var rules = AccessTokenCacheState(refreshMargin: 225)
+        guard case let .start(id) = rules.decide(now: 0) else { return XCTFail() }
+        _ = rules.finished(id, .success(AccessTokenGrant(accessToken: "a", expiresIn: 3600)), now: 0)
+        XCTAssertEqual(rules.decide(now: 3374), .use("a"))
+        guard case let .useAndRefresh(token, refresh) = rules.decide(now: 3375) else { return XCTFail() }
+        XCTAssertEqual(token, "a")
+        XCTAssertEqual(rules.decide(now: 3500), .use("a"), "the replacement is in flight")
+        XCTAssertEqual(rules.decide(now: 3600), .join(refresh), "expired: wait for it")
     }
 
     /// An endpoint that is down is not asked again by every caller: after a

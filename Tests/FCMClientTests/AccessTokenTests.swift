@@ -54,9 +54,11 @@ extension AccessTokenTests {
         XCTAssertEqual(same, first)
         XCTAssertEqual(tokens.grantCount, 1)
         testbed.clock.advance(1)
+        let stillValid = try await tokens.accessToken()
+        XCTAssertEqual(stillValid, first, "handed out while its replacement is fetched")
+        try await waitUntil { tokens.grantCount == 2 }
         let second = try await tokens.accessToken()
         XCTAssertNotEqual(second, first)
-        XCTAssertEqual(tokens.grantCount, 2)
         let client = try testbed.client(tokens: tokens)
         defer { client.shutdown() }
         let outcome = try await client.send(testbed.requests(count: 1)[0])
@@ -74,8 +76,10 @@ extension AccessTokenTests {
         for (step, request) in requests.enumerated() {
             let outcome = try await client.send(request)
             guard case .accepted = outcome else { return XCTFail("\(outcome)") }
-            if step == 0 { XCTAssertEqual(tokens.grantCount, 1) }
-            testbed.clock.advance(31)  // past 60 / 2: the next send refreshes first
+            // The first send fetched the first token; each later one, 31 s
+            // on (past 60 / 2), started its replacement.
+            try await waitUntil { tokens.grantCount == step + 1 }
+            testbed.clock.advance(31)
         }
         XCTAssertEqual(tokens.grantCount, 3)
         XCTAssertEqual(testbed.simulator.statistics.rejectedPerErrorCode, [:], "never sent an expired token")

@@ -4,6 +4,7 @@ import FCMClient
 import Foundation
 import PayloadBuilder
 import Synchronization
+import XCTest
 
 /// A settable clock in epoch seconds, shared by the client side (token
 /// cache) and, as a `Double`, by the simulator.
@@ -110,4 +111,13 @@ enum FCMTestbedKeys {
     private static let shared = Result { try ThrowawayServiceAccount(projectID: FCMTestbed.projectID) }
 
     static func account() throws -> ThrowawayServiceAccount { try shared.get() }
+}
+
+extension XCTestCase {
+    /// Polls `condition` for up to 10 s: for what a background task does
+    /// (the access-token cache replaces a token due for refresh in one).
+    func waitUntil(_ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
+        for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertTrue(condition(), "not reached in 10 s", file: file, line: line)
+    }
 }

@@ -4,12 +4,16 @@ import PushGWSync
 /// The in-process ``AccessTokenSource``: one cached OAuth 2.0 access token,
 /// refreshed ``refreshMargin`` before it expires (google-auth's 3 min 45 s
 /// by default), by exactly one grant however many callers ask at once —
-/// the others wait for that grant's result.
+/// the others wait for that grant's result. Inside the refresh margin the
+/// cached token is still handed out while that grant runs: only a caller
+/// with no valid token waits.
 ///
-/// After ``invalidate(_:)`` (FCM said 401 without an FcmError detail), the
-/// next call fetches once. A grant that fails while the cached token is
-/// still valid leaves that token in use. The rules live in
-/// `AccessTokenCacheState`; this class adds the lock and the shared task.
+/// After ``invalidate(_:)`` (FCM said 401 or 403 without an FcmError
+/// detail), the next call fetches once; a replacement refused again soon
+/// after is kept, and refusals are final for a minute. A grant that fails
+/// while the cached token is still valid leaves that token in use. The
+/// rules live in `AccessTokenCacheState`; this class adds the lock and the
+/// shared task.
 ///
 /// Time comes only from the injected `now` (epoch seconds). ``grantCount``
 /// counts successful grants, for tests and metrics.
@@ -73,21 +77,14 @@ public final class AccessTokenCache: AccessTokenSource {
             switch locked.rules.decide(now: now) {
             case .use(let token):
                 return .use(token)
+            case let .useAndRefresh(token, id):
+                startGrant(id, now: now, in: &locked)
+                return .use(token)
             case .join:
                 // A grant is in flight exactly when the rules say so.
                 return .wait(locked.grant!)
             case .start(let id):
-                let task = Task { [fetcher] () -> Result<String, AccessTokenError> in
-                    let result: Result<AccessTokenGrant, AccessTokenError>
-                    do throws(AccessTokenError) {
-                        result = .success(try await fetcher.fetch(now: now))
-                    } catch {
-                        result = .failure(error)
-                    }
-                    return self.finish(id, result)
-                }
-                locked.grant = task
-                return .wait(task)
+                return .wait(startGrant(id, now: now, in: &locked))
             case .fail(let error):
                 return .fail(error)
             }
@@ -109,13 +106,37 @@ public final class AccessTokenCache: AccessTokenSource {
         case fail(AccessTokenError)
     }
 
-    public func accessTokenWithoutWaiting() -> String? {
-        let now = self.now()
-        return state.withLock { $0.rules.usableToken(now: now) }
+    /// Starts grant `id`, whose result every caller waiting for it reads
+    /// and which reports to the rules when it ends.
+    @discardableResult
+    private func startGrant(_ id: UInt64, now: Int64, in locked: inout Shared) -> Task<Result<String, AccessTokenError>, Never> {
+        let task = Task { [fetcher] () -> Result<String, AccessTokenError> in
+            let result: Result<AccessTokenGrant, AccessTokenError>
+            do throws(AccessTokenError) {
+                result = .success(try await fetcher.fetch(now: now))
+            } catch {
+                result = .failure(error)
+            }
+            return self.finish(id, result)
+        }
+        locked.grant = task
+        return task
     }
 
-    public func invalidate(_ token: String) {
-        state.withLock { $0.rules.invalidate(token) }
+    /// The valid cached token, starting its replacement when it is due.
+    public func accessTokenWithoutWaiting() -> String? {
+        let now = self.now()
+        return state.withLock { locked in
+            guard let (token, refresh) = locked.rules.tokenWithoutWaiting(now: now) else { return nil }
+            if let refresh { startGrant(refresh, now: now, in: &locked) }
+            return token
+        }
+    }
+
+    @discardableResult
+    public func invalidate(_ token: String) -> Bool {
+        let now = self.now()
+        return state.withLock { $0.rules.invalidate(token, now: now) }
     }
 
     private func finish(_ id: UInt64, _ result: Result<AccessTokenGrant, AccessTokenError>) -> Result<String, AccessTokenError> {

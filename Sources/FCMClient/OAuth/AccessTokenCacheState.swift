@@ -7,7 +7,11 @@
 /// - a token is handed out while `now < expiresAt - margin`, where `margin`
 ///   is the refresh margin, at most half the token's lifetime (so a token
 ///   that lives less than twice the margin is still used for half its life);
-/// - otherwise one grant is started; callers arriving while it runs join it;
+/// - inside the refresh margin the token is still valid: it is handed out
+///   while one grant replaces it, so a slow or failing token endpoint costs
+///   no send anything until the token actually expires;
+/// - with no valid token one grant is started; callers arriving while it
+///   runs join it;
 /// - a grant's token expires `expires_in` seconds after the grant *started*
 ///   (a conservative bound: Google counts from when it issued the token);
 /// - a failed grant leaves a still-valid (not yet expired) token in use,
@@ -15,20 +19,31 @@
 /// - after a failed grant no new grant starts for a while (1 s, doubling
 ///   with each failure in a row up to 60 s, or the endpoint's Retry-After,
 ///   up to 300 s): callers get the last error at once instead of each
-///   starting a grant against an endpoint that is down;
-/// - `invalidate(t)` forgets the current token only if it is `t`.
+///   starting a grant against an endpoint that is down; the error says how
+///   long is left (`retryAfter`), so a caller's retry waits for it;
+/// - `invalidate(t)` forgets the current token only if it is `t`; but when
+///   `t` was itself granted, less than `refusalMemory` ago, to replace a
+///   refused token, a new one would be refused too (missing permission, a
+///   disabled API): it is kept, and for `refusalMemory` refusals are final
+///   instead of each one costing a grant.
 struct AccessTokenCacheState: Sendable {
     /// A cached token and when it stops being valid.
     struct CachedToken: Sendable, Equatable {
         var token: String
         var expiresAt: Int64
         var margin: Int64
+        /// When it was granted to replace a token FCM refused; nil otherwise.
+        var replacedARefusalAt: Int64? = nil
     }
 
     /// What a caller does next.
     enum Decision: Equatable {
         /// Use this token now.
         case use(String)
+        /// Use this still-valid token now, and start grant number `id` to
+        /// replace it (it is inside its refresh margin); report that grant
+        /// to ``finished(_:_:now:)``.
+        case useAndRefresh(String, UInt64)
         /// Wait for the grant in flight, number `id`.
         case join(UInt64)
         /// Start grant number `id` (then report it to ``finished(_:_:)``).
@@ -41,6 +56,10 @@ struct AccessTokenCacheState: Sendable {
     /// Retry-After that is honoured, in seconds.
     static let maximumBackoff: Int64 = 60
     static let maximumRetryAfter: Int64 = 300
+    /// How long, in seconds, a token granted to replace a refused one is
+    /// suspected to be refused for the same reason; and how long refusals
+    /// are then final.
+    static let refusalMemory: Int64 = 60
 
     let refreshMargin: Int64
     private(set) var current: CachedToken?
@@ -51,6 +70,11 @@ struct AccessTokenCacheState: Sendable {
     /// After a failed grant: no new one before `until`; callers get `error`.
     private(set) var holdOff: (until: Int64, error: AccessTokenError)?
     private var failuresInARow = 0
+    /// The next successful grant replaces a token FCM refused.
+    private var nextGrantReplacesARefusal = false
+    /// Until then, FCM's refusals of our tokens are final: a replacement
+    /// was refused too.
+    private(set) var refusalsFinalUntil: Int64?
 
     init(refreshMargin: Int64) {
         self.refreshMargin = max(0, refreshMargin)
@@ -62,17 +86,41 @@ struct AccessTokenCacheState: Sendable {
         return current.token
     }
 
+    /// The cached token while it has not expired at `now`, inside its
+    /// refresh margin included.
+    func validToken(now: Int64) -> String? {
+        guard let current, now < current.expiresAt else { return nil }
+        return current.token
+    }
+
     mutating func decide(now: Int64) -> Decision {
         if let token = usableToken(now: now) { return .use(token) }
-        if let inFlight { return .join(inFlight.id) }
+        // Inside the refresh margin: the token is still good until it
+        // expires; only a caller without one waits for a grant.
+        let valid = validToken(now: now)
+        if let inFlight { return valid.map(Decision.use) ?? .join(inFlight.id) }
         if let holdOff, now < holdOff.until {
-            // A token inside its refresh margin is still good until it expires.
-            if let current, now < current.expiresAt { return .use(current.token) }
-            return .fail(holdOff.error)
+            if let valid { return .use(valid) }
+            var error = holdOff.error
+            error.retryAfter = .seconds(holdOff.until - now)
+            return .fail(error)
         }
         lastID += 1
         inFlight = (lastID, now)
-        return .start(lastID)
+        return valid.map { .useAndRefresh($0, lastID) } ?? .start(lastID)
+    }
+
+    /// For a caller that will not wait: the valid token, and the grant to
+    /// start when it is due for refresh (as ``decide(now:)``); nil, changing
+    /// nothing, when there is no valid token.
+    mutating func tokenWithoutWaiting(now: Int64) -> (token: String, refresh: UInt64?)? {
+        guard validToken(now: now) != nil else { return nil }
+        switch decide(now: now) {
+        case let .use(token): return (token, nil)
+        case let .useAndRefresh(token, id): return (token, id)
+        // With a valid token `decide` neither waits nor fails.
+        case .join, .start, .fail: return nil
+        }
     }
 
     /// Grant `id` ended with `result` at `now`; returns what its callers get.
@@ -87,7 +135,9 @@ struct AccessTokenCacheState: Sendable {
             holdOff = nil
             let lifetime = max(0, grant.expiresIn)
             current = CachedToken(token: grant.accessToken, expiresAt: startedAt + lifetime,
-                                  margin: min(refreshMargin, lifetime / 2))
+                                  margin: min(refreshMargin, lifetime / 2),
+                                  replacedARefusalAt: nextGrantReplacesARefusal ? now : nil)
+            nextGrantReplacesARefusal = false
             return .success(grant.accessToken)
         case .failure(let error):
             failedGrantCount += 1
@@ -98,14 +148,29 @@ struct AccessTokenCacheState: Sendable {
             let wait = max(backoff, asked)
             var held = error
             held.detail = "\(error.detail); no new grant for \(wait) s after a failure"
+            held.retryAfter = .seconds(wait)
             holdOff = (now + wait, held)
             if let current, now < current.expiresAt { return .success(current.token) }
-            return .failure(error)
+            return .failure(held)
         }
     }
 
-    /// Forgets the current token if it is `token`.
-    mutating func invalidate(_ token: String) {
-        if current?.token == token { current = nil }
+    /// FCM refused `token` at `now`; returns whether sending again with a
+    /// new token may help. Forgets the current token if it is `token`,
+    /// unless it replaced a refused one moments ago (see the rules above).
+    mutating func invalidate(_ token: String, now: Int64) -> Bool {
+        if let until = refusalsFinalUntil {
+            if now < until { return false }
+            refusalsFinalUntil = nil
+        }
+        // An older token: the current one may well be taken.
+        guard let current, current.token == token else { return true }
+        if let replacedAt = current.replacedARefusalAt, now - replacedAt < Self.refusalMemory {
+            refusalsFinalUntil = now + Self.refusalMemory
+            return false
+        }
+        self.current = nil
+        nextGrantReplacesARefusal = true
+        return true
     }
 }

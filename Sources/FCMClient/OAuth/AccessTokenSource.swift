@@ -5,9 +5,13 @@
 /// replicas could share one through a store (Redis) by keeping this contract:
 ///
 /// - hand out a cached token until shortly before it expires; fetch a new
-///   one then, **once** for all concurrent callers;
+///   one then, **once** for all concurrent callers, handing out the old one
+///   while it is still valid;
 /// - after ``invalidate(_:)`` of the token in use, the next call fetches a
-///   new one (once); invalidating a token already replaced does nothing.
+///   new one (once); invalidating a token already replaced does nothing;
+///   when a token fetched to replace a refused one is refused too,
+///   ``invalidate(_:)`` answers false for a while (the cause is not the
+///   token) rather than fetching on every refusal.
 ///
 /// Thread-safety: implementations are `Sendable` and safe to call from many
 /// tasks at once.
@@ -18,13 +22,17 @@ public protocol AccessTokenSource: Sendable {
     ///   whether to try later).
     func accessToken() async throws(AccessTokenError) -> String
 
-    /// The cached access token when it is good to use now; nil when getting
-    /// one means waiting (no token yet, or due for refresh). Never fetches.
+    /// The cached access token when it is still valid; nil when getting one
+    /// means waiting (no token yet, or expired). Never waits; may start the
+    /// replacement of a token due for refresh.
     func accessTokenWithoutWaiting() -> String?
 
     /// FCM refused `token` (401/403 without an FcmError detail): forget it,
-    /// so that the next ``accessToken()`` fetches a new one.
-    func invalidate(_ token: String)
+    /// so that the next ``accessToken()`` fetches a new one. Returns whether
+    /// sending again with the next token may help (false: a new token was
+    /// refused just as well; the refusal is final).
+    @discardableResult
+    func invalidate(_ token: String) -> Bool
 }
 
 extension AccessTokenSource {
