@@ -37,8 +37,9 @@ final class RetryScheduleTests: XCTestCase {
         XCTAssertTrue(schedule.add([retry(0), retry(1, after: .seconds(5))], attempt: 2, now: start, jitter: 1).isEmpty)
         XCTAssertEqual(schedule.takeDue(now: start + .milliseconds(500)).count, 0, "nothing due yet")
         XCTAssertEqual(schedule.takeDue(now: start + .seconds(1)).map(\.retry.request.recipientIndex), [0])
-        XCTAssertEqual(schedule.nextDue, start + .seconds(5))
-        let later = schedule.takeDue(now: start + .seconds(5))
+        XCTAssertEqual(schedule.nextDue, start + .milliseconds(5500), "Retry-After and the most jitter above it, a tenth")
+        XCTAssertEqual(schedule.takeDue(now: start + .milliseconds(5400)).count, 0)
+        let later = schedule.takeDue(now: start + .milliseconds(5500))
         XCTAssertEqual(later.map(\.retry.request.recipientIndex), [1])
         XCTAssertEqual(later.map(\.attempt), [2])
         XCTAssertNil(schedule.nextDue)
@@ -54,7 +55,7 @@ final class RetryScheduleTests: XCTestCase {
     /// Grouping never sends a request before the Retry-After its provider gave.
     func testARetryAfterIsNeverCutShortByGrouping() {
         var schedule = RetrySchedule(policy: policy(), deadline: start + .seconds(30))
-        _ = schedule.add([retry(0, after: .milliseconds(1010))], attempt: 2, now: start, jitter: 1)
+        _ = schedule.add([retry(0, after: .milliseconds(1010))], attempt: 2, now: start, jitter: 0)
         _ = schedule.add([retry(1)], attempt: 2, now: start, jitter: 1)
         XCTAssertEqual(schedule.takeDue(now: start + .seconds(1)).map(\.retry.request.recipientIndex), [1])
         XCTAssertEqual(schedule.takeDue(now: start + .milliseconds(1010)).map(\.retry.request.recipientIndex), [0])
@@ -80,6 +81,17 @@ final class RetryScheduleTests: XCTestCase {
                        [.seconds(1), .seconds(2), .seconds(4)])
         XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: nil, providerRefused: true, jitter: 0), .milliseconds(500))
         XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: nil, providerRefused: false, jitter: 1), .milliseconds(100))
-        XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: .seconds(3), providerRefused: true, jitter: 1), .seconds(3))
+        XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: .seconds(3), providerRefused: true, jitter: 0), .seconds(3))
+    }
+
+    /// PROTOCOLS.md: honour Retry-After, with jitter: never sooner, and
+    /// spread over a tenth more, so that the devices one answer delayed do
+    /// not all come back at once.
+    func testARetryAfterIsHonouredAndSpreadOverATenthMore() {
+        let policy = RetryPolicy()
+        let delays = [0, 0.5, 1].map { policy.delay(beforeAttempt: 2, retryAfter: .seconds(10), jitter: $0) }
+        XCTAssertEqual(delays, [.seconds(10), .seconds(10.5), .seconds(11)])
+        XCTAssertEqual(policy.delay(beforeAttempt: 4, retryAfter: .milliseconds(100), jitter: 1), .seconds(4),
+                       "a short Retry-After does not cut the back-off short")
     }
 }

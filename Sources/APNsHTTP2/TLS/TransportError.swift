@@ -41,10 +41,15 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public let kind: Kind
     public let detail: String
+    /// How long to wait before trying again, when known: a retry sooner
+    /// would meet the same failure without reaching the provider (an OAuth
+    /// token endpoint holding off grants after a failure).
+    public var retryAfter: Duration?
 
-    public init(_ kind: Kind, _ detail: String) {
+    public init(_ kind: Kind, _ detail: String, retryAfter: Duration? = nil) {
         self.kind = kind
         self.detail = detail
+        self.retryAfter = retryAfter
     }
 
     /// True when the server certainly did not process the request.

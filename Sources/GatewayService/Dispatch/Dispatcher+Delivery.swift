@@ -50,8 +50,12 @@ extension Dispatcher {
             case let .rejected(_, reason, .final):
                 final[recipientIndex] = RecipientResult(platform: platform, token: token,
                                                          status: .failed, reason: reason, retryable: false)
-            case let .rejected(_, reason, .configuration):
-                health.failed(app: app.name, provider: provider, reason: reason)
+            case let .rejected(status, reason, .configuration):
+                if health.failed(app: app.name, provider: provider, reason: reason) {
+                    logger.warning("provider refused our configuration", [
+                        ("app", app.name), ("provider", provider), ("status", String(status)), ("reason", reason),
+                    ])
+                }
                 final[recipientIndex] = RecipientResult(platform: platform, token: token,
                                                          status: .failed, reason: reason, retryable: false)
             case let .rejected(_, reason, .retry(after)):
@@ -64,10 +68,19 @@ extension Dispatcher {
                 let result = RecipientResult(platform: platform, token: token, status: .failed,
                                              reason: error.kind.name, retryable: error.isRetryable || error.kind == .shutdown)
                 if error.isRetryable {
-                    retry.append((requests[index], result, nil, false))
+                    // No sooner than the failure allows (an access-token
+                    // hold-off): an earlier retry would fail the same way
+                    // without reaching the provider and spend the budget.
+                    retry.append((requests[index], result, error.retryAfter, false))
                 } else {
-                    if [.noHTTP2, .certificateRejected, .credentials].contains(error.kind) {
-                        health.failed(app: app.name, provider: provider, reason: error.kind.name)
+                    if [.noHTTP2, .certificateRejected, .credentials].contains(error.kind),
+                       health.failed(app: app.name, provider: provider, reason: error.kind.name) {
+                        // The detail says which (a refused OAuth grant and the
+                        // endpoint's words, a certificate that does not
+                        // verify); it holds no key or token.
+                        logger.warning("provider cannot be used", [
+                            ("app", app.name), ("provider", provider), ("reason", error.kind.name), ("detail", error.detail),
+                        ])
                     }
                     final[recipientIndex] = result
                 }

@@ -23,13 +23,17 @@ public struct RetryPolicy: Sendable {
     /// The wait before attempt `attempt` (2, 3, …), at least `retryAfter`;
     /// `jitter` in 0...1 picks between half and all of the exponential
     /// delay, which starts at `initialDelay` when the provider refused
-    /// (`providerRefused`), else at `initialDelayAfterConnectionFailure`.
+    /// (`providerRefused`), else at `initialDelayAfterConnectionFailure`;
+    /// and between `retryAfter` and a tenth more, so that the devices one
+    /// Retry-After was given to do not all come back at the same instant.
     public func delay(beforeAttempt attempt: Int, retryAfter: Duration?, providerRefused: Bool = true, jitter: Double) -> Duration {
         let exponent = max(0, min(attempt - 2, 20))
         let first = providerRefused ? initialDelay : initialDelayAfterConnectionFailure
         let full = min(first * (1 << exponent), maximumDelay)
-        let jittered = full * (0.5 + 0.5 * min(max(jitter, 0), 1))
-        return max(jittered, retryAfter ?? .zero)
+        let jitter = min(max(jitter, 0), 1)
+        let jittered = full * (0.5 + 0.5 * jitter)
+        guard let retryAfter, retryAfter > .zero else { return jittered }
+        return max(jittered, retryAfter * (1 + 0.1 * jitter))
     }
 }
 
