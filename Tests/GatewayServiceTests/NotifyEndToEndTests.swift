@@ -336,6 +336,25 @@ final class NotifyEndToEndTests: XCTestCase {
     }
 }
 
+extension NotifyEndToEndTests {
+    /// A provider that refuses our configuration is named in one warning
+    /// with its reason, not one per event (found in review: the cause of a
+    /// configuration failure reached no log line at all).
+    func testAConfigurationRefusalIsLoggedOnceWithItsReason() async throws {
+        let lines = LogCapture()
+        let testbed = try ServiceTestbed(logger: Logger(minimumLevel: .warning, sink: { lines.append($0) }))
+        let token = ServiceTestbed.token(78)
+        testbed.simulator.always(token: token, APNsSimulatorResponse(status: 400, reason: "TopicDisallowed"))
+        for index in 0..<3 {
+            _ = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(id: "conf-\(index)", tokens: [token]))
+        }
+        let warnings = lines.text.split(separator: "\n").filter { $0.contains(#""msg":"provider refused our configuration""#) }
+        XCTAssertEqual(warnings.count, 1, lines.text)
+        XCTAssertTrue(warnings.first?.contains(#""reason":"TopicDisallowed""#) ?? false, lines.text)
+        XCTAssertTrue(warnings.first?.contains(#""status":"400""#) ?? false, lines.text)
+    }
+}
+
 /// Collects log lines written by the logger's sink.
 final class LogCapture: Sendable {
     private let lines = Locked<[UInt8]>([])

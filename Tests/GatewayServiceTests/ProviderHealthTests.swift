@@ -16,6 +16,23 @@ final class ProviderHealthTests: XCTestCase {
         XCTAssertEqual(health.knownBad, ["chat fcm: credentials"])
     }
 
+    /// `failed` says when a mark is news (new, another reason, or older
+    /// than the memory): what the dispatcher logs, once per change.
+    func testAMarkIsNewsOncePerReasonAndMemory() {
+        let clock = Locked(ContinuousClock.now)
+        let health = ProviderHealth(memory: .seconds(60), now: { clock.withLock { $0 } })
+        XCTAssertTrue(health.failed(app: "chat", provider: "fcm", reason: "credentials"))
+        XCTAssertFalse(health.failed(app: "chat", provider: "fcm", reason: "credentials"))
+        XCTAssertTrue(health.failed(app: "chat", provider: "apns", reason: "credentials"), "another provider")
+        XCTAssertTrue(health.failed(app: "chat", provider: "fcm", reason: "certificate_rejected"), "another reason")
+        clock.withLock { $0 += .seconds(30) }
+        XCTAssertFalse(health.failed(app: "chat", provider: "fcm", reason: "certificate_rejected"))
+        clock.withLock { $0 += .seconds(60) }
+        XCTAssertTrue(health.failed(app: "chat", provider: "fcm", reason: "certificate_rejected"), "a minute on: news again")
+        health.worked(app: "chat", provider: "fcm")
+        XCTAssertTrue(health.failed(app: "chat", provider: "fcm", reason: "certificate_rejected"), "after a success")
+    }
+
     func testAMarkIsForgottenAfterItsMemorySoAnInstanceOutOfRotationComesBack() {
         let clock = Locked(ContinuousClock.now)
         let health = ProviderHealth(memory: .seconds(60), now: { clock.withLock { $0 } })

@@ -25,10 +25,18 @@ final class ProviderHealth: Sendable {
     }
 
     /// The provider of `app` refused our configuration, or cannot be used.
-    func failed(app: String, provider: String, reason: String) {
-        bad.withLock { entries in
-            entries["\(app) \(provider)"] = (reason, now())
+    /// Returns true when this is news (the provider was not marked bad, or
+    /// for another reason): what is worth a log line, once, not per event.
+    @discardableResult
+    func failed(app: String, provider: String, reason: String) -> Bool {
+        let now = now()
+        return bad.withLock { entries in
+            let key = "\(app) \(provider)"
+            let before = entries[key]
+            entries[key] = (reason, now)
             badCount.store(entries.count, ordering: .relaxed)
+            guard let before else { return true }
+            return before.reason != reason || now - before.at >= memory
         }
     }
 
