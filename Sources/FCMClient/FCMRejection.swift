@@ -21,11 +21,15 @@ public struct FCMRejection: Sendable, Equatable {
     public var fieldViolations: [FCMFieldViolation]
     /// The `Retry-After` header, in delta-seconds.
     public var retryAfter: Duration?
+    /// The `google.firebase.fcm.v1.ApnsError` detail: what APNs answered
+    /// FCM for an iOS device, when sent.
+    public var apnsError: FCMApnsError?
     /// What to do about it; the client may narrow it.
     public var action: FCMAction
 
     public init(status: Int, errorCode: FCMErrorCode, hasFCMErrorDetail: Bool = true, rpcStatus: String? = nil,
-                message: String = "", fieldViolations: [FCMFieldViolation] = [], retryAfter: Duration? = nil) {
+                message: String = "", fieldViolations: [FCMFieldViolation] = [], retryAfter: Duration? = nil,
+                apnsError: FCMApnsError? = nil) {
         self.status = status
         self.errorCode = errorCode
         self.hasFCMErrorDetail = hasFCMErrorDetail
@@ -33,9 +37,12 @@ public struct FCMRejection: Sendable, Equatable {
         self.message = message
         self.fieldViolations = fieldViolations
         self.retryAfter = retryAfter
-        action = errorCode.action(status: status,
-                                  tokenIsInvalid: Self.namesTheRegistrationToken(message: message, fieldViolations: fieldViolations),
-                                  retryAfter: retryAfter)
+        self.apnsError = apnsError
+        // INVALID_ARGUMENT with APNs's 410 Unregistered under it (PROTOCOLS.md
+        // B4) is a dead device token, as if FCM had said UNREGISTERED.
+        let tokenIsInvalid = Self.namesTheRegistrationToken(message: message, fieldViolations: fieldViolations)
+            || apnsError?.saysTheDeviceTokenIsDead == true
+        action = errorCode.action(status: status, tokenIsInvalid: tokenIsInvalid, retryAfter: retryAfter)
     }
 
     /// True when the caller must delete the registration token.
@@ -58,6 +65,26 @@ public struct FCMRejection: Sendable, Equatable {
     }
 }
 
+/// The `google.firebase.fcm.v1.ApnsError` detail of an FCM error: the
+/// status and reason APNs gave FCM for an iOS device.
+public struct FCMApnsError: Sendable, Equatable {
+    public var statusCode: Int?
+    public var reason: String?
+
+    public init(statusCode: Int?, reason: String?) {
+        self.statusCode = statusCode
+        self.reason = reason
+    }
+
+    /// Whether APNs said the device token is dead: a 410, or a reason
+    /// Apple's table drops the token for (`BadDeviceToken`, `Unregistered`, …).
+    public var saysTheDeviceTokenIsDead: Bool {
+        if statusCode == 410 { return true }
+        guard let reason else { return false }
+        return APNsReason(reason).action(status: statusCode ?? 400) == .dropToken
+    }
+}
+
 /// One `google.rpc.BadRequest` field violation.
 public struct FCMFieldViolation: Sendable, Equatable {
     /// The field, e.g. `message.data[0].value`; empty when Google sent none.
@@ -73,6 +100,7 @@ public struct FCMFieldViolation: Sendable, Equatable {
 extension FCMRejection {
     static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
     static let badRequestType = "type.googleapis.com/google.rpc.BadRequest"
+    static let apnsErrorType = "type.googleapis.com/google.firebase.fcm.v1.ApnsError"
 
     /// Reads an FCM error response; a body that is not Google's shape still
     /// gives a rejection classified by its status.
@@ -81,6 +109,7 @@ extension FCMRejection {
         var rpcStatus: String?
         var message = ""
         var violations: [FCMFieldViolation] = []
+        var apnsError: FCMApnsError?
         if let document = try? JSONParser.parse(body), let error = document["error"] {
             if case .string(let text)? = error["message"] { message = text }
             if case .string(let text)? = error["status"] { rpcStatus = text }
@@ -96,6 +125,11 @@ extension FCMRejection {
                             if case .string(let text)? = item["description"] { violation.description = text }
                             violations.append(violation)
                         }
+                    } else if type == Self.apnsErrorType {
+                        var found = FCMApnsError(statusCode: nil, reason: nil)
+                        if case .int(let code)? = detail["statusCode"] { found.statusCode = Int(exactly: code) }
+                        if case .string(let reason)? = detail["reason"] { found.reason = reason }
+                        apnsError = found
                     }
                 }
             }
@@ -103,7 +137,7 @@ extension FCMRejection {
         let retryAfter = retryAfterHeader.flatMap { RetryAfter.duration($0, now: now) }
         self.init(status: status, errorCode: code ?? Self.impliedCode(status: status, rpcStatus: rpcStatus),
                   hasFCMErrorDetail: code != nil, rpcStatus: rpcStatus, message: message,
-                  fieldViolations: violations, retryAfter: retryAfter)
+                  fieldViolations: violations, retryAfter: retryAfter, apnsError: apnsError)
     }
 
     /// The FCM code a status stands for when the body has no FcmError detail.

@@ -39,4 +39,28 @@ final class FCMRejectionTests: XCTestCase {
         let later = FCMRejection(status: 429, body: body, retryAfterHeader: "Sun, 06 Nov 1994 08:49:37 GMT", now: 784_111_777 + 5)
         XCTAssertEqual(later.action, .retry(after: .zero), "a date in the past is now")
     }
+
+    /// PROTOCOLS.md B4: INVALID_ARGUMENT with an ApnsError detail 410
+    /// Unregistered is a dead iOS token (found in review: it was a plain
+    /// failure, and the caller kept the token). Another APNs answer under
+    /// INVALID_ARGUMENT stays final.
+    func testAnAPNsUnregisteredUnderInvalidArgumentDropsTheToken() {
+        func body(_ apns: String) -> [UInt8] {
+            Array(("""
+            {"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT","details":[
+            {"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"},
+            {"@type":"type.googleapis.com/google.firebase.fcm.v1.ApnsError",\(apns)}]}}
+            """).utf8)
+        }
+        let gone = FCMRejection(status: 400, body: body(#""statusCode":410,"reason":"Unregistered""#), retryAfterHeader: nil, now: 0)
+        XCTAssertEqual(gone.apnsError, FCMApnsError(statusCode: 410, reason: "Unregistered"))
+        XCTAssertEqual(gone.action, .dropToken)
+        let bad = FCMRejection(status: 400, body: body(#""statusCode":400,"reason":"BadDeviceToken""#), retryAfterHeader: nil, now: 0)
+        XCTAssertEqual(bad.action, .dropToken)
+        let large = FCMRejection(status: 400, body: body(#""statusCode":413,"reason":"PayloadTooLarge""#), retryAfterHeader: nil, now: 0)
+        XCTAssertEqual(large.action, .doNotRetry)
+        let auth = FCMRejection(status: 401, errorCode: .thirdPartyAuthError,
+                                apnsError: FCMApnsError(statusCode: 410, reason: "Unregistered"))
+        XCTAssertEqual(auth.action, .configurationError, "only INVALID_ARGUMENT reads the APNs answer")
+    }
 }
