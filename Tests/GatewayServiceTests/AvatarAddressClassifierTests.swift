@@ -41,12 +41,13 @@ final class AvatarAddressClassifierTests: XCTestCase {
     /// explicit exception admits one.
     func testAllowingPrivateAddressesAdmitsEverythingButMetadataServices() throws {
         let policy = AvatarPolicy(allowPrivateAddresses: true)
-        for text in ["127.0.0.1", "::1", "10.0.0.1", "fd00:ec3::1", "fe80::1", "8.8.8.8"] {
+        for text in ["127.0.0.1", "::1", "10.0.0.1", "fd00:ec3::1", "fe80::1", "8.8.8.8", "fd20:ce::253", "fd00:42::43"] {
             XCTAssertTrue(policy.admits(try address(text)), text)
         }
         for text in ["169.254.169.254", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::1", "169.254.170.2",
                      "169.254.170.23", "::a9fe:a9fe", "::ffff:0:a9fe:a9fe", "168.63.129.16", "100.100.100.200",
-                     "fd00:ec2::254", "fd00:ec2::23"] {
+                     "fd00:ec2::254", "fd00:ec2::23", "fd20:ce::254", "fd00:42::42", "fd00:c1::a9fe:a9fe",
+                     "fe80::a9fe:a9fe"] {
             XCTAssertFalse(policy.admits(try address(text)), text)
         }
         let excepted = AvatarPolicy(allowPrivateAddresses: true,

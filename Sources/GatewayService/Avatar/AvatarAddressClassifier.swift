@@ -55,6 +55,10 @@ enum AvatarAddressClassifier {
         "168.63.129.16/32",   // Azure WireServer
         "100.100.100.200/32", // Alibaba Cloud metadata
         "fd00:ec2::/32",      // AWS's IPv6 metadata, Pod Identity and time services
+        "fd20:ce::254/128",   // Google Cloud's IPv6 metadata server
+        "fd00:42::42/128",    // Scaleway's IPv6 metadata
+        "fd00:c1::a9fe:a9fe/128", // Oracle Cloud's IPv6 metadata
+        "fe80::a9fe:a9fe/128", // OpenStack's IPv6 metadata (link-local, 169.254.169.254 spelled in hex)
     ].map(range)
 
     /// Whether `address`, or an IPv4 address carried inside it in any form
