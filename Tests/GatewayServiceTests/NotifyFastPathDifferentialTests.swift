@@ -91,6 +91,19 @@ final class NotifyFastPathDifferentialTests: XCTestCase {
         XCTAssertEqual(count, values.count)
     }
 
+    /// A scrape that lands between an observation's bucket update and its
+    /// count update still gives a count (`+Inf`) no lower than any bucket,
+    /// as Prometheus' format requires (found in review).
+    func testAHistogramScrapeBetweenTheTwoUpdatesKeepsTheCountAboveTheBuckets() {
+        let registry = MetricsRegistry()
+        let series = registry.series(MetricsRegistry.Family("e_seconds", "A test histogram.", type: "histogram"), ["fcm"])
+        series.observe(seconds: 0.5)
+        series.buckets[0].value.add(1, ordering: .relaxed)  // observe's first half, for a value in the first bucket
+        let (buckets, count, _) = series.histogramSnapshot()
+        XCTAssertEqual(buckets.last, 2)
+        XCTAssertEqual(count, 2)
+    }
+
     private static func randomText(_ generator: inout SystemRandomNumberGenerator) -> String {
         let pieces = ["a", "Z", "0", ":", "\u{0}", "é", "👍", "-", "room", "x"]
         return (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()

@@ -129,10 +129,12 @@ public final class MetricSeries: Sendable {
     /// The counter or gauge value, or the histogram's sum, as `Double` bits.
     private let bits = Atomic<UInt64>(0.0.bitPattern)
     private let count = Atomic<Int>(0)
-    private let buckets: [BucketCount]
+    /// Per bucket, not cumulative (internal: a test sets the state a scrape
+    /// can meet between `observe`'s two updates).
+    let buckets: [BucketCount]
 
     /// One histogram bucket's count (an `Atomic` cannot sit in an array).
-    private final class BucketCount: Sendable {
+    final class BucketCount: Sendable {
         let value = Atomic<Int>(0)
     }
 
@@ -172,13 +174,17 @@ public final class MetricSeries: Sendable {
     public var value: Double { Double(bitPattern: bits.load(ordering: .relaxed)) }
 
     /// Cumulative bucket counts, count and sum of a histogram.
+    /// A scrape between `observe`'s bucket and count updates would see a
+    /// bucket above the count (`+Inf`), which Prometheus' format forbids:
+    /// the count given is never below the buckets' total (an observation
+    /// seen in a bucket has happened; the next scrape counts it anyway).
     func histogramSnapshot() -> (buckets: [Int], count: Int, sum: Double) {
         var total = 0
         let cumulative = buckets.map { bucket in
             total += bucket.value.load(ordering: .relaxed)
             return total
         }
-        return (cumulative, count.load(ordering: .relaxed), value)
+        return (cumulative, max(count.load(ordering: .relaxed), total), value)
     }
 }
 
