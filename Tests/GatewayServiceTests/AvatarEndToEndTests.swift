@@ -24,6 +24,25 @@ final class AvatarEndToEndTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
     }
 
+    /// The avatar may take at most half the time a notify has left to
+    /// send: with a 2 s deadline a stalled avatar is dropped after about a
+    /// second and the notification sent (found in review: the avatar's own
+    /// 3 s timeout used up the whole deadline, and nothing was sent).
+    func testASlowAvatarLeavesTheNotificationTimeToBeSent() async throws {
+        let server = try startServer(["/stalled.png": .stall])
+        var settings = Dispatcher.Settings()
+        settings.requestDeadline = .seconds(2)
+        let metrics = MetricsRegistry()
+        let testbed = try ServiceTestbed(settings: settings,
+                                         avatars: AvatarResolver(policy: AvatarPolicy(allowHTTP: true, allowPrivateAddresses: true),
+                                                                 onFetch: { metrics.increment(GatewayMetrics.avatarFetch, [$0]) }))
+        let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(8)], avatarURL: server.url("/stalled.png"))
+        let notify = try await testbed.call("POST", "/v1/notify", body: body)
+        XCTAssertEqual(notify.status, 200, String(decoding: notify.body, as: UTF8.self))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+        XCTAssertEqual(metrics.value(GatewayMetrics.avatarFetch, ["timeout"]), 1)
+    }
+
     func testPlainHTTPAvatarsAreDroppedByDefault() async throws {
         let testbed = try ServiceTestbed(avatars: AvatarResolver())
         let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(6)], avatarURL: "http://example.com/a.png")

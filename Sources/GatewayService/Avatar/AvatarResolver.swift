@@ -71,11 +71,12 @@ public final class AvatarResolver: Sendable {
     /// (only the decision is remembered); everything else is downloaded once
     /// and cached.
     ///
-    /// No call waits longer than `policy.totalTimeout`, however many
+    /// No call waits longer than `policy.totalTimeout`, or `limit` when
+    /// shorter (the time a caller's deadline can spare), however many
     /// downloads are queued before its own (a dead avatar host with many
     /// senders): past it the answer is `.dropped` with `timeout`, counted as
     /// such, and the download goes on to fill the cache for later events.
-    public func resolve(_ url: String?) async -> AvatarState {
+    public func resolve(_ url: String?, waitingAtMost limit: Duration? = nil) async -> AvatarState {
         guard let url else { return .none }
         if let reason = refusal(url, now: now()) {
             onFetch(reason.rawValue)
@@ -99,7 +100,7 @@ public final class AvatarResolver: Sendable {
                     abandon: { self.finish(url, with: .dropped(url: url, reason: $0.rawValue), remember: false) }
                 ))
             }
-            stopWaiting(for: url, waiter: waiter.id, after: policy.totalTimeout)
+            stopWaiting(for: url, waiter: waiter.id, after: min(policy.totalTimeout, max(limit ?? policy.totalTimeout, .zero)))
         }
     }
 

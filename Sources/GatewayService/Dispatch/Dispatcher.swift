@@ -196,7 +196,11 @@ public final class Dispatcher: Sendable {
             return EventAnswer(results: results.map { $0! }, duplicate: true).response(eventID: event.eventID)
         }
 
-        let avatar = await avatars.resolve(event.sender.avatarURL)
+        // The avatar may take at most half the time left to send: a slow
+        // one is dropped, never the notification (found in review: with a
+        // 2 s deadline a 3 s avatar left no time to send at all).
+        let avatar = await avatars.resolve(event.sender.avatarURL,
+                                           waitingAtMost: (deadline - ContinuousClock.now) / 2)
         let rendered: RenderedEvent
         switch renderForDelivery(event, app: app, avatar: avatar, results: &results) {
         case let .failure(refusal):
