@@ -38,6 +38,26 @@ final class ConfigurationLoaderTests: XCTestCase {
         }
     }
 
+    /// The avatar allow-list takes host names, `*.domain`, IPv4 and
+    /// bracketed IPv6; an entry that could never match (a URL, a port, a
+    /// bare IPv6 address) or an empty list (which allowed every host) is an
+    /// error naming the setting (found in review: both were accepted).
+    func testTheAvatarAllowListIsCheckedEntryByEntry() throws {
+        let good = try loader(["PUSHGW_AVATAR_ALLOWED_HOSTS": "cdn.example.com, *.example.org,192.0.2.7,[2001:db8::7],localhost"]).load()
+        XCTAssertEqual(good.avatar.allowedHosts, ["cdn.example.com", "*.example.org", "192.0.2.7", "[2001:db8::7]", "localhost"])
+        // (An empty variable is unset, as every setting's: any public host.)
+        for bad in [",", "cdn.example.com,", "https://cdn.example.com/", "cdn.example.com:443", "::1", "*.", "a..b", "host name"] {
+            expectError(["PUSHGW_AVATAR_ALLOWED_HOSTS": bad], setting: "PUSHGW_AVATAR_ALLOWED_HOSTS")
+        }
+        for bad in [#"[]"#, #"["https://cdn.example.com"]"#, #"[""]"#] {
+            let files = ["/etc/avatar.json": Array(#"{"avatar": {"allowed_hosts": \#(bad)}}"#.utf8)]
+            XCTAssertThrowsError(try ConfigurationLoader(environment: ["PUSHGW_CONFIG_FILE": "/etc/avatar.json"], files: files).load(),
+                                 bad) { error in
+                XCTAssertEqual((error as? ServiceError)?.setting, "avatar.allowed_hosts", "\(error)")
+            }
+        }
+    }
+
     func testDefaultsNeedTheDemoProviders() throws {
         let configuration = try loader([:]).load()
         XCTAssertEqual(configuration.listenAddress, "127.0.0.1")

@@ -54,7 +54,9 @@ struct FileSettings {
         if let avatarValue = root.value("avatar") {
             let avatar = try FileObject(avatarValue, setting: "avatar", allowed: ConfigFileKeys.avatar)
             if let flag = try avatar.bool("allow_http") { configuration.avatar.allowHTTP = flag }
-            if let hosts = try avatar.strings("allowed_hosts") { configuration.avatar.allowedHosts = hosts }
+            if let hosts = try avatar.strings("allowed_hosts") {
+                configuration.avatar.allowedHosts = try ConfigurationLoader.avatarHosts(hosts, "avatar.allowed_hosts")
+            }
             if let flag = try avatar.bool("allow_private_addresses") { configuration.avatar.allowPrivateAddresses = flag }
         }
     }

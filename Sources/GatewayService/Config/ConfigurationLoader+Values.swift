@@ -70,6 +70,46 @@ extension ConfigurationLoader {
         }
     }
 
+    /// The avatar host allow-list, each entry checked: a host name, `*.`
+    /// and a domain, an IPv4 address or an IPv6 address in brackets. An
+    /// entry that could never match a URL's host (a URL, a port, a bare
+    /// IPv6 address) is refused rather than silently matching nothing, and
+    /// an empty list rather than silently allowing every host.
+    static func avatarHosts(_ entries: [String], _ setting: String) throws(ServiceError) -> [String] {
+        let example = "e.g. cdn.example.com, *.example.com, 192.0.2.7 or [2001:db8::7]"
+        guard !entries.isEmpty else {
+            throw ServiceError(setting: setting, "an empty list: leave the setting out to allow any public host, or name the hosts, \(example)")
+        }
+        for entry in entries {
+            guard !entry.isEmpty else {
+                throw ServiceError(setting: setting, "an empty entry (an extra comma?): name each host, \(example)")
+            }
+            if entry.hasPrefix("["), entry.hasSuffix("]"), entry.count > 2,
+               entry.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) {
+                continue
+            }
+            let name = entry.hasPrefix("*.") ? entry.dropFirst(2) : Substring(entry)
+            let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+            let isHostName = !name.isEmpty && labels.allSatisfy { label in
+                !label.isEmpty && label.utf8.allSatisfy { byte in
+                    switch byte {
+                    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                         UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): return true
+                    default: return false
+                    }
+                }
+            }
+            guard isHostName else {
+                let hint = entry.contains("://") || entry.contains("/") ? "write the host alone, without scheme or path"
+                    : entry.filter({ $0 == ":" }).count > 1 ? "write an IPv6 address in brackets"
+                    : entry.contains(":") ? "write the host without a port (avatars may use any port)"
+                    : "not a host name"
+                throw ServiceError(setting: setting, "\"\(entry)\": \(hint), \(example)")
+            }
+        }
+        return entries
+    }
+
     static func number(_ text: String, _ setting: String, _ range: ClosedRange<Int>) throws(ServiceError) -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw ServiceError(setting: setting, "\"\(text)\": a whole number from \(range.lowerBound) to \(range.upperBound)")

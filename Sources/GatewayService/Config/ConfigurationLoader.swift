@@ -101,7 +101,9 @@ public struct ConfigurationLoader {
         }
         if let flag = value("PUSHGW_AVATAR_ALLOW_HTTP") { configuration.avatar.allowHTTP = try Self.bool(flag, "PUSHGW_AVATAR_ALLOW_HTTP") }
         if let hosts = value("PUSHGW_AVATAR_ALLOWED_HOSTS") {
-            configuration.avatar.allowedHosts = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            configuration.avatar.allowedHosts = try Self.avatarHosts(
+                hosts.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) },
+                "PUSHGW_AVATAR_ALLOWED_HOSTS")
         }
         if let flag = value("PUSHGW_AVATAR_ALLOW_PRIVATE_ADDRESSES") {
             configuration.avatar.allowPrivateAddresses = try Self.bool(flag, "PUSHGW_AVATAR_ALLOW_PRIVATE_ADDRESSES")

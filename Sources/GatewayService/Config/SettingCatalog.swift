@@ -86,7 +86,7 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_AVATAR_ALLOW_HTTP", fileKey: "avatar.allow_http", defaultValue: "false",
                 help: "let avatars be fetched over plain http"),
         Setting(environment: "PUSHGW_AVATAR_ALLOWED_HOSTS", fileKey: "avatar.allowed_hosts", defaultValue: "any public host",
-                help: "comma-separated avatar hosts (exact or *.suffix)"),
+                help: "comma-separated avatar hosts: host names, *.domain, IPv4 addresses, IPv6 addresses in brackets"),
         Setting(environment: "PUSHGW_AVATAR_ALLOW_PRIVATE_ADDRESSES", fileKey: "avatar.allow_private_addresses", defaultValue: "false",
                 help: "let avatars come from private or loopback addresses (never from IPv4 link-local 169.254/16 or another cloud metadata service)"),
     ]
