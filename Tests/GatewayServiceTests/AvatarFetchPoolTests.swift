@@ -15,8 +15,9 @@ final class AvatarFetchPoolTests: XCTestCase {
         var snapshot: [String: String] { entries.withLock { $0 } }
     }
 
-    private func job(_ name: String, _ journal: Journal, blockingOn gate: DispatchSemaphore? = nil) -> AvatarFetchPool.Job {
+    private func job(_ name: String, _ journal: Journal, host: String = "", blockingOn gate: DispatchSemaphore? = nil) -> AvatarFetchPool.Job {
         AvatarFetchPool.Job(
+            host: host,
             run: {
                 gate?.wait()
                 journal.note(name, "ran")
@@ -55,5 +56,31 @@ final class AvatarFetchPoolTests: XCTestCase {
 
     func testTheDefaultQueueLimitIs64PerThread() {
         XCTAssertEqual(AvatarFetchPool(limit: 4, staleAfter: .seconds(3)).queueLimit, 256)
+    }
+
+    /// One slow host holds at most half the threads: another host's job
+    /// runs at once while that host's others wait (found in review: twelve
+    /// avatars on a slow host made every other avatar time out).
+    func testASlowHostHoldsAtMostHalfTheThreadsAndOtherHostsPassIt() async throws {
+        let pool = AvatarFetchPool(limit: 4, staleAfter: .seconds(60))
+        XCTAssertEqual(pool.perHostLimit, 2)
+        let journal = Journal()
+        let gate = DispatchSemaphore(value: 0)
+        for index in 1...4 { pool.submit(job("slow \(index)", journal, host: "slow.example", blockingOn: gate)) }
+        try await waitUntil("two slow jobs run, two wait for their host") { pool.waitingJobs == 2 }
+        pool.submit(job("fast", journal, host: "fast.example"))
+        try await waitUntil("the other host's job ran past them") { journal.snapshot["fast"] == "ran" }
+        XCTAssertEqual(journal.snapshot, ["fast": "ran"])
+        XCTAssertEqual(pool.waitingJobs, 2)
+        for _ in 1...4 { gate.signal() }
+        try await waitUntil("every job settled") { journal.snapshot.count == 5 }
+        XCTAssertEqual(Set(journal.snapshot.values), ["ran"])
+    }
+
+    func testTheHostKeyIgnoresCaseUserInfoAndPort() {
+        XCTAssertEqual(AvatarFetchPool.host(of: "https://User@CDN.Example.com:8443/a.png?x=1"), "cdn.example.com")
+        XCTAssertEqual(AvatarFetchPool.host(of: "http://[2001:DB8::1]:8080/a"), "[2001:db8::1]")
+        XCTAssertEqual(AvatarFetchPool.host(of: "https://h.example"), "h.example")
+        XCTAssertEqual(AvatarFetchPool.host(of: "https://h.example#frag"), "h.example")
     }
 }

@@ -17,8 +17,11 @@ private let avatarWorkerEntry: @convention(c) (UnsafeMutableRawPointer?) -> Unsa
 ///
 /// Threads are started on demand, up to `limit`, and exit as soon as the
 /// queue is empty, so an idle resolver holds no thread and needs no
-/// shutdown. Jobs wait in FIFO order when all threads are busy, and the
-/// wait is bounded both ways: a job that waited longer than `staleAfter`
+/// shutdown. Jobs wait in FIFO order when all threads are busy, except
+/// that one host gets at most `perHostLimit` threads at once: a slow host
+/// (a tarpit, a CDN in trouble) that many senders point at cannot hold them
+/// all, and the other hosts' jobs pass its waiting ones. The wait is
+/// bounded both ways: a job that waited longer than `staleAfter`
 /// (everyone who wanted it has stopped waiting) is abandoned instead of
 /// run, and a job that finds `queueLimit` jobs waiting is abandoned at
 /// once. A dead avatar host that many senders point at fills neither memory
@@ -29,6 +32,8 @@ final class AvatarFetchPool: Sendable {
     /// (with why: `fetchFailed` when no thread could be started,
     /// `timeout` when it waited too long, `queueFull`).
     struct Job: Sendable {
+        /// The host it downloads from, as `perHostLimit` counts it.
+        var host = ""
         let run: @Sendable () -> Void
         let abandon: @Sendable (AvatarDropReason) -> Void
     }
@@ -42,10 +47,14 @@ final class AvatarFetchPool: Sendable {
         var queue: [Queued] = []
         var head = 0
         var running = 0
+        /// Jobs running per host (absent: none).
+        var runningPerHost: [String: Int] = [:]
         var waiting: Int { queue.count - head }
     }
 
     private let limit: Int
+    /// The most threads one host's jobs hold at once.
+    let perHostLimit: Int
     /// The most jobs waiting for a thread.
     let queueLimit: Int
     private let staleAfter: Duration
@@ -54,10 +63,13 @@ final class AvatarFetchPool: Sendable {
     /// - Parameters:
     ///   - limit: threads at most.
     ///   - queueLimit: jobs waiting at most; nil: 64 per thread.
+    ///   - perHostLimit: threads one host's jobs hold at most; nil: half of
+    ///     `limit` (at least 1).
     ///   - staleAfter: how long a job may wait before it is abandoned.
-    init(limit: Int, queueLimit: Int? = nil, staleAfter: Duration) {
+    init(limit: Int, queueLimit: Int? = nil, perHostLimit: Int? = nil, staleAfter: Duration) {
         self.limit = max(limit, 1)
         self.queueLimit = max(queueLimit ?? 64 * self.limit, 1)
+        self.perHostLimit = min(max(perHostLimit ?? self.limit / 2, 1), self.limit)
         self.staleAfter = staleAfter
     }
 
@@ -92,34 +104,67 @@ final class AvatarFetchPool: Sendable {
         }
     }
 
-    /// Runs queued jobs until none is left, then lets the thread end. A job
-    /// that went stale while it waited is abandoned instead.
+    /// Runs queued jobs until none is left that this thread may take, then
+    /// lets the thread end. A job that went stale while it waited is
+    /// abandoned instead. (A job left waiting for its host is taken by the
+    /// thread that ends one of that host's running jobs.)
     fileprivate func drain() {
-        while let queued = next() {
+        var finished: String?
+        while let queued = next(finishing: finished) {
             if ContinuousClock.now >= queued.staleAt {
                 queued.job.abandon(.timeout)
             } else {
                 queued.job.run()
             }
+            finished = queued.job.host
         }
     }
 
-    private func next() -> Queued? {
+    /// Counts the end of the job for host `finished`, then takes the first
+    /// waiting job whose host has a thread to spare; nil ends the thread.
+    private func next(finishing finished: String?) -> Queued? {
         state.withLock { state in
-            guard state.head < state.queue.count else {
-                state.queue = []
-                state.head = 0
+            if let finished {
+                let left = state.runningPerHost[finished, default: 1] - 1
+                state.runningPerHost[finished] = left > 0 ? left : nil
+            }
+            guard let index = state.queue[state.head...].firstIndex(where: {
+                state.runningPerHost[$0.job.host, default: 0] < perHostLimit
+            }) else {
+                if state.head == state.queue.count {
+                    state.queue = []
+                    state.head = 0
+                }
                 state.running -= 1
                 return nil
             }
-            let job = state.queue[state.head]
-            state.head += 1
+            let job = state.queue[index]
+            state.runningPerHost[job.job.host, default: 0] += 1
+            if index == state.head {
+                state.head += 1
+            } else {
+                state.queue.remove(at: index)  // passes a busy host's jobs: at most queueLimit moved
+            }
             if state.head >= 64, state.head * 2 >= state.queue.count {
                 state.queue.removeFirst(state.head)
                 state.head = 0
             }
             return job
         }
+    }
+
+    /// The host of `url`, lowercased, without user info or port (a host
+    /// that answers on many ports is still one host): the key
+    /// `perHostLimit` counts by. Only a key, not a parser: the resolver has
+    /// already refused a URL it cannot parse.
+    static func host(of url: String) -> String {
+        var rest = Substring(url)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        let host = hostAndPort.hasPrefix("[") ? hostAndPort.prefix { $0 != "]" } + "]"
+            : hostAndPort.prefix { $0 != ":" }
+        return host.lowercased()
     }
 
     /// Starts one detached thread running `drain()`; false when the system refuses.

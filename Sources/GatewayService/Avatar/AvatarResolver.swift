@@ -95,6 +95,7 @@ public final class AvatarResolver: Sendable {
                 onFetch("coalesced")
             case .fetch:
                 pool.submit(AvatarFetchPool.Job(
+                    host: AvatarFetchPool.host(of: url),
                     run: { self.finish(url, with: self.fetcher.fetch(url)) },
                     // Not tried: nothing is learnt about the URL, so nothing is cached.
                     abandon: { self.finish(url, with: .dropped(url: url, reason: $0.rawValue), remember: false) }
