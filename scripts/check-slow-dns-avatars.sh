@@ -9,7 +9,7 @@
 # names a silent DNS server on 127.0.0.3 (the machine's own file is not
 # touched); the healthy avatar is served on 127.0.0.2. Loopback only.
 #
-# Usage: scripts/check-slow-dns-avatars.sh [PUSHGW_BINARY]   (default: swift build's debug pushgw)
+# Usage: scripts/check-slow-dns-avatars.sh [BINARY]   (default: swift build's debug pushgw)
 # Needs: root (unshare -m, port 53), python3, curl, openssl.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
