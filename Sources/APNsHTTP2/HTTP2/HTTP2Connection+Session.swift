@@ -43,25 +43,14 @@ extension HTTP2Connection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        buildFixedHeaders()
+        makeHeaderBlocks()
     }
 
     /// `:scheme` and `:authority`, shared by every stream of the connection.
-    private func buildFixedHeaders() {
+    private func makeHeaderBlocks() {
         let authority = port == 443 ? host : "\(host):\(port)"
-        let pairs = [(":scheme", "https"), (":authority", authority)]
-        let block = UnsafeMutableBufferPointer<nghttp2_nv>.allocate(capacity: pairs.count)
-        for (index, (name, value)) in pairs.enumerated() {
-            let bytes = Array(name.utf8) + Array(value.utf8)
-            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-            storage.copyBytes(from: bytes)
-            fixedHeaderStorage.append(storage)
-            let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            block[index] = nghttp2_nv(name: base, value: base + name.utf8.count, namelen: name.utf8.count,
-                                      valuelen: value.utf8.count,
-                                      flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue))
-        }
-        fixedHeaders = block
+        headerBlocks = HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array(authority.utf8))],
+                                    unindexed: options.unindexedHeaderBytes)
     }
 
     // MARK: nghttp2 callbacks (on the loop thread)

@@ -7,7 +7,7 @@ import Synchronization
 extension HTTP2Connection {
     func submitWaiting() {
         defer { releaseSubmitted() }
-        guard let session, let fixedHeaders, lifecycle.opensStreams else { return }
+        guard let session, headerBlocks != nil, lifecycle.opensStreams else { return }
         let limit = streamLimit(session)
         // Refill in groups rather than one stream per freed slot: fewer, larger
         // writes for the server (only while streams are still in flight).
@@ -16,13 +16,15 @@ extension HTTP2Connection {
         while waitingHead < waiting.count, inFlight.count < limit {
             let stream = waiting[waitingHead]
             waitingHead += 1
-            let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders), unindexed: options.unindexedHeaderBytes)
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                                                  read_callback: readBodyCallback)
             let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
-            let streamID = stream.hasBody
-                ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
-                : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
+            let hasBody = stream.hasBody
+            let streamID = headerBlocks!.withBlock(for: stream) { block in
+                hasBody
+                    ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
+                    : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
+            }
             if streamID < 0 {
                 complete(stream, .failure(TransportError(.notSent, nghttp2Message("nghttp2_submit_request", streamID))))
                 continue

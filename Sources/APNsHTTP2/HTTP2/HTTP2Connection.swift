@@ -100,10 +100,10 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// Deadlines are scanned at most this often, not on every loop turn.
     var nextTimerCheck = ContinuousClock.now
     static let timerResolution: Duration = .milliseconds(20)
-    var fixedHeaders: UnsafeMutableBufferPointer<nghttp2_nv>?
+    /// The streams' header blocks, once the session has started.
+    var headerBlocks: HeaderBlocks?
     /// `options.keptHeaderBytes`, read once.
     let keptHeaderBytes: [[UInt8]]?
-    var fixedHeaderStorage: [UnsafeMutableRawBufferPointer] = []
 
     /// Creates the connection, on an event loop of its own, and connects at
     /// once. `onClose` runs on the loop thread when the connection stops
@@ -137,11 +137,6 @@ public final class HTTP2Connection: @unchecked Sendable {
             connect()
         }
         thread.start()
-    }
-
-    deinit {
-        if let fixedHeaders { fixedHeaders.deallocate() }
-        for storage in fixedHeaderStorage { storage.deallocate() }
     }
 
     /// Requests queued or in flight: the pool sends to the least loaded connection.
