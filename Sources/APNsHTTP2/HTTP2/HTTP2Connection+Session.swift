@@ -75,7 +75,7 @@ extension HTTP2Connection {
         } else if keptHeaderBytes?.contains(where: { Self.bytes(name, equal: $0) }) ?? true {
             guard let stream = pendingStream(streamID) else { return }
             let header = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-            stream._withUnsafeGuaranteedRef { $0.responseHeaders.append(header) }
+            stream._withUnsafeGuaranteedRef { $0.appendHeader(header) }
         }
     }
 

@@ -72,18 +72,34 @@ final class PendingStream: @unchecked Sendable {
         return room.assumingMemoryBound(to: UInt8.self)
     }
 
-    /// Adds a chunk of the response body, keeping at most `limit` bytes in
-    /// all. The first chunk (usually the only one) becomes the body in one
-    /// allocation of its size, rather than growing an empty array.
+    /// Adds a chunk of the response body, keeping at most `limit` bytes in all.
     func appendBody(_ chunk: UnsafeBufferPointer<UInt8>, limit: Int) {
-        let room = limit - responseBody.count
-        guard room > 0, !chunk.isEmpty else { return }
-        let part = UnsafeBufferPointer(rebasing: chunk.prefix(room))
-        if responseBody.isEmpty {
-            responseBody = Array(part)
-        } else {
-            responseBody.append(contentsOf: part)
+        // Taken out and put back (as in `takeResponse`): no access to the
+        // property spans a call, so the compiler checks none of them for
+        // exclusivity at run time.
+        var body: [UInt8] = []
+        swap(&body, &responseBody)
+        let room = limit - body.count
+        if room > 0, !chunk.isEmpty {
+            let part = UnsafeBufferPointer(rebasing: chunk.prefix(room))
+            // The first chunk (usually the only one) becomes the body in one
+            // allocation of its size (measured cheaper than appending it to
+            // an empty array, or `Array(unsafeUninitializedCapacity:)`).
+            if body.isEmpty {
+                body = Array(part)
+            } else {
+                body.append(contentsOf: part)
+            }
         }
+        swap(&body, &responseBody)
+    }
+
+    /// Adds a response header (taken out and put back, as the body).
+    func appendHeader(_ header: HTTPHeader) {
+        var headers: [HTTPHeader] = []
+        swap(&headers, &responseHeaders)
+        headers.append(header)
+        swap(&headers, &responseHeaders)
     }
 
     /// The complete response, its headers and body moved out of the stream
