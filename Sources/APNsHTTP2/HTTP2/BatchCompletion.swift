@@ -10,7 +10,11 @@
 /// never changes.
 final class BatchCompletion: @unchecked Sendable {
     typealias Results = [Result<HTTP2Response, TransportError>]
+    /// The requests this batch sends are `requests[offset ..< offset + count]`
+    /// (a pool's share of a larger group, not copied out of it); result `i`
+    /// is for `requests[offset + i]`.
     let requests: [HTTP2Request]
+    let offset: Int
     /// One stored property for everything `complete` changes: one access
     /// (and one exclusivity check) per result instead of one per field.
     private var state: State
@@ -43,9 +47,12 @@ final class BatchCompletion: @unchecked Sendable {
         }
     }
 
-    init(requests: [HTTP2Request], deliver: @escaping @Sendable (Results) -> Void) {
+    /// - Parameter range: the positions of `requests` to send; nil: all.
+    init(requests: [HTTP2Request], range: Range<Int>? = nil, deliver: @escaping @Sendable (Results) -> Void) {
         self.requests = requests
-        let count = requests.count
+        let range = range ?? requests.indices
+        offset = range.lowerBound
+        let count = range.count
         // A batch of one (the usual notify: one device per provider) needs no
         // array to gather into: `remaining` says whether it has finished.
         state = State(results: count == 1 ? [] : Array(repeating: .failure(Self.placeholder), count: count),
@@ -57,9 +64,9 @@ final class BatchCompletion: @unchecked Sendable {
     /// What a position holds until its result arrives (never delivered).
     private static let placeholder = TransportError(.notSent, "")
 
-    /// `result` is taken (`consuming`), not copied, all the way from the
-    /// stream into the results.
+    /// The result of `requests[index]`. `result` is taken (`consuming`), not
+    /// copied, all the way from the stream into the results.
     func complete(_ index: Int, _ result: consuming Result<HTTP2Response, TransportError>) {
-        if let results = state.add(index, result) { deliver(results) }
+        if let results = state.add(index - offset, result) { deliver(results) }
     }
 }

@@ -158,11 +158,23 @@ extension HTTP2Connection {
     private func drainInbox() -> Bool {
         // The queue's storage is swapped with an empty one kept for the
         // purpose: no copy, and no new buffer per wake.
+        // The streams taken back since the last turn go to the senders (a
+        // local list: see `recycle`).
+        var spares: [PendingStream] = []
+        swap(&spares, &recycled)
         let shutdownRequested = inbox.withLock { state in
             state.wakePending = false
             swap(&state.queued, &drained)
+            if state.spareStreams.isEmpty {
+                swap(&state.spareStreams, &spares)
+            } else {
+                state.spareStreams.append(contentsOf: spares.prefix(max(0, Self.spareStreamLimit - state.spareStreams.count)))
+            }
             return state.shutdownRequested
         }
+        // Handed over, or over the limit: let go here, outside the lock.
+        spares.removeAll(keepingCapacity: true)
+        swap(&spares, &recycled)
         if !drained.isEmpty { givenAny = true }
         if waiting.isEmpty {
             // All taken before (under load, most turns): the queue's storage

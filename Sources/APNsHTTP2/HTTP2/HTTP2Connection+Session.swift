@@ -102,7 +102,8 @@ extension HTTP2Connection {
     /// gives back its load slot (`finish` ignores a second result).
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
         // nghttp2 still has the stream (and its user data) during this callback.
-        guard let stream = pendingStream(streamID)?.takeUnretainedValue(), inFlight.remove(stream) else { return }
+        guard var stream = pendingStream(streamID)?.takeUnretainedValue(), inFlight.remove(stream) else { return }
+        defer { recycle(&stream) }
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
             answeredAny = true

@@ -14,7 +14,10 @@ extension HTTP2Connection {
         let group = max(1, min(16, limit / 8))
         if !inFlight.isEmpty, limit - inFlight.count < group { return }
         while waitingHead < waiting.count, inFlight.count < limit {
-            let stream = waiting[waitingHead]
+            // Moved out of the list, not copied: a stream that closes while
+            // the list still holds others must be held by nothing else to be
+            // reused (`recycle`).
+            let stream = waiting[waitingHead].take()!
             waitingHead += 1
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                                                  read_callback: readBodyCallback)
@@ -55,7 +58,7 @@ extension HTTP2Connection {
 
     func failWaiting(_ error: TransportError) {
         while waitingHead < waiting.count {
-            complete(waiting[waitingHead], .failure(error))
+            complete(waiting[waitingHead]!, .failure(error))
             waitingHead += 1
         }
         waiting.removeAll()
@@ -71,8 +74,9 @@ extension HTTP2Connection {
         // delivered here runs its caller's completion, which must not meet a
         // table still being read.
         let snapshot = inFlight
+        let sinceOrigin = now - PendingStream.origin
         snapshot.forEach { stream in
-            guard stream.deadline <= now else { return }
+            guard stream.deadlineSinceOrigin <= sinceOrigin else { return }
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, NGHTTP2_CANCEL.rawValue)
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
         }
@@ -92,14 +96,32 @@ extension HTTP2Connection {
     /// earlier deadline may wait behind a later one.
     func expireWaiting(now: ContinuousClock.Instant, _ reason: @autoclosure () -> String) {
         var expired = 0
-        for index in waitingHead..<waiting.count where !waiting[index].finished && waiting[index].deadline <= now {
-            complete(waiting[index], .failure(TransportError(.timeout, reason())))
+        let sinceOrigin = now - PendingStream.origin
+        for index in waitingHead..<waiting.count where !waiting[index]!.finished && waiting[index]!.deadlineSinceOrigin <= sinceOrigin {
+            complete(waiting[index]!, .failure(TransportError(.timeout, reason())))
             expired += 1
         }
         guard expired > 0 else { return }
         waiting.removeSubrange(0..<waitingHead)
         waitingHead = 0
-        waiting.removeAll { $0.finished }
+        waiting.removeAll { $0!.finished }
+    }
+
+    /// Takes back a stream that nghttp2 has closed and whose result is
+    /// delivered, to be reused by a later `send` (its allocation and its
+    /// header arena): only when nothing else holds it (the waiting list until
+    /// it is next emptied, a timer's snapshot), and up to a limit.
+    func recycle(_ stream: inout PendingStream) {
+        guard stream.finished, isKnownUniquelyReferenced(&stream) else { return }
+        // Taken out and put back: no access to `recycled` spans a call, so
+        // none is checked for exclusivity at run time.
+        var spares: [PendingStream] = []
+        swap(&spares, &recycled)
+        if spares.count < Self.spareStreamLimit {
+            stream.recycle()
+            spares.append(stream)
+        }
+        swap(&spares, &recycled)
     }
 
     /// Finishes a stream and releases its load slot.

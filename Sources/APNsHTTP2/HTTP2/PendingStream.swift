@@ -3,14 +3,26 @@ import Foundation
 /// One request's life inside a connection: where its result goes, the
 /// header bytes and body handed to nghttp2, and the response as it arrives.
 ///
-/// `@unchecked Sendable`: created by the sending task, then handed through the
-/// connection's mutex-protected inbox to the event-loop thread, which alone
-/// touches it from then on (nghttp2 callbacks run on that thread). Its result
-/// is delivered exactly once, guarded by `finished`.
+/// `@unchecked Sendable`: created (or taken from the connection's spares) by
+/// the sending task under the connection's inbox mutex, then handed through
+/// that inbox to the event-loop thread, which alone touches it from then on
+/// (nghttp2 callbacks run on that thread). Its result is delivered exactly
+/// once, guarded by `finished`. Once nghttp2 has closed its stream and its
+/// result is delivered, the loop thread may take it back (`recycle`) when
+/// nothing else holds it, and hands it back through the same mutex for
+/// another request (`reuse`).
 final class PendingStream: @unchecked Sendable {
-    let deadline: ContinuousClock.Instant
-    private let batch: BatchCompletion
-    private let index: Int
+    /// The deadline, as the time since `origin`. A `Duration`, not an
+    /// `Instant`: `Instant` is a resilient type whose copies go through the
+    /// runtime, and with it reassigned on reuse every access to the property
+    /// (one per waiting stream per timer check) was checked for exclusivity
+    /// at run time; a `Duration` is a plain store.
+    private(set) var deadlineSinceOrigin: Duration
+    var deadline: ContinuousClock.Instant { Self.origin + deadlineSinceOrigin }
+    /// What `deadlineSinceOrigin` counts from.
+    static let origin = ContinuousClock.now
+    private var batch: BatchCompletion
+    private var index: Int
     private(set) var finished = false
 
     var streamID: Int32 = 0
@@ -23,16 +35,46 @@ final class PendingStream: @unchecked Sendable {
 
     /// The bytes of the header values that are this stream's own (`:path`,
     /// `apns-id`…), and the prototype that holds the others: nghttp2 reads
-    /// both, without copying them, until the stream is gone.
+    /// both, without copying them, until it closes the stream. The arena
+    /// stays with the object when it is reused.
     private var arena: UnsafeMutableRawPointer?
+    private var arenaCapacity = 0
     var headerPrototype: HeaderBlockPrototype?
 
     /// `startedAt` + the request's timeout is its deadline.
     init(batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
         self.batch = batch
         self.index = index
-        deadline = startedAt + batch.requests[index].timeout
+        deadlineSinceOrigin = startedAt - Self.origin + batch.requests[index].timeout
     }
+
+    /// A stream taken back by its connection (`recycle`) set up for another
+    /// request, as `init` would.
+    func reuse(batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
+        self.batch = batch
+        self.index = index
+        deadlineSinceOrigin = startedAt - Self.origin + batch.requests[index].timeout
+    }
+
+    /// Forgets the request of a stream that nghttp2 has closed and whose
+    /// result is delivered, for its connection to keep it for another: the
+    /// batch (with its requests) and the header prototype are let go, the
+    /// response parts emptied; the arena is kept, to be written over.
+    func recycle() {
+        batch = Self.noBatch
+        index = 0
+        finished = false
+        streamID = 0
+        slot = -1
+        status = nil
+        responseHeaders = []
+        responseBody = []
+        bodyOffset = 0
+        headerPrototype = nil
+    }
+
+    /// What a recycled stream holds instead of a batch until it is reused.
+    private static let noBatch = BatchCompletion(requests: []) { _ in }
 
     /// The request's timeout (for messages).
     var timeout: Duration { batch.requests[index].timeout }
@@ -62,14 +104,20 @@ final class PendingStream: @unchecked Sendable {
     }
 
     /// Room for `byteCount` bytes of this stream's own header values, for as
-    /// long as the stream lives (replacing any earlier room).
+    /// long as nghttp2 may read them (until it closes the stream). A reused
+    /// stream writes over the room it had, when large enough.
     func makeArena(byteCount: Int) -> UnsafeMutablePointer<UInt8> {
-        free(arena)
-        // malloc: `allocate(byteCount:alignment:)` goes through posix_memalign
-        // on Linux, which costs far more.
-        guard let room = malloc(max(byteCount, 1)) else { fatalError("out of memory for \(byteCount) bytes of header values") }
-        arena = room
-        return room.assumingMemoryBound(to: UInt8.self)
+        if byteCount > arenaCapacity {
+            free(arena)
+            // Room for an APNs path and `apns-id` at least, so that a reused
+            // stream seldom needs more. malloc: `allocate(byteCount:alignment:)`
+            // goes through posix_memalign on Linux, which costs far more.
+            let capacity = max(byteCount, 128)
+            guard let room = malloc(capacity) else { fatalError("out of memory for \(capacity) bytes of header values") }
+            arena = room
+            arenaCapacity = capacity
+        }
+        return arena!.assumingMemoryBound(to: UInt8.self)
     }
 
     /// Adds a chunk of the response body, keeping at most `limit` bytes in all.
