@@ -15,8 +15,7 @@ final class BatchCompletion: @unchecked Sendable {
     /// is for `requests[offset + i]`.
     let requests: [HTTP2Request]
     let offset: Int
-    /// One stored property for everything `complete` changes: one access
-    /// (and one exclusivity check) per result instead of one per field.
+    /// One stored property for everything `complete` changes.
     private var state: State
     private let deliver: @Sendable (Results) -> Void
 
@@ -67,6 +66,12 @@ final class BatchCompletion: @unchecked Sendable {
     /// The result of `requests[index]`. `result` is taken (`consuming`), not
     /// copied, all the way from the stream into the results.
     func complete(_ index: Int, _ result: consuming Result<HTTP2Response, TransportError>) {
-        if let results = state.add(index - offset, result) { deliver(results) }
+        // Taken out and put back: no access to `state` spans a call, so none
+        // is checked for exclusivity at run time.
+        var current = State(results: [], filled: [], remaining: 0)
+        swap(&current, &state)
+        let results = current.add(index - offset, result)
+        swap(&current, &state)
+        if let results { deliver(results) }
     }
 }

@@ -209,7 +209,9 @@ extension HTTP2Connection {
             let snapshot = inFlight
             snapshot.forEach { stream in complete(stream, .failure(lifecycle.failure(ofStream: stream.streamID, lost: lost))) }
         }
-        inFlight.removeAll()
+        var streams = InFlightStreams()
+        swap(&streams, &inFlight)
+        streams.removeAll()
         if didConnect, givenAny, !answeredAny, ContinuousClock.now - connectedAt < Self.healthyLifetime {
             endedWithoutAnswer.store(true, ordering: .relaxed)
         }

@@ -43,14 +43,6 @@ extension HTTP2Connection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        makeHeaderBlocks()
-    }
-
-    /// `:scheme` and `:authority`, shared by every stream of the connection.
-    private func makeHeaderBlocks() {
-        let authority = port == 443 ? host : "\(host):\(port)"
-        headerBlocks = HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array(authority.utf8))],
-                                    unindexed: options.unindexedHeaderBytes)
     }
 
     // MARK: nghttp2 callbacks (on the loop thread)
@@ -102,7 +94,7 @@ extension HTTP2Connection {
     /// gives back its load slot (`finish` ignores a second result).
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
         // nghttp2 still has the stream (and its user data) during this callback.
-        guard var stream = pendingStream(streamID)?.takeUnretainedValue(), inFlight.remove(stream) else { return }
+        guard var stream = pendingStream(streamID)?.takeUnretainedValue(), removeInFlight(stream) else { return }
         defer { recycle(&stream) }
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):

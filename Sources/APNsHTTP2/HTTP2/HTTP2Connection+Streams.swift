@@ -7,13 +7,26 @@ import Synchronization
 extension HTTP2Connection {
     func submitWaiting() {
         defer { releaseSubmitted() }
-        guard let session, headerBlocks != nil, lifecycle.opensStreams else { return }
+        guard let session, lifecycle.opensStreams else { return }
         let limit = streamLimit(session)
         // Refill in groups rather than one stream per freed slot: fewer, larger
         // writes for the server (only while streams are still in flight).
         let group = max(1, min(16, limit / 8))
         if !inFlight.isEmpty, limit - inFlight.count < group { return }
-        while waitingHead < waiting.count, inFlight.count < limit {
+        // The header blocks and the in-flight table are taken out for the
+        // loop and put back after it: no access to either property spans a
+        // call anywhere (see `removeInFlight`, `tearDown`), so the compiler
+        // checks none of them for exclusivity at run time. Nothing the loop
+        // calls reads them.
+        var blocks = HeaderBlocks.none
+        swap(&blocks, &headerBlocks)
+        var streams = InFlightStreams()
+        swap(&streams, &inFlight)
+        defer {
+            swap(&blocks, &headerBlocks)
+            swap(&streams, &inFlight)
+        }
+        while waitingHead < waiting.count, streams.count < limit {
             // Moved out of the list, not copied: a stream that closes while
             // the list still holds others must be held by nothing else to be
             // reused (`recycle`).
@@ -23,7 +36,7 @@ extension HTTP2Connection {
                                                  read_callback: readBodyCallback)
             let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
             let hasBody = stream.hasBody
-            let streamID = headerBlocks!.withBlock(for: stream) { block in
+            let streamID = blocks.withBlock(for: stream) { block in
                 hasBody
                     ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
                     : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
@@ -33,7 +46,7 @@ extension HTTP2Connection {
                 continue
             }
             stream.streamID = streamID
-            inFlight.insert(stream)
+            streams.insert(stream)
         }
     }
 
@@ -105,6 +118,16 @@ extension HTTP2Connection {
         waiting.removeSubrange(0..<waitingHead)
         waitingHead = 0
         waiting.removeAll { $0!.finished }
+    }
+
+    /// Takes `stream` out of `inFlight`; false when it is not there. (The
+    /// table is taken out and put back, as in `submitWaiting`.)
+    func removeInFlight(_ stream: PendingStream) -> Bool {
+        var streams = InFlightStreams()
+        swap(&streams, &inFlight)
+        let removed = streams.remove(stream)
+        swap(&streams, &inFlight)
+        return removed
     }
 
     /// Takes back a stream that nghttp2 has closed and whose result is

@@ -111,8 +111,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// Deadlines are scanned at most this often, not on every loop turn.
     var nextTimerCheck = ContinuousClock.now
     static let timerResolution: Duration = .milliseconds(20)
-    /// The streams' header blocks, once the session has started.
-    var headerBlocks: HeaderBlocks?
+    /// The streams' header blocks.
+    var headerBlocks: HeaderBlocks
     /// `options.keptHeaderBytes`, read once.
     let keptHeaderBytes: [[UInt8]]?
 
@@ -132,6 +132,10 @@ public final class HTTP2Connection: @unchecked Sendable {
         self.port = port
         self.options = options
         keptHeaderBytes = options.keptHeaderBytes
+        // `:scheme` and `:authority`, shared by every stream of the connection.
+        let authority = port == 443 ? host : "\(host):\(port)"
+        headerBlocks = HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array(authority.utf8))],
+                                    unindexed: options.unindexedHeaderBytes)
         tls = context
         self.onClose = onClose
         connectDeadline = ContinuousClock.now + options.connectTimeout

@@ -30,6 +30,10 @@ struct HeaderBlocks {
 
     static let usesBeforeReplacing = 8
 
+    /// No fixed headers, no prototype: what a connection's `headerBlocks`
+    /// holds while they are taken out (`submitWaiting`). Allocates nothing.
+    static var none: HeaderBlocks { HeaderBlocks(fixed: [], unindexed: []) }
+
     /// - Parameters:
     ///   - fixed: the connection's own pseudo headers (`:scheme`, `:authority`).
     ///   - unindexed: header names (lowercase bytes) to send never indexed.
