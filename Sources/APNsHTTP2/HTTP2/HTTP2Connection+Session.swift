@@ -64,7 +64,8 @@ extension HTTP2Connection {
             var status = 0
             for digit in value where digit >= 0x30 && digit <= 0x39 { status = status * 10 + Int(digit - 0x30) }
             stream._withUnsafeGuaranteedRef { $0.status = status }
-        } else if keptHeaderBytes?.contains(where: { Self.bytes(name, equal: $0) }) ?? true {
+        } else if keptHeaderLengths & 1 << UInt64(min(name.count, 63)) != 0,
+                  keptHeaderBytes?.contains(where: { Self.bytes(name, equal: $0) }) ?? true {
             guard let stream = pendingStream(streamID) else { return }
             let header = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
             stream._withUnsafeGuaranteedRef { $0.appendHeader(header) }
@@ -100,7 +101,7 @@ extension HTTP2Connection {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
             answeredAny = true
             let response = stream.takeResponse(status: status)
-            if status != 200, let retires = options.retiresConnection, retires(response) { shutdown() }
+            if status != 200, let retires = retiresConnection, retires(response) { shutdown() }
             complete(stream, .success(response))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):
             complete(stream, .failure(TransportError(.refused, "stream \(streamID) refused by \(host) (not processed)")))

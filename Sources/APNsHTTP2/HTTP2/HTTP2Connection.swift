@@ -115,6 +115,13 @@ public final class HTTP2Connection: @unchecked Sendable {
     var headerBlocks: HeaderBlocks
     /// `options.keptHeaderBytes`, read once.
     let keptHeaderBytes: [[UInt8]]?
+    /// Bit n set: some kept header name has n bytes (n < 64; a longer name
+    /// sets bit 63, which sends every name of 63 bytes or more to the
+    /// comparison). A response header of another length is passed over
+    /// without looking at the kept names (most are: `date`, `server`…).
+    let keptHeaderLengths: UInt64
+    /// `options.retiresConnection`, read once (no copy of the closure per answer).
+    let retiresConnection: (@Sendable (HTTP2Response) -> Bool)?
 
     /// Creates the connection, on an event loop of its own, and connects at
     /// once. `onClose` runs on the loop thread when the connection stops
@@ -132,6 +139,8 @@ public final class HTTP2Connection: @unchecked Sendable {
         self.port = port
         self.options = options
         keptHeaderBytes = options.keptHeaderBytes
+        keptHeaderLengths = options.keptHeaderBytes?.reduce(0) { $0 | 1 << UInt64(min($1.count, 63)) } ?? .max
+        retiresConnection = options.retiresConnection
         // `:scheme` and `:authority`, shared by every stream of the connection.
         let authority = port == 443 ? host : "\(host):\(port)"
         headerBlocks = HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array(authority.utf8))],
