@@ -52,7 +52,11 @@ struct HeaderBlocks {
                 stream.headerPrototype = prototype
                 let entries = prototype.scratch
                 entries.baseAddress!.update(from: prototype.entries.baseAddress!, count: entries.count)
-                // The stream's own bytes: `:path`, then each value that differs.
+                // The stream's own bytes: `:path`, then each value that differs,
+                // each string read once (a read costs a retain and a release):
+                // its bytes go into the arena as its length is learned, the
+                // arena growing if it must, and the entries get their
+                // addresses once all are placed.
                 func text(ofValue position: Int) -> String {
                     switch position {
                     case 0: request.pointee.method
@@ -60,29 +64,38 @@ struct HeaderBlocks {
                     default: headers[position - 2].value
                     }
                 }
-                var length = request.pointee.path.utf8.count
-                var rest = mismatched
-                while rest != 0 {
-                    length += text(ofValue: rest.trailingZeroBitCount).utf8.count
-                    rest &= rest - 1
-                }
-                var cursor = stream.makeArena(byteCount: length)
-                func place(_ text: String, at entry: Int) {
-                    let count = Self.copy(text, to: cursor)
-                    entries[entry].value = cursor
-                    entries[entry].valuelen = count
-                    cursor += count
-                }
-                place(request.pointee.path, at: prototype.pathEntry)
-                rest = mismatched
-                while rest != 0 {
-                    let position = rest.trailingZeroBitCount
-                    let entry = switch position {
+                func entry(ofValue position: Int) -> Int {
+                    switch position {
                     case 0: 0
                     case 1: prototype.pathEntry + 1
                     default: prototype.firstHeaderEntry + position - 2
                     }
-                    place(text(ofValue: position), at: entry)
+                }
+                var used = 0
+                func place(_ text: String, at entry: Int) {
+                    // A constant for the closure (a captured variable would
+                    // be checked for exclusivity at run time).
+                    let start = used
+                    let count = Self.copy(text) { length in stream.arena(atLeast: start + length) + start }
+                    entries[entry].valuelen = count
+                    used += count
+                }
+                place(request.pointee.path, at: prototype.pathEntry)
+                var rest = mismatched
+                while rest != 0 {
+                    let position = rest.trailingZeroBitCount
+                    place(text(ofValue: position), at: entry(ofValue: position))
+                    rest &= rest - 1
+                }
+                var cursor = stream.arena(atLeast: used)
+                func point(_ entry: Int) {
+                    entries[entry].value = cursor
+                    cursor += entries[entry].valuelen
+                }
+                point(prototype.pathEntry)
+                rest = mismatched
+                while rest != 0 {
+                    point(entry(ofValue: rest.trailingZeroBitCount))
                     rest &= rest - 1
                 }
                 return body(UnsafeBufferPointer(entries))
@@ -114,10 +127,12 @@ struct HeaderBlocks {
         return (made, 0)
     }
 
-    /// Copies `text`'s UTF-8 bytes to `destination`; returns their count.
-    private static func copy(_ text: String, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+    /// Copies `text`'s UTF-8 bytes to where `destination` says for their
+    /// count; returns the count.
+    private static func copy(_ text: String, to destination: (Int) -> UnsafeMutablePointer<UInt8>) -> Int {
         func place(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
-            if let base = utf8.baseAddress { destination.update(from: base, count: utf8.count) }
+            let target = destination(utf8.count)
+            if let base = utf8.baseAddress { target.update(from: base, count: utf8.count) }
             return utf8.count
         }
         // Native strings are read where they are; others are made native first.

@@ -103,17 +103,16 @@ final class PendingStream: @unchecked Sendable {
         batch.requests.withUnsafeBufferPointer { body($0.baseAddress! + index) }
     }
 
-    /// Room for `byteCount` bytes of this stream's own header values, for as
-    /// long as nghttp2 may read them (until it closes the stream). A reused
-    /// stream writes over the room it had, when large enough.
-    func makeArena(byteCount: Int) -> UnsafeMutablePointer<UInt8> {
+    /// This stream's own room for header values, at least `byteCount` bytes,
+    /// for as long as nghttp2 may read them (until it closes the stream).
+    /// When it grows, the bytes it held move with it (`realloc`); a reused
+    /// stream writes over the room it had.
+    func arena(atLeast byteCount: Int) -> UnsafeMutablePointer<UInt8> {
         if byteCount > arenaCapacity {
-            free(arena)
             // Room for an APNs path and `apns-id` at least, so that a reused
-            // stream seldom needs more. malloc: `allocate(byteCount:alignment:)`
-            // goes through posix_memalign on Linux, which costs far more.
-            let capacity = max(byteCount, 128)
-            guard let room = malloc(capacity) else { fatalError("out of memory for \(capacity) bytes of header values") }
+            // stream seldom needs more.
+            let capacity = max(byteCount, 2 * arenaCapacity, 128)
+            guard let room = realloc(arena, capacity) else { fatalError("out of memory for \(capacity) bytes of header values") }
             arena = room
             arenaCapacity = capacity
         }
