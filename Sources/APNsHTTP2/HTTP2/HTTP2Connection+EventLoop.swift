@@ -181,7 +181,9 @@ extension HTTP2Connection {
             // becomes the waiting list, no retain and release of each stream.
             swap(&waiting, &drained)
         } else {
-            waiting.append(contentsOf: drained)
+            var list = takeWaiting()
+            list.append(contentsOf: drained)
+            putBack(&list)
             drained.removeAll(keepingCapacity: true)
         }
         return shutdownRequested
@@ -202,7 +204,9 @@ extension HTTP2Connection {
         // Never connected: the queue ends with the connect error itself (the pool
         // backs off and retries a connect failure, and stops on a certificate or ALPN refusal).
         let notSent = didConnect ? TransportError(.notSent, "connection to \(host) ended before sending: \(reason.detail)") : reason
-        waiting.append(contentsOf: queued)
+        var list = takeWaiting()
+        list.append(contentsOf: queued)
+        putBack(&list)
         failWaiting(notSent)
         if case let .close(lost) = lifecycle.failed(reason) {
             // Over a snapshot (see `checkTimers`).

@@ -26,11 +26,13 @@ extension HTTP2Connection {
             swap(&blocks, &headerBlocks)
             swap(&streams, &inFlight)
         }
-        while waitingHead < waiting.count, streams.count < limit {
+        var list = takeWaiting()
+        defer { putBack(&list) }
+        while waitingHead < list.count, streams.count < limit {
             // Moved out of the list, not copied: a stream that closes while
             // the list still holds others must be held by nothing else to be
             // reused (`recycle`).
-            let stream = waiting[waitingHead].take()!
+            let stream = list[waitingHead].take()!
             waitingHead += 1
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                                                  read_callback: readBodyCallback)
@@ -60,22 +62,40 @@ extension HTTP2Connection {
     /// request bodies): at once when all were taken, which under load is most
     /// turns, else once they are the larger part of the list.
     private func releaseSubmitted() {
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
+        var list = takeWaiting()
+        if waitingHead == list.count {
+            list.removeAll(keepingCapacity: true)
             waitingHead = 0
-        } else if waitingHead > 64, waitingHead * 2 > waiting.count {
-            waiting.removeFirst(waitingHead)
+        } else if waitingHead > 64, waitingHead * 2 > list.count {
+            list.removeFirst(waitingHead)
             waitingHead = 0
         }
+        putBack(&list)
+    }
+
+    /// The waiting list, taken out of its property (left empty) to be changed
+    /// and put back (`putBack`): no access to `waiting` spans a call, so none
+    /// is checked for exclusivity at run time. Nothing called in between
+    /// reads the property.
+    func takeWaiting() -> [PendingStream?] {
+        var list: [PendingStream?] = []
+        swap(&list, &waiting)
+        return list
+    }
+
+    func putBack(_ list: inout [PendingStream?]) {
+        swap(&list, &waiting)
     }
 
     func failWaiting(_ error: TransportError) {
-        while waitingHead < waiting.count {
-            complete(waiting[waitingHead]!, .failure(error))
+        var list = takeWaiting()
+        while waitingHead < list.count {
+            complete(list[waitingHead]!, .failure(error))
             waitingHead += 1
         }
-        waiting.removeAll()
+        list.removeAll()
         waitingHead = 0
+        putBack(&list)
     }
 
     func checkTimers() {
@@ -110,14 +130,16 @@ extension HTTP2Connection {
     func expireWaiting(now: ContinuousClock.Instant, _ reason: @autoclosure () -> String) {
         var expired = 0
         let sinceOrigin = now - PendingStream.origin
-        for index in waitingHead..<waiting.count where !waiting[index]!.finished && waiting[index]!.deadlineSinceOrigin <= sinceOrigin {
-            complete(waiting[index]!, .failure(TransportError(.timeout, reason())))
+        var list = takeWaiting()
+        defer { putBack(&list) }
+        for index in waitingHead..<list.count where !list[index]!.finished && list[index]!.deadlineSinceOrigin <= sinceOrigin {
+            complete(list[index]!, .failure(TransportError(.timeout, reason())))
             expired += 1
         }
         guard expired > 0 else { return }
-        waiting.removeSubrange(0..<waitingHead)
+        list.removeSubrange(0..<waitingHead)
         waitingHead = 0
-        waiting.removeAll { $0!.finished }
+        list.removeAll { $0!.finished }
     }
 
     /// Takes `stream` out of `inFlight`; false when it is not there. (The

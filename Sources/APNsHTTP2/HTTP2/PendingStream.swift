@@ -21,7 +21,8 @@ final class PendingStream: @unchecked Sendable {
     var deadline: ContinuousClock.Instant { Self.origin + deadlineSinceOrigin }
     /// What `deadlineSinceOrigin` counts from.
     static let origin = ContinuousClock.now
-    private var batch: BatchCompletion
+    /// nil only while recycled (between `recycle` and `reuse`).
+    private var batch: BatchCompletion!
     private var index: Int
     private(set) var finished = false
 
@@ -61,7 +62,7 @@ final class PendingStream: @unchecked Sendable {
     /// batch (with its requests) and the header prototype are let go, the
     /// response parts emptied; the arena is kept, to be written over.
     func recycle() {
-        batch = Self.noBatch
+        batch = nil
         index = 0
         finished = false
         streamID = 0
@@ -72,9 +73,6 @@ final class PendingStream: @unchecked Sendable {
         bodyOffset = 0
         headerPrototype = nil
     }
-
-    /// What a recycled stream holds instead of a batch until it is reused.
-    private static let noBatch = BatchCompletion(requests: []) { _ in }
 
     /// The request's timeout (for messages).
     var timeout: Duration { batch.requests[index].timeout }
