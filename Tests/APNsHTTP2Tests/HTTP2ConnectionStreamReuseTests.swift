@@ -80,7 +80,7 @@ final class HTTP2ConnectionStreamReuseTests: XCTestCase {
             delivered.set($0)
         }
         let start = ContinuousClock.now
-        stream.reuse(batch: second, index: 0, startedAt: start)
+        stream.reuse(batch: second, index: 0, startedSinceOrigin: start - PendingStream.origin)
         XCTAssertFalse(stream.finished)
         XCTAssertNil(stream.status)
         XCTAssertEqual(stream.responseHeaders, [])

@@ -252,12 +252,13 @@ public final class HTTP2Connection: @unchecked Sendable {
             // Streams the loop took back are reused (no allocation, and their
             // header arenas are written over); new ones only when none is spare.
             state.queued.reserveCapacity(state.queued.count + count)
+            let startedSinceOrigin = startedAt - PendingStream.origin
             for index in range where expired.isEmpty || !expired[index - range.lowerBound] {
                 if let spare = state.spareStreams.popLast() {
-                    spare.reuse(batch: batch, index: index, startedAt: startedAt)
+                    spare.reuse(batch: batch, index: index, startedSinceOrigin: startedSinceOrigin)
                     state.queued.append(spare)
                 } else {
-                    state.queued.append(PendingStream(batch: batch, index: index, startedAt: startedAt))
+                    state.queued.append(PendingStream(batch: batch, index: index, startedSinceOrigin: startedSinceOrigin))
                 }
             }
             load.add(count, ordering: .relaxed)

@@ -43,18 +43,24 @@ final class PendingStream: @unchecked Sendable {
     var headerPrototype: HeaderBlockPrototype?
 
     /// `startedAt` + the request's timeout is its deadline.
-    init(batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
+    convenience init(batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
+        self.init(batch: batch, index: index, startedSinceOrigin: startedAt - Self.origin)
+    }
+
+    /// As `init(batch:index:startedAt:)`, with `startedAt - origin` worked
+    /// out once for a whole batch.
+    init(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
         self.batch = batch
         self.index = index
-        deadlineSinceOrigin = startedAt - Self.origin + batch.requests[index].timeout
+        deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
     }
 
     /// A stream taken back by its connection (`recycle`) set up for another
     /// request, as `init` would.
-    func reuse(batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
+    func reuse(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
         self.batch = batch
         self.index = index
-        deadlineSinceOrigin = startedAt - Self.origin + batch.requests[index].timeout
+        deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
     }
 
     /// Forgets the request of a stream that nghttp2 has closed and whose
