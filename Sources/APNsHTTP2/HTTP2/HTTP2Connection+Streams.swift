@@ -48,7 +48,7 @@ extension HTTP2Connection {
                 continue
             }
             stream.streamID = streamID
-            streams.insert(stream)
+            streams.insert(consume stream)
         }
     }
 

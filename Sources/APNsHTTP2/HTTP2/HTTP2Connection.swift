@@ -256,7 +256,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             for index in range where expired.isEmpty || !expired[index - range.lowerBound] {
                 if let spare = state.spareStreams.popLast() {
                     spare.reuse(batch: batch, index: index, startedSinceOrigin: startedSinceOrigin)
-                    state.queued.append(spare)
+                    state.queued.append(consume spare)
                 } else {
                     state.queued.append(PendingStream(batch: batch, index: index, startedSinceOrigin: startedSinceOrigin))
                 }
