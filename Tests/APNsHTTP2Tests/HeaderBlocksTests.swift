@@ -141,6 +141,18 @@ final class HeaderBlocksTests: XCTestCase {
         for (_, entries, request) in submitted { XCTAssertEqual(read(entries), expected(request), "\(request)") }
     }
 
+    func testRequestsOfAnotherFormThanTheFirstGetAPrototypeOfTheirOwnSoon() {
+        var blocks = makeBlocks()
+        let (first, _) = submit(HTTP2Request(path: "/odd", headers: [HTTPHeader("x-odd", "1")]), &blocks)
+        let later = (0..<20).map { submit(notification($0), &blocks) }
+        let kept = later[HeaderBlocks.usesBeforeReplacing].0.headerPrototype
+        XCTAssert(kept !== first.headerPrototype)
+        for (stream, _) in later.dropFirst(HeaderBlocks.usesBeforeReplacing) {
+            XCTAssert(stream.headerPrototype === kept, "one prototype for the requests of the usual form")
+        }
+        for (number, (_, entries)) in later.enumerated() { XCTAssertEqual(read(entries), expected(notification(number))) }
+    }
+
     func testAStringChangedInPlaceAfterwardsIsNotMistakenForTheOldOne() {
         var blocks = makeBlocks()
         var value = String(repeating: "x", count: 40)

@@ -9,11 +9,11 @@ internal import CNGHTTP2
 /// into the stream's own arena. nghttp2 copies the entry array itself, so
 /// the prototype's scratch entries serve every stream.
 ///
-/// When to make a new prototype: when a request of another form comes after
-/// the prototype served `usesBeforeReplacing` streams (before that, such a
-/// request gets a prototype of its own, not kept), or when a request differs
-/// in a value that had repeated (a new event's collapse id, a new token)
-/// after as many: a workload that alternates makes a prototype at most once
+/// When to make a new prototype: when a request of another form comes once
+/// `usesBeforeReplacing` streams were made since the prototype was (before
+/// that, such a request gets a prototype of its own, not kept), or when a
+/// request differs in a value that had repeated (a new event's collapse id,
+/// a new token) after as many: a workload that alternates makes a prototype at most once
 /// per `usesBeforeReplacing` streams, and a value that never repeats (the
 /// `apns-id`) never makes one.
 ///
@@ -22,7 +22,8 @@ struct HeaderBlocks {
     private let fixed: [(name: [UInt8], value: [UInt8])]
     private let unindexed: [[UInt8]]
     private var prototype: HeaderBlockPrototype?
-    /// Streams whose blocks `prototype` served.
+    /// Streams whose blocks were made since `prototype` was (by it or, for
+    /// requests of another form, by a prototype of their own).
     private var uses = 0
     /// Value positions of `prototype` (as `mismatchedValues` numbers them)
     /// that a later request repeated.
@@ -118,6 +119,9 @@ struct HeaderBlocks {
                 return (prototype, mismatched)
             }
         } else if prototype != nil, uses < Self.usesBeforeReplacing {
+            // Counted too: requests of one other form replace the prototype
+            // after as many as any others would.
+            uses += 1
             return (HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed), 0)
         }
         let made = HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed)
