@@ -53,6 +53,7 @@ final class PendingStream: @unchecked Sendable {
         self.batch = batch
         self.index = index
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
+        hasBody = !batch.requests[index].body.isEmpty
     }
 
     /// A stream taken back by its connection (`recycle`) set up for another
@@ -61,6 +62,7 @@ final class PendingStream: @unchecked Sendable {
         self.batch = batch
         self.index = index
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
+        hasBody = !batch.requests[index].body.isEmpty
     }
 
     /// Forgets the request of a stream that nghttp2 has closed and whose
@@ -83,8 +85,10 @@ final class PendingStream: @unchecked Sendable {
     /// The request's timeout (for messages).
     var timeout: Duration { batch.requests[index].timeout }
 
-    /// The request has a body (a DATA frame follows its headers).
-    var hasBody: Bool { !batch.requests[index].body.isEmpty }
+    /// The request has a body (a DATA frame follows its headers). Noted when
+    /// the stream is set up, where the batch is at hand, not read through
+    /// it (a retain and a release) when the stream is submitted.
+    private(set) var hasBody: Bool
 
     /// Copies the next part of the body, up to `capacity` bytes, into
     /// `buffer`; returns the count and whether the body is now all sent.
