@@ -162,6 +162,33 @@ final class APNsClientTests: XCTestCase {
         XCTAssertEqual(second, .accepted(apnsID: request.header("apns-id")!))
     }
 
+    func testABatchSplitOverFourConnectionsAnswersEachRequestInItsPlace() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client(connections: 4)
+        defer { client.shutdown() }
+        // Every seventh device rejected, so that answers differ by position.
+        let requests = try testbed.requests(count: 103)
+        for request in requests.enumerated() where request.offset % 7 == 3 {
+            testbed.simulator.script(token: request.element.token, responses: [.badDeviceToken], thereafter: .success)
+        }
+        // Twice: the second batch goes out once all four connections are up.
+        for round in 0..<2 {
+            let outcomes = await client.send(requests)
+            XCTAssertEqual(outcomes.count, requests.count)
+            for (index, outcome) in outcomes.enumerated() {
+                let apnsID = requests[index].header("apns-id")!
+                switch try outcome.get() {
+                case let .accepted(id):
+                    XCTAssert(index % 7 != 3 || round == 1, "request \(index), round \(round)")
+                    XCTAssertEqual(id, apnsID, "request \(index), round \(round)")
+                case let .rejected(rejection):
+                    XCTAssert(index % 7 == 3 && round == 0, "request \(index), round \(round): \(rejection)")
+                    XCTAssertEqual(rejection.apnsID, apnsID, "request \(index)")
+                }
+            }
+        }
+    }
+
     func testStreamLimitOfOneStillDeliversEverything() async throws {
         let testbed = try APNsTestbed { $0.maxConcurrentStreams = 1 }
         let client = try testbed.client()

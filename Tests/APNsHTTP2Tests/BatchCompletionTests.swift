@@ -29,6 +29,21 @@ final class BatchCompletionTests: XCTestCase {
         XCTAssertEqual(deliveries(count: 0, []), [[]], "an empty batch is delivered at once")
     }
 
+    func testAShareOfALargerGroupDeliversTheResultsOfItsOwnRequests() {
+        let delivered = Locked<[[Outcome]]>([])
+        let requests = (0..<10).map { HTTP2Request(path: "/\($0)") }
+        let batch = BatchCompletion(requests: requests, range: 4..<7) { results in delivered.withLock { $0.append(results) } }
+        let outcomes: [Outcome] = (0..<3).map { .success(HTTP2Response(status: 200 + $0)) }
+        batch.complete(6, outcomes[2])
+        batch.complete(4, outcomes[0])
+        XCTAssertEqual(delivered.withLock { $0 }, [], "one missing: nothing yet")
+        batch.complete(5, outcomes[1])
+        XCTAssertEqual(delivered.withLock { $0 }, [outcomes], "requests 4, 5, 6 in order")
+        let one = Locked<[[Outcome]]>([])
+        BatchCompletion(requests: requests, range: 9..<10) { results in one.withLock { $0.append(results) } }.complete(9, outcomes[0])
+        XCTAssertEqual(one.withLock { $0 }, [[outcomes[0]]])
+    }
+
     func testResultsArriveInRequestOrderWhateverTheOrderTheyFinishIn() {
         let outcomes: [Outcome] = (0..<5).map { .success(HTTP2Response(status: 200 + $0)) }
         let order = [3, 0, 4, 1, 2]

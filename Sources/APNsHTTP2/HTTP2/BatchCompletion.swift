@@ -10,9 +10,12 @@
 /// never changes.
 final class BatchCompletion: @unchecked Sendable {
     typealias Results = [Result<HTTP2Response, TransportError>]
+    /// The requests this batch sends are `requests[offset ..< offset + count]`
+    /// (a pool's share of a larger group, not copied out of it); result `i`
+    /// is for `requests[offset + i]`.
     let requests: [HTTP2Request]
-    /// One stored property for everything `complete` changes: one access
-    /// (and one exclusivity check) per result instead of one per field.
+    let offset: Int
+    /// One stored property for everything `complete` changes.
     private var state: State
     private let deliver: @Sendable (Results) -> Void
 
@@ -43,9 +46,12 @@ final class BatchCompletion: @unchecked Sendable {
         }
     }
 
-    init(requests: [HTTP2Request], deliver: @escaping @Sendable (Results) -> Void) {
+    /// - Parameter range: the positions of `requests` to send; nil: all.
+    init(requests: [HTTP2Request], range: Range<Int>? = nil, deliver: @escaping @Sendable (Results) -> Void) {
         self.requests = requests
-        let count = requests.count
+        let range = range ?? requests.indices
+        offset = range.lowerBound
+        let count = range.count
         // A batch of one (the usual notify: one device per provider) needs no
         // array to gather into: `remaining` says whether it has finished.
         state = State(results: count == 1 ? [] : Array(repeating: .failure(Self.placeholder), count: count),
@@ -57,9 +63,15 @@ final class BatchCompletion: @unchecked Sendable {
     /// What a position holds until its result arrives (never delivered).
     private static let placeholder = TransportError(.notSent, "")
 
-    /// `result` is taken (`consuming`), not copied, all the way from the
-    /// stream into the results.
+    /// The result of `requests[index]`. `result` is taken (`consuming`), not
+    /// copied, all the way from the stream into the results.
     func complete(_ index: Int, _ result: consuming Result<HTTP2Response, TransportError>) {
-        if let results = state.add(index, result) { deliver(results) }
+        // Taken out and put back: no access to `state` spans a call, so none
+        // is checked for exclusivity at run time.
+        var current = State(results: [], filled: [], remaining: 0)
+        swap(&current, &state)
+        let results = current.add(index - offset, result)
+        swap(&current, &state)
+        if let results { deliver(results) }
     }
 }

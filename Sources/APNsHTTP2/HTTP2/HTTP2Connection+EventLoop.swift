@@ -158,18 +158,32 @@ extension HTTP2Connection {
     private func drainInbox() -> Bool {
         // The queue's storage is swapped with an empty one kept for the
         // purpose: no copy, and no new buffer per wake.
+        // The streams taken back since the last turn go to the senders (a
+        // local list: see `recycle`).
+        var spares: [PendingStream] = []
+        swap(&spares, &recycled)
         let shutdownRequested = inbox.withLock { state in
             state.wakePending = false
             swap(&state.queued, &drained)
+            if state.spareStreams.isEmpty {
+                swap(&state.spareStreams, &spares)
+            } else {
+                state.spareStreams.append(contentsOf: spares.prefix(max(0, Self.spareStreamLimit - state.spareStreams.count)))
+            }
             return state.shutdownRequested
         }
+        // Handed over, or over the limit: let go here, outside the lock.
+        spares.removeAll(keepingCapacity: true)
+        swap(&spares, &recycled)
         if !drained.isEmpty { givenAny = true }
         if waiting.isEmpty {
             // All taken before (under load, most turns): the queue's storage
             // becomes the waiting list, no retain and release of each stream.
             swap(&waiting, &drained)
         } else {
-            waiting.append(contentsOf: drained)
+            var list = takeWaiting()
+            list.append(contentsOf: drained)
+            putBack(&list)
             drained.removeAll(keepingCapacity: true)
         }
         return shutdownRequested
@@ -190,14 +204,18 @@ extension HTTP2Connection {
         // Never connected: the queue ends with the connect error itself (the pool
         // backs off and retries a connect failure, and stops on a certificate or ALPN refusal).
         let notSent = didConnect ? TransportError(.notSent, "connection to \(host) ended before sending: \(reason.detail)") : reason
-        waiting.append(contentsOf: queued)
+        var list = takeWaiting()
+        list.append(contentsOf: queued)
+        putBack(&list)
         failWaiting(notSent)
         if case let .close(lost) = lifecycle.failed(reason) {
             // Over a snapshot (see `checkTimers`).
             let snapshot = inFlight
             snapshot.forEach { stream in complete(stream, .failure(lifecycle.failure(ofStream: stream.streamID, lost: lost))) }
         }
-        inFlight.removeAll()
+        var streams = InFlightStreams()
+        swap(&streams, &inFlight)
+        streams.removeAll()
         if didConnect, givenAny, !answeredAny, ContinuousClock.now - connectedAt < Self.healthyLifetime {
             endedWithoutAnswer.store(true, ordering: .relaxed)
         }

@@ -43,25 +43,6 @@ extension HTTP2Connection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        buildFixedHeaders()
-    }
-
-    /// `:scheme` and `:authority`, shared by every stream of the connection.
-    private func buildFixedHeaders() {
-        let authority = port == 443 ? host : "\(host):\(port)"
-        let pairs = [(":scheme", "https"), (":authority", authority)]
-        let block = UnsafeMutableBufferPointer<nghttp2_nv>.allocate(capacity: pairs.count)
-        for (index, (name, value)) in pairs.enumerated() {
-            let bytes = Array(name.utf8) + Array(value.utf8)
-            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-            storage.copyBytes(from: bytes)
-            fixedHeaderStorage.append(storage)
-            let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            block[index] = nghttp2_nv(name: base, value: base + name.utf8.count, namelen: name.utf8.count,
-                                      valuelen: value.utf8.count,
-                                      flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue))
-        }
-        fixedHeaders = block
     }
 
     // MARK: nghttp2 callbacks (on the loop thread)
@@ -83,10 +64,11 @@ extension HTTP2Connection {
             var status = 0
             for digit in value where digit >= 0x30 && digit <= 0x39 { status = status * 10 + Int(digit - 0x30) }
             stream._withUnsafeGuaranteedRef { $0.status = status }
-        } else if keptHeaderBytes?.contains(where: { Self.bytes(name, equal: $0) }) ?? true {
+        } else if keptHeaderLengths & 1 << UInt64(min(name.count, 63)) != 0,
+                  keptHeaderBytes?.contains(where: { Self.bytes(name, equal: $0) }) ?? true {
             guard let stream = pendingStream(streamID) else { return }
             let header = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-            stream._withUnsafeGuaranteedRef { $0.responseHeaders.append(header) }
+            stream._withUnsafeGuaranteedRef { $0.appendHeader(header) }
         }
     }
 
@@ -113,12 +95,13 @@ extension HTTP2Connection {
     /// gives back its load slot (`finish` ignores a second result).
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
         // nghttp2 still has the stream (and its user data) during this callback.
-        guard let stream = pendingStream(streamID)?.takeUnretainedValue(), inFlight.remove(stream) else { return }
+        guard var stream = pendingStream(streamID)?.takeUnretainedValue(), removeInFlight(stream) else { return }
+        defer { recycle(&stream) }
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
             answeredAny = true
             let response = stream.takeResponse(status: status)
-            if status != 200, let retires = options.retiresConnection, retires(response) { shutdown() }
+            if status != 200, let retires = retiresConnection, retires(response) { shutdown() }
             complete(stream, .success(response))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):
             complete(stream, .failure(TransportError(.refused, "stream \(streamID) refused by \(host) (not processed)")))

@@ -7,28 +7,48 @@ import Synchronization
 extension HTTP2Connection {
     func submitWaiting() {
         defer { releaseSubmitted() }
-        guard let session, let fixedHeaders, lifecycle.opensStreams else { return }
+        guard let session, lifecycle.opensStreams else { return }
         let limit = streamLimit(session)
         // Refill in groups rather than one stream per freed slot: fewer, larger
         // writes for the server (only while streams are still in flight).
         let group = max(1, min(16, limit / 8))
         if !inFlight.isEmpty, limit - inFlight.count < group { return }
-        while waitingHead < waiting.count, inFlight.count < limit {
-            let stream = waiting[waitingHead]
+        // The header blocks and the in-flight table are taken out for the
+        // loop and put back after it: no access to either property spans a
+        // call anywhere (see `removeInFlight`, `tearDown`), so the compiler
+        // checks none of them for exclusivity at run time. Nothing the loop
+        // calls reads them.
+        var blocks = HeaderBlocks.none
+        swap(&blocks, &headerBlocks)
+        var streams = InFlightStreams()
+        swap(&streams, &inFlight)
+        defer {
+            swap(&blocks, &headerBlocks)
+            swap(&streams, &inFlight)
+        }
+        var list = takeWaiting()
+        defer { putBack(&list) }
+        while waitingHead < list.count, streams.count < limit {
+            // Moved out of the list, not copied: a stream that closes while
+            // the list still holds others must be held by nothing else to be
+            // reused (`recycle`).
+            let stream = list[waitingHead].take()!
             waitingHead += 1
-            let block = stream.buildHeaderBlock(fixed: UnsafeBufferPointer(fixedHeaders), unindexed: options.unindexedHeaderBytes)
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                                                  read_callback: readBodyCallback)
             let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
-            let streamID = stream.hasBody
-                ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
-                : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
+            let hasBody = stream.hasBody
+            let streamID = blocks.withBlock(for: stream) { block in
+                hasBody
+                    ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
+                    : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
+            }
             if streamID < 0 {
                 complete(stream, .failure(TransportError(.notSent, nghttp2Message("nghttp2_submit_request", streamID))))
                 continue
             }
             stream.streamID = streamID
-            inFlight.insert(stream)
+            streams.insert(consume stream)
         }
     }
 
@@ -42,22 +62,40 @@ extension HTTP2Connection {
     /// request bodies): at once when all were taken, which under load is most
     /// turns, else once they are the larger part of the list.
     private func releaseSubmitted() {
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
+        var list = takeWaiting()
+        if waitingHead == list.count {
+            list.removeAll(keepingCapacity: true)
             waitingHead = 0
-        } else if waitingHead > 64, waitingHead * 2 > waiting.count {
-            waiting.removeFirst(waitingHead)
+        } else if waitingHead > 64, waitingHead * 2 > list.count {
+            list.removeFirst(waitingHead)
             waitingHead = 0
         }
+        putBack(&list)
+    }
+
+    /// The waiting list, taken out of its property (left empty) to be changed
+    /// and put back (`putBack`): no access to `waiting` spans a call, so none
+    /// is checked for exclusivity at run time. Nothing called in between
+    /// reads the property.
+    func takeWaiting() -> [PendingStream?] {
+        var list: [PendingStream?] = []
+        swap(&list, &waiting)
+        return list
+    }
+
+    func putBack(_ list: inout [PendingStream?]) {
+        swap(&list, &waiting)
     }
 
     func failWaiting(_ error: TransportError) {
-        while waitingHead < waiting.count {
-            complete(waiting[waitingHead], .failure(error))
+        var list = takeWaiting()
+        while waitingHead < list.count {
+            complete(list[waitingHead]!, .failure(error))
             waitingHead += 1
         }
-        waiting.removeAll()
+        list.removeAll()
         waitingHead = 0
+        putBack(&list)
     }
 
     func checkTimers() {
@@ -69,8 +107,9 @@ extension HTTP2Connection {
         // delivered here runs its caller's completion, which must not meet a
         // table still being read.
         let snapshot = inFlight
+        let sinceOrigin = now - PendingStream.origin
         snapshot.forEach { stream in
-            guard stream.deadline <= now else { return }
+            guard stream.deadlineSinceOrigin <= sinceOrigin else { return }
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, NGHTTP2_CANCEL.rawValue)
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
         }
@@ -90,14 +129,44 @@ extension HTTP2Connection {
     /// earlier deadline may wait behind a later one.
     func expireWaiting(now: ContinuousClock.Instant, _ reason: @autoclosure () -> String) {
         var expired = 0
-        for index in waitingHead..<waiting.count where !waiting[index].finished && waiting[index].deadline <= now {
-            complete(waiting[index], .failure(TransportError(.timeout, reason())))
+        let sinceOrigin = now - PendingStream.origin
+        var list = takeWaiting()
+        defer { putBack(&list) }
+        for index in waitingHead..<list.count where !list[index]!.finished && list[index]!.deadlineSinceOrigin <= sinceOrigin {
+            complete(list[index]!, .failure(TransportError(.timeout, reason())))
             expired += 1
         }
         guard expired > 0 else { return }
-        waiting.removeSubrange(0..<waitingHead)
+        list.removeSubrange(0..<waitingHead)
         waitingHead = 0
-        waiting.removeAll { $0.finished }
+        list.removeAll { $0!.finished }
+    }
+
+    /// Takes `stream` out of `inFlight`; false when it is not there. (The
+    /// table is taken out and put back, as in `submitWaiting`.)
+    func removeInFlight(_ stream: PendingStream) -> Bool {
+        var streams = InFlightStreams()
+        swap(&streams, &inFlight)
+        let removed = streams.remove(stream)
+        swap(&streams, &inFlight)
+        return removed
+    }
+
+    /// Takes back a stream that nghttp2 has closed and whose result is
+    /// delivered, to be reused by a later `send` (its allocation and its
+    /// header arena): only when nothing else holds it (the waiting list until
+    /// it is next emptied, a timer's snapshot), and up to a limit.
+    func recycle(_ stream: inout PendingStream) {
+        guard stream.finished, isKnownUniquelyReferenced(&stream) else { return }
+        // Taken out and put back: no access to `recycled` spans a call, so
+        // none is checked for exclusivity at run time.
+        var spares: [PendingStream] = []
+        swap(&spares, &recycled)
+        if spares.count < Self.spareStreamLimit {
+            stream.recycle()
+            spares.append(stream)
+        }
+        swap(&spares, &recycled)
     }
 
     /// Finishes a stream and releases its load slot.

@@ -87,13 +87,14 @@ public final class HTTP2ConnectionPool: Sendable {
             }
             return
         }
-        let shares = Self.split(Array(requests.indices), over: connections.count).filter { !$0.isEmpty }
+        // Contiguous shares, each sent from the caller's array as it is (no
+        // copy of a request per share, nor its destruction later).
+        let shares = Self.split(requests.indices, over: connections.count)
         let gathered = Locked(Gathering<Result<HTTP2Response, TransportError>>(
             count: requests.count, parts: shares.count, missing: .failure(TransportError(.notSent, "no answer from the pool"))))
         for (slot, share) in shares.enumerated() {
-            let batch = share.count == requests.count ? requests : share.map { requests[$0] }
-            connections[slot].send(batch, startedAt: start) { outcomes in
-                guard let outcomes = gathered.withLock({ $0.add(share, outcomes) }) else { return }
+            connections[slot].send(requests, in: share, startedAt: start) { outcomes in
+                guard let outcomes = gathered.withLock({ $0.add(Array(share), outcomes) }) else { return }
                 self.resendingUnprocessed(requests, outcomes: outcomes, startedAt: start, completion: completion)
             }
         }
@@ -195,6 +196,22 @@ public final class HTTP2ConnectionPool: Sendable {
     /// ends as connect_failed (the first two back-offs, 50–200 ms, are
     /// waited for; the longer ones mean the origin is down).
     static let longestWaitForBackoff: Duration = .milliseconds(250)
+
+    /// `indices` split into at most `count` contiguous, non-empty ranges of
+    /// sizes that differ by one at most.
+    private static func split(_ indices: Range<Int>, over count: Int) -> [Range<Int>] {
+        let parts = max(1, min(count, indices.count))
+        let (size, larger) = indices.count.quotientAndRemainder(dividingBy: parts)
+        var shares: [Range<Int>] = []
+        shares.reserveCapacity(parts)
+        var start = indices.lowerBound
+        for part in 0..<parts {
+            let end = start + size + (part < larger ? 1 : 0)
+            shares.append(start..<end)
+            start = end
+        }
+        return shares
+    }
 
     /// The request indices split evenly over `count` connections.
     private static func split(_ indices: [Int], over count: Int) -> [[Int]] {

@@ -12,13 +12,15 @@ struct InFlightStreams {
 
     var isEmpty: Bool { count == 0 }
 
-    mutating func insert(_ stream: PendingStream) {
+    /// Takes `stream` in; `consuming`: the caller's reference moves into the
+    /// table (no retain and release to copy it).
+    mutating func insert(_ stream: consuming PendingStream) {
         if let slot = freeSlots.popLast() {
-            slots[slot] = stream
             stream.slot = slot
+            slots[slot] = consume stream
         } else {
             stream.slot = slots.count
-            slots.append(stream)
+            slots.append(consume stream)
         }
         count += 1
     }

@@ -1,0 +1,147 @@
+internal import CNGHTTP2
+
+/// The header blocks of one connection's streams, made from the
+/// connection's current `HeaderBlockPrototype`: a request of the
+/// prototype's form (same header names, authorization or not) points at
+/// the prototype's bytes for every value it shares with it, compared by
+/// string identity (no string is read, retained or copied for them), and
+/// only its `:path` and the values that differ (APNs: `apns-id`) are copied,
+/// into the stream's own arena. nghttp2 copies the entry array itself, so
+/// the prototype's scratch entries serve every stream.
+///
+/// When to make a new prototype: when a request of another form comes once
+/// `usesBeforeReplacing` streams were made since the prototype was (before
+/// that, such a request gets a prototype of its own, not kept), or when a
+/// request differs in a value that had repeated (a new event's collapse id,
+/// a new token) after as many: a workload that alternates makes a prototype at most once
+/// per `usesBeforeReplacing` streams, and a value that never repeats (the
+/// `apns-id`) never makes one.
+///
+/// Loop-thread state of one connection.
+struct HeaderBlocks {
+    private let fixed: [(name: [UInt8], value: [UInt8])]
+    private let unindexed: [[UInt8]]
+    private var prototype: HeaderBlockPrototype?
+    /// Streams whose blocks were made since `prototype` was (by it or, for
+    /// requests of another form, by a prototype of their own).
+    private var uses = 0
+    /// Value positions of `prototype` (as `mismatchedValues` numbers them)
+    /// that a later request repeated.
+    private var repeated: UInt64 = 0
+
+    static let usesBeforeReplacing = 8
+
+    /// No fixed headers, no prototype: what a connection's `headerBlocks`
+    /// holds while they are taken out (`submitWaiting`). Allocates nothing.
+    static var none: HeaderBlocks { HeaderBlocks(fixed: [], unindexed: []) }
+
+    /// - Parameters:
+    ///   - fixed: the connection's own pseudo headers (`:scheme`, `:authority`).
+    ///   - unindexed: header names (lowercase bytes) to send never indexed.
+    init(fixed: [(name: [UInt8], value: [UInt8])], unindexed: [[UInt8]]) {
+        self.fixed = fixed
+        self.unindexed = unindexed
+    }
+
+    /// Calls `body` with `stream`'s header block: valid during the call for
+    /// nghttp2 to copy the entries; the bytes they point to live as long as
+    /// the stream (its arena and the prototype it now holds).
+    mutating func withBlock<Result>(for stream: PendingStream, _ body: (UnsafeBufferPointer<nghttp2_nv>) -> Result) -> Result {
+        stream.withRequest { request in
+            request.pointee.headers.withUnsafeBufferPointer { headers in
+                let (prototype, mismatched) = choosePrototype(request, headers)
+                stream.headerPrototype = prototype
+                let entries = prototype.scratch
+                entries.baseAddress!.update(from: prototype.entries.baseAddress!, count: entries.count)
+                // The stream's own bytes: `:path`, then each value that differs,
+                // each string read once (a read costs a retain and a release):
+                // its bytes go into the arena as its length is learned, the
+                // arena growing if it must, and the entries get their
+                // addresses once all are placed.
+                func text(ofValue position: Int) -> String {
+                    switch position {
+                    case 0: request.pointee.method
+                    case 1: request.pointee.authorization ?? ""
+                    default: headers[position - 2].value
+                    }
+                }
+                func entry(ofValue position: Int) -> Int {
+                    switch position {
+                    case 0: 0
+                    case 1: prototype.pathEntry + 1
+                    default: prototype.firstHeaderEntry + position - 2
+                    }
+                }
+                var used = 0
+                func place(_ text: String, at entry: Int) {
+                    // A constant for the closure (a captured variable would
+                    // be checked for exclusivity at run time).
+                    let start = used
+                    let count = Self.copy(text) { length in stream.arena(atLeast: start + length) + start }
+                    entries[entry].valuelen = count
+                    used += count
+                }
+                place(request.pointee.path, at: prototype.pathEntry)
+                var rest = mismatched
+                while rest != 0 {
+                    let position = rest.trailingZeroBitCount
+                    place(text(ofValue: position), at: entry(ofValue: position))
+                    rest &= rest - 1
+                }
+                var cursor = stream.arena(atLeast: used)
+                func point(_ entry: Int) {
+                    entries[entry].value = cursor
+                    cursor += entries[entry].valuelen
+                }
+                point(prototype.pathEntry)
+                rest = mismatched
+                while rest != 0 {
+                    point(entry(ofValue: rest.trailingZeroBitCount))
+                    rest &= rest - 1
+                }
+                return body(UnsafeBufferPointer(entries))
+            }
+        }
+    }
+
+    /// The prototype for `request`, and the values (as `mismatchedValues`
+    /// numbers them) it does not share with it.
+    private mutating func choosePrototype(_ request: UnsafePointer<HTTP2Request>, _ headers: UnsafeBufferPointer<HTTPHeader>)
+        -> (HeaderBlockPrototype, UInt64) {
+        guard headers.count <= HeaderBlockPrototype.maximumHeaders else {
+            // Too many values to follow: a block of its own.
+            return (HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed), 0)
+        }
+        if let prototype, let mismatched = prototype.mismatchedValues(request, headers: headers) {
+            if mismatched & repeated == 0 || uses < Self.usesBeforeReplacing {
+                uses += 1
+                repeated |= ~mismatched
+                return (prototype, mismatched)
+            }
+        } else if prototype != nil, uses < Self.usesBeforeReplacing {
+            // Counted too: requests of one other form replace the prototype
+            // after as many as any others would.
+            uses += 1
+            return (HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed), 0)
+        }
+        let made = HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed)
+        prototype = made
+        uses = 1
+        repeated = 0
+        return (made, 0)
+    }
+
+    /// Copies `text`'s UTF-8 bytes to where `destination` says for their
+    /// count; returns the count.
+    private static func copy(_ text: String, to destination: (Int) -> UnsafeMutablePointer<UInt8>) -> Int {
+        func place(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+            let target = destination(utf8.count)
+            if let base = utf8.baseAddress { target.update(from: base, count: utf8.count) }
+            return utf8.count
+        }
+        // Native strings are read where they are; others are made native first.
+        if let count = text.utf8.withContiguousStorageIfAvailable(place) { return count }
+        var text = text
+        return text.withUTF8(place)
+    }
+}
