@@ -29,6 +29,8 @@ public final class FCMClient: Sendable {
     private let tokens: any AccessTokenSource
     private let requestTimeout: Duration
     private let now: @Sendable () -> Int64
+    /// The `authorization` value, made once per access token.
+    private let authorization = AuthorizationValues(scheme: "Bearer")
 
     /// - Parameters:
     ///   - baseURL: `https://fcm.googleapis.com` (``FCMTarget/production``) or a simulator.
@@ -170,7 +172,7 @@ public final class FCMClient: Sendable {
     /// HPACK literal never indexed (a credential), and no per-request copy
     /// of the rendered header list.
     private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> [HTTP2Request] {
-        let authorization = "Bearer \(token)"
+        let authorization = authorization.value(for: token)
         let timeout = max(.zero, deadline - ContinuousClock.now)
         return requests.map { request in
             let headers = request.headers.contains { $0.name == "authorization" }

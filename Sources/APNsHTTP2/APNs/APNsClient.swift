@@ -2,7 +2,6 @@
 import Glibc
 #endif
 public import PayloadBuilder
-import PushGWSync
 
 /// Sends notifications rendered by PayloadBuilder to APNs over a pool of
 /// long-lived HTTP/2 connections, with ES256 provider-token authentication.
@@ -18,10 +17,8 @@ public final class APNsClient: Sendable {
     private let tokens: any ProviderTokenSource
     private let requestTimeout: Duration
     private let now: @Sendable () -> Int64
-    /// The last token and its `authorization` value, made once per token:
-    /// the same string in every request then, which a connection's header
-    /// prototype (`HeaderBlocks`) knows by identity and does not copy.
-    private let authorization = Locked<(token: String, value: String)?>(nil)
+    /// The `authorization` value, made once per provider token.
+    private let authorization = AuthorizationValues(scheme: "bearer")
 
     /// - Parameters:
     ///   - origin: `https://api.push.apple.com`, the sandbox, or a simulator.
@@ -143,7 +140,7 @@ public final class APNsClient: Sendable {
 
     /// The HTTP/2 requests, each with the time left until `deadline`.
     private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> [HTTP2Request] {
-        let authorization = authorizationValue(token)
+        let authorization = authorization.value(for: token)
         let timeout = max(.zero, deadline - ContinuousClock.now)
         // Copies of one request with what all share, then each one's own
         // parts set in place: made one by one (with `map`, or initialized in
@@ -161,16 +158,6 @@ public final class APNsClient: Sendable {
             }
         }
         return made
-    }
-
-    /// `bearer` and `token`, the same string as long as the token is.
-    private func authorizationValue(_ token: String) -> String {
-        authorization.withLock { last in
-            if let last, last.token == token { return last.value }
-            let value = "bearer \(token)"
-            last = (token, value)
-            return value
-        }
     }
 
     /// The outcome of each answer, and whether any is a rejection of the
