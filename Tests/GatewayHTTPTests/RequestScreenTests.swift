@@ -41,13 +41,14 @@ final class RequestScreenTests: XCTestCase {
         XCTAssertEqual(try code([header("Host", "x")], intact: false)?.0, 400)
     }
 
-    /// The word-at-a-time check agrees with a byte-by-byte one for a NUL, a
+    /// The vector and word check agrees with a byte-by-byte one for a NUL, a
     /// CR or a near miss (0x01, 0x0C, 0x0E, 0x80, 0x8D) at every position of
-    /// lengths 0 to 40, and for every byte value alone.
+    /// lengths 0 to 70 (overlapping reads at every length), and for every
+    /// byte value alone, in a word and in a vector.
     func testTheNULOrCRCheckAgreesWithAByteByByteScan() {
         func naive(_ bytes: [UInt8]) -> Bool { bytes.contains { $0 == 0 || $0 == 13 } }
         func fast(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { RequestScreen.holdsNULOrCR($0) } }
-        for length in 0...40 {
+        for length in 0...70 {
             let plain = [UInt8](repeating: UInt8(ascii: "a"), count: length)
             XCTAssertFalse(fast(plain))
             for position in 0..<length {
@@ -59,8 +60,10 @@ final class RequestScreenTests: XCTestCase {
             }
         }
         for value in UInt8.min...UInt8.max {
-            let bytes = [UInt8](repeating: value, count: 9)
-            XCTAssertEqual(fast(bytes), naive(bytes), "nine bytes of \(value)")
+            for count in [1, 4, 9, 17] {
+                let bytes = [UInt8](repeating: value, count: count)
+                XCTAssertEqual(fast(bytes), naive(bytes), "\(count) bytes of \(value)")
+            }
         }
     }
 
