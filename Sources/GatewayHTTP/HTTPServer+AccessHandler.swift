@@ -14,8 +14,8 @@ import PushGWSync
 /// One request's state across libmicrohttpd's calls: the body as it
 /// arrives, then the answer the handler task produced.
 ///
-/// `@unchecked Sendable`: the body is written only by the thread running
-/// this connection's daemon (its event loop, or `stop()`'s thread once the
+/// `@unchecked Sendable`: the body and the sent body are written only by
+/// the thread running this connection's daemon (its event loop, or `stop()`'s thread once the
 /// loop has let go of it; calls for one connection are serialized); the
 /// response crosses from the handler task back to that thread through a Mutex.
 final class RequestState: @unchecked Sendable {
@@ -25,6 +25,9 @@ final class RequestState: @unchecked Sendable {
     var tooLarge = false
     var started = false
     let response = Locked<HTTPResponse?>(nil)
+    /// The body of the response queued, lent to libmicrohttpd until it
+    /// destroys the response (`queue`); set once, by the daemon's thread.
+    var sentBody: [UInt8] = []
 }
 
 let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, requestContext in
@@ -38,7 +41,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             state.started = true
             entry(of: connection)?.answering()
             server.handler.answered(path: path(of: url), refusal)
-            return queue(refusal, on: connection, closing: server)
+            return queue(refusal, on: connection, lending: state, closing: server)
         }
         // A client that waits for 100 Continue before sending its body is
         // refused (auth, method, route) before it uploads anything.
@@ -46,7 +49,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
            let early = server.handler.respondBeforeBody(request(connection, url: url, method: method, state: state)) {
             state.started = true
             entry(of: connection)?.answering()
-            return queue(early, on: connection, closing: server)
+            return queue(early, on: connection, lending: state, closing: server)
         }
         if let length = screening.announcedLength, length > server.limits.maximumBodyBytes {
             // Answered now, before the body: libmicrohttpd then closes the
@@ -58,7 +61,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             let response = server.handler.respondImmediately(request)
                 ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
                                                               "the body is larger than \(server.limits.maximumBodyBytes) bytes").jsonBody)
-            return queue(response, on: connection, closing: server)
+            return queue(response, on: connection, lending: state, closing: server)
         }
         return .YES
     }
@@ -82,7 +85,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         return .YES
     }
     if let response = state.response.withLock({ $0 }) {
-        return queue(response, on: connection, closing: server)
+        return queue(response, on: connection, lending: state, closing: server)
     }
     guard !state.started else { return .YES }
     state.started = true
@@ -91,12 +94,12 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     let handler = server.handler
     entry(of: connection)?.answering()
     if let response = handler.respondImmediately(request) {
-        return queue(response, on: connection, closing: server)
+        return queue(response, on: connection, lending: state, closing: server)
     }
     let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server, path: request.path)
     guard server.suspended.add(reply) else {
         handler.answered(path: request.path, HTTPServer.shuttingDown)
-        return queue(HTTPServer.shuttingDown, on: connection, closing: server)
+        return queue(HTTPServer.shuttingDown, on: connection, lending: state, closing: server)
     }
     MHD_suspend_connection(connection)
     if !handler.respondLater(request, reply: reply) {
@@ -154,18 +157,38 @@ private func path(of url: UnsafePointer<CChar>?) -> String {
 
 /// Queues `response` on `connection`; once `server` quiesces, with
 /// `Connection: close` (libmicrohttpd then closes after sending it).
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing server: HTTPServer) -> MHD_Result {
-    // MUST_COPY: libmicrohttpd copies the bytes before this returns and never
-    // writes through the pointer, so the body's own buffer is lent as it is
-    // (a mutable copy of the array would copy its storage first).
-    let handle = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+///
+/// The body is lent, not copied: `state` keeps the array (never changed
+/// after this) and is retained for the response, until libmicrohttpd
+/// destroys it and calls `releaseLentBody`. A copy made by libmicrohttpd
+/// (`RESPMEM_MUST_COPY`) cost a malloc, a memcpy and a free per answer.
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, lending state: RequestState,
+                   closing server: HTTPServer) -> MHD_Result {
+    state.sentBody = response.body
+    let owner = Unmanaged.passRetained(state).toOpaque()
+    // The pointer outlives the closure: the array's storage stays where it
+    // is while `state.sentBody` holds it unchanged (see above).
+    let handle = state.sentBody.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer_with_free_callback_cls(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), releaseLentBody, owner)
     }
-    guard let handle else { return .NO }
+    guard let handle else {
+        Unmanaged<RequestState>.fromOpaque(owner).release()  // no response, so no callback
+        return .NO
+    }
     defer { MHD_destroy_response(handle) }
-    _ = MHD_add_response_header(handle, "Content-Type", response.contentType)
+    // A literal or native string's own NUL-terminated bytes (passed as a
+    // `String` argument, it was copied into a new array first).
+    _ = response.contentType.withCString { MHD_add_response_header(handle, "Content-Type", $0) }
     _ = MHD_add_response_header(handle, "Cache-Control", "no-store")
     for field in response.headers { _ = MHD_add_response_header(handle, field.name, field.value) }
     if server.closing.load(ordering: .relaxed) { _ = MHD_add_response_header(handle, "Connection", "close") }
     return MHD_queue_response(connection, UInt32(response.status), handle)
+}
+
+/// libmicrohttpd destroyed a response whose body `queue` lent: the
+/// `RequestState` holding it is released (on the daemon's thread).
+private let releaseLentBody: MHD_ContentReaderFreeCallback = { owner in
+    guard let owner else { return }
+    Unmanaged<RequestState>.fromOpaque(owner).release()
 }
