@@ -45,7 +45,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         }
         // A client that waits for 100 Continue before sending its body is
         // refused (auth, method, route) before it uploads anything.
-        if MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil,
+        if screening.expects,
            let early = server.handler.respondBeforeBody(request(connection, url: url, method: method, state: state)) {
             state.started = true
             entry(of: connection)?.answering()
@@ -117,7 +117,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 /// the first NUL) reaches the space before the HTTP version: libmicrohttpd
 /// parses the request line in place, so `url` and `version` point into it.
 private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
-                    version: UnsafePointer<CChar>?) -> (refusal: HTTPResponse?, announcedLength: Int?) {
+                    version: UnsafePointer<CChar>?) -> (refusal: HTTPResponse?, announcedLength: Int?, expects: Bool) {
     var intact = true
     if let url, let version, version.pointee != 0,
        let length = entry(of: connection)?.targetLength {
@@ -128,7 +128,7 @@ private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
         MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
     }
     let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
-    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening.announcedLength)
+    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening.announcedLength, screening.expects)
 }
 
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
@@ -145,8 +145,18 @@ private let screenHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, va
 private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
                      state: RequestState) -> HTTPRequest {
     let authorization = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) }
-    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path(of: url), authorization: authorization,
+    return HTTPRequest(method: name(of: method), path: path(of: url), authorization: authorization,
                        body: state.body, bodyTooLarge: state.tooLarge)
+}
+
+/// The request's method; the usual ones as literals (a string made from
+/// the C string was measured and validated on every request).
+private func name(of method: UnsafePointer<CChar>?) -> String {
+    guard let method else { return "GET" }
+    if strcmp(method, "POST") == 0 { return "POST" }
+    if strcmp(method, "GET") == 0 { return "GET" }
+    if strcmp(method, "HEAD") == 0 { return "HEAD" }
+    return String(cString: method)
 }
 
 /// The router's path of the request target (`RequestTarget.path`).

@@ -56,12 +56,16 @@ struct RequestScreen {
         /// `Int.max` when it is a number too large for `Int`, which is
         /// beyond any limit all the same.
         private(set) var announcedLength: Int?
+        /// An `Expect` header was sent (the client may wait for `100
+        /// Continue`): noted here, where every header passes anyway, rather
+        /// than looked up again by name.
+        private(set) var expects = false
 
         mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             if RequestScreen.holdsNULOrCR(name) || RequestScreen.holdsNULOrCR(value) {
                 badByte = true
             }
-            // Only four names matter; their lengths tell them apart before any byte is compared.
+            // Only these names matter; their lengths tell them apart before any byte is compared.
             switch name.count {
             case 14 where RequestScreen.equalsIgnoringCase(name, "content-length"):
                 contentLengths += 1
@@ -75,6 +79,8 @@ struct RequestScreen {
                 authorizations += 1
             case 4 where RequestScreen.equalsIgnoringCase(name, "host"):
                 hosts += 1
+            case 6 where RequestScreen.equalsIgnoringCase(name, "expect"):
+                expects = true
             case 16 where RequestScreen.equalsIgnoringCase(name, "content-encoding"):
                 let coding = RequestScreen.trimmed(value)
                 if !coding.isEmpty, !RequestScreen.equalsIgnoringCase(coding, "identity") { encodedContent = true }

@@ -67,6 +67,15 @@ final class RequestScreenTests: XCTestCase {
         }
     }
 
+    /// An `Expect` header under any case is noted (the access handler asks
+    /// the routes before the body then); no other name of six bytes is.
+    func testAnExpectHeaderIsNoted() {
+        XCTAssertTrue(RequestScreen.screened([header("Host", "x"), header("Expect", "100-continue")]).expects)
+        XCTAssertTrue(RequestScreen.screened([header("eXPECT", "")]).expects)
+        XCTAssertFalse(RequestScreen.screened([header("Host", "x"), header("Expert", "100-continue")]).expects)
+        XCTAssertFalse(RequestScreen.screened([]).expects)
+    }
+
     func testAnHTTP11RequestNeedsExactlyOneHost() throws {
         XCTAssertNil(RequestScreen.refusal(headers: [header("Host", "x")], targetIntact: true, hostRequired: true))
         XCTAssertEqual(RequestScreen.refusal(headers: [header("Accept", "*/*")], targetIntact: true, hostRequired: true)?.status, 400)
