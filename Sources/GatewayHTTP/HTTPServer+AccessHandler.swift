@@ -18,16 +18,21 @@ import PushGWSync
 /// the thread running this connection's daemon (its event loop, or `stop()`'s thread once the
 /// loop has let go of it; calls for one connection are serialized); the
 /// response crosses from the handler task back to that thread through a Mutex.
+///
+/// `@exclusivity(unchecked)`: for the same reason no two accesses to these
+/// can overlap (one thread, one call at a time, and no access is held
+/// across a call out); the run-time check cost a `swift_beginAccess` per
+/// access, four per request.
 final class RequestState: @unchecked Sendable {
-    var body: [UInt8] = []
+    @exclusivity(unchecked) var body: [UInt8] = []
     /// Body bytes received, kept or not.
-    var received = 0
-    var tooLarge = false
-    var started = false
+    @exclusivity(unchecked) var received = 0
+    @exclusivity(unchecked) var tooLarge = false
+    @exclusivity(unchecked) var started = false
     let response = Locked<HTTPResponse?>(nil)
     /// The body of the response queued, lent to libmicrohttpd until it
     /// destroys the response (`queue`); set once, by the daemon's thread.
-    var sentBody: [UInt8] = []
+    @exclusivity(unchecked) var sentBody: [UInt8] = []
 }
 
 let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, requestContext in
