@@ -29,6 +29,8 @@ final class RequestState: @unchecked Sendable {
     @exclusivity(unchecked) var received = 0
     @exclusivity(unchecked) var tooLarge = false
     @exclusivity(unchecked) var started = false
+    /// The `Authorization` header's value, as the screen read it.
+    @exclusivity(unchecked) var authorization: String?
     let response = Locked<HTTPResponse?>(nil)
     /// The body of the response queued, lent to libmicrohttpd until it
     /// destroys the response (`queue`); set once, by the daemon's thread.
@@ -42,6 +44,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         let screening = screen(connection, url: url, version: version)
+        state.authorization = screening.authorization
         if let refusal = screening.refusal {
             state.started = true
             entry(of: connection)?.answering()
@@ -51,7 +54,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         // A client that waits for 100 Continue before sending its body is
         // refused (auth, method, route) before it uploads anything.
         if screening.expects,
-           let early = server.handler.respondBeforeBody(request(connection, url: url, method: method, state: state)) {
+           let early = server.handler.respondBeforeBody(request(url: url, method: method, state: state)) {
             state.started = true
             entry(of: connection)?.answering()
             return queue(early, on: connection, lending: state, closing: server)
@@ -62,7 +65,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             state.tooLarge = true
             state.started = true
             entry(of: connection)?.answering()
-            let request = request(connection, url: url, method: method, state: state)
+            let request = request(url: url, method: method, state: state)
             let response = server.handler.respondImmediately(request)
                 ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
                                                               "the body is larger than \(server.limits.maximumBodyBytes) bytes").jsonBody)
@@ -94,7 +97,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     }
     guard !state.started else { return .YES }
     state.started = true
-    let request = request(connection, url: url, method: method, state: state)
+    let request = request(url: url, method: method, state: state)
     state.body = []
     let handler = server.handler
     entry(of: connection)?.answering()
@@ -122,7 +125,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 /// the first NUL) reaches the space before the HTTP version: libmicrohttpd
 /// parses the request line in place, so `url` and `version` point into it.
 private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
-                    version: UnsafePointer<CChar>?) -> (refusal: HTTPResponse?, announcedLength: Int?, expects: Bool) {
+                    version: UnsafePointer<CChar>?)
+    -> (refusal: HTTPResponse?, announcedLength: Int?, expects: Bool, authorization: String?) {
     var intact = true
     if let url, let version, version.pointee != 0,
        let length = entry(of: connection)?.targetLength {
@@ -133,7 +137,8 @@ private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
         MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
     }
     let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
-    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening.announcedLength, screening.expects)
+    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening.announcedLength, screening.expects,
+            screening.authorization)
 }
 
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
@@ -147,11 +152,9 @@ private let screenHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, va
 }
 
 /// The request as the handler sees it: method, path, the headers it reads, the body so far.
-private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                     state: RequestState) -> HTTPRequest {
-    let authorization = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) }
-    return HTTPRequest(method: name(of: method), path: path(of: url), authorization: authorization,
-                       body: state.body, bodyTooLarge: state.tooLarge)
+private func request(url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, state: RequestState) -> HTTPRequest {
+    HTTPRequest(method: name(of: method), path: path(of: url), authorization: state.authorization,
+                body: state.body, bodyTooLarge: state.tooLarge)
 }
 
 /// The request's method; the usual ones as literals (a string made from

@@ -60,6 +60,10 @@ struct RequestScreen {
         /// Continue`): noted here, where every header passes anyway, rather
         /// than looked up again by name.
         private(set) var expects = false
+        /// The first `Authorization` header's value (the only one, unless
+        /// the screen refuses the request), made from the bytes the screen
+        /// is handed: no second lookup by name and no `strlen` for it.
+        private(set) var authorization: String?
 
         mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             if RequestScreen.holdsNULOrCR(name) || RequestScreen.holdsNULOrCR(value) {
@@ -77,6 +81,7 @@ struct RequestScreen {
                 if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), "chunked") { onlyChunked = false }
             case 13 where RequestScreen.equalsIgnoringCase(name, "authorization"):
                 authorizations += 1
+                if authorization == nil { authorization = String(decoding: value, as: UTF8.self) }
             case 4 where RequestScreen.equalsIgnoringCase(name, "host"):
                 hosts += 1
             case 6 where RequestScreen.equalsIgnoringCase(name, "expect"):

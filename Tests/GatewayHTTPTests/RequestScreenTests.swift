@@ -76,6 +76,17 @@ final class RequestScreenTests: XCTestCase {
         XCTAssertFalse(RequestScreen.screened([]).expects)
     }
 
+    /// The first `Authorization` header's value is kept, as sent, for the
+    /// routes (a second one gets the request refused).
+    func testTheAuthorizationValueIsKept() {
+        XCTAssertEqual(RequestScreen.screened([header("Host", "x"), header("authorization", "Bearer t0k")]).authorization, "Bearer t0k")
+        let twice = RequestScreen.screened([header("Authorization", "Bearer a"), header("AUTHORIZATION", "Bearer b")])
+        XCTAssertEqual(twice.authorization, "Bearer a")
+        XCTAssertNotNil(twice.refusal(targetIntact: true))
+        XCTAssertEqual(RequestScreen.screened([header("Authorization", "")]).authorization, "")
+        XCTAssertNil(RequestScreen.screened([header("Host", "x")]).authorization)
+    }
+
     func testAnHTTP11RequestNeedsExactlyOneHost() throws {
         XCTAssertNil(RequestScreen.refusal(headers: [header("Host", "x")], targetIntact: true, hostRequired: true))
         XCTAssertEqual(RequestScreen.refusal(headers: [header("Accept", "*/*")], targetIntact: true, hostRequired: true)?.status, 400)
