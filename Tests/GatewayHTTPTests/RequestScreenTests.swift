@@ -133,4 +133,19 @@ final class RequestTargetTests: XCTestCase {
         XCTAssertEqual(path("ftp://host/healthz"), "ftp://host/healthz", "not an HTTP target: left for the router to refuse")
         XCTAssertEqual(path("http:/healthz"), "http:/healthz")
     }
+
+    /// Short paths are copied into a small string, longer ones decoded:
+    /// both give the bytes as `String(decoding:)` gives them, invalid
+    /// UTF-8 repaired alike, at every length around the small-string limit.
+    func testPathsOfEveryLengthReadAsDecodedBytes() {
+        for length in 1...20 {
+            for tail: [UInt8] in [[], [0xC3, 0xA9], [0xFF], [0xE2, 0x82]] {
+                let bytes = [UInt8(ascii: "/")] + [UInt8](repeating: UInt8(ascii: "a"), count: length - 1) + tail
+                let read = bytes.withUnsafeBufferPointer { RequestTarget.path($0) }
+                XCTAssertTrue(read.utf8.elementsEqual(String(decoding: bytes, as: UTF8.self).utf8), "\(bytes)")
+                let queried = (bytes + Array("?q=1".utf8)).withUnsafeBufferPointer { RequestTarget.path($0) }
+                XCTAssertTrue(queried.utf8.elementsEqual(read.utf8), "\(bytes) with a query")
+            }
+        }
+    }
 }
