@@ -45,20 +45,20 @@ extension EventDecoder {
     /// refused. The profile is borrowed where it is, not copied.
     private func appAccepting(_ event: borrowing Event) -> Int? {
         guard let index = try? config.appIndex(named: event.app) else { return nil }
-        return config.apps.withUnsafeBufferPointer { Self.accepts(event, app: $0[index]) } ? index : nil
-    }
-
-    private static func accepts(_ event: borrowing Event, app: borrowing AppProfile) -> Bool {
+        // Each field read where the profile is: passed on, or read as
+        // `apps[index].field`, the whole profile was copied (every string
+        // and array retained) and then destroyed.
+        let (hasAPNs, hasFCM) = config.apps.withUnsafeBufferPointer { ($0[index].apns != nil, $0[index].fcm != nil) }
         for recipient in event.recipients {
             switch recipient.platform {
-            case .apns where app.apns == nil, .fcm where app.fcm == nil: return false
+            case .apns where !hasAPNs, .fcm where !hasFCM: return nil
             default: break
             }
         }
         for entry in event.data
-        where DataKeyNames.problem(with: entry.key) != nil || app.dataKeys.isGatewayKey(entry.key) {
-            return false
+        where DataKeyNames.problem(with: entry.key) != nil || config.apps[index].dataKeys.isGatewayKey(entry.key) {
+            return nil
         }
-        return true
+        return index
     }
 }
