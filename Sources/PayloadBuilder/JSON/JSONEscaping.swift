@@ -36,7 +36,10 @@ enum JSONEscaping {
     }
 
     /// The index of the first byte at or after `start` that must be escaped,
-    /// or `bytes.count` when there is none.
+    /// or `bytes.count` when there is none. Inlined, so that the scan is
+    /// specialized for its kind at each caller (a caller that inlined this
+    /// but not the scan called a general one, the kind a run-time flag).
+    @inline(__always)
     static func firstToEscape(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         firstStop(in: bytes, from: start, alsoNonASCII: false)
     }
@@ -44,6 +47,7 @@ enum JSONEscaping {
     /// The index of the first byte at or after `start` that must be escaped
     /// or is not ASCII, or `bytes.count`: how far a string parser may skip
     /// without looking at bytes one by one.
+    @inline(__always)
     static func firstToEscapeOrNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         firstStop(in: bytes, from: start, alsoNonASCII: true)
     }
