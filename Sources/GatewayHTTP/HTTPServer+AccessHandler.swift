@@ -43,9 +43,9 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     if requestContext.pointee == nil {
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        let screening = screen(connection, url: url, version: version)
+        let (refusal, screening) = screen(connection, url: url, version: version)
         state.authorization = screening.authorization
-        if let refusal = screening.refusal {
+        if let refusal {
             state.started = true
             entry(of: connection)?.answering()
             server.handler.answered(path: path(of: url), refusal)
@@ -99,11 +99,13 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     state.started = true
     let request = request(url: url, method: method, state: state)
     state.body = []
-    let handler = server.handler
     entry(of: connection)?.answering()
-    if let response = handler.respondImmediately(request) {
+    // Called where the server holds it: a copy of the existential (made
+    // below, for the task) cost a copy and a destroy on every request.
+    if let response = server.handler.respondImmediately(request) {
         return queue(response, on: connection, lending: state, closing: server)
     }
+    let handler = server.handler
     let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server, path: request.path)
     guard server.suspended.add(reply) else {
         handler.answered(path: request.path, HTTPServer.shuttingDown)
@@ -125,8 +127,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 /// the first NUL) reaches the space before the HTTP version: libmicrohttpd
 /// parses the request line in place, so `url` and `version` point into it.
 private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
-                    version: UnsafePointer<CChar>?)
-    -> (refusal: HTTPResponse?, announcedLength: Int?, expects: Bool, authorization: String?) {
+                    version: UnsafePointer<CChar>?) -> (refusal: HTTPResponse?, screening: RequestScreen.Screening) {
     var intact = true
     if let url, let version, version.pointee != 0,
        let length = entry(of: connection)?.targetLength {
@@ -137,8 +138,8 @@ private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
         MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
     }
     let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
-    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening.announcedLength, screening.expects,
-            screening.authorization)
+    // The screen itself is handed back (moved), not its fields copied out.
+    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening)
 }
 
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
