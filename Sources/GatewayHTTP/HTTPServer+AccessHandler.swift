@@ -43,7 +43,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     if requestContext.pointee == nil {
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        let (refusal, screening) = screen(connection, url: url, version: version)
+        var screening = RequestScreen.Screening()
+        let refusal = screen(connection, url: url, version: version, into: &screening)
         state.authorization = screening.authorization
         if let refusal {
             state.started = true
@@ -126,20 +127,21 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 /// The target is intact when the length seen by the URI log callback (up to
 /// the first NUL) reaches the space before the HTTP version: libmicrohttpd
 /// parses the request line in place, so `url` and `version` point into it.
-private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
-                    version: UnsafePointer<CChar>?) -> (refusal: HTTPResponse?, screening: RequestScreen.Screening) {
+///
+/// Fills the caller's `screening` (a screen returned by value was copied
+/// out, its authorization string retained, and the original destroyed).
+private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                    into screening: inout RequestScreen.Screening) -> HTTPResponse? {
     var intact = true
     if let url, let version, version.pointee != 0,
        let length = entry(of: connection)?.targetLength {
         intact = url + length + 1 == version
     }
-    var screening = RequestScreen.Screening()
     _ = withUnsafeMutablePointer(to: &screening) { pointer in
         MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
     }
     let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
-    // The screen itself is handed back (moved), not its fields copied out.
-    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening)
+    return screening.refusal(targetIntact: intact, hostRequired: hostRequired)
 }
 
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
