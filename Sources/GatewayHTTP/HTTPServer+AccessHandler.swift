@@ -14,17 +14,27 @@ import PushGWSync
 /// One request's state across libmicrohttpd's calls: the body as it
 /// arrives, then the answer the handler task produced.
 ///
-/// `@unchecked Sendable`: the body is written only by the thread running
-/// this connection's daemon (its event loop, or `stop()`'s thread once the
+/// `@unchecked Sendable`: the body and the sent body are written only by
+/// the thread running this connection's daemon (its event loop, or `stop()`'s thread once the
 /// loop has let go of it; calls for one connection are serialized); the
 /// response crosses from the handler task back to that thread through a Mutex.
+///
+/// `@exclusivity(unchecked)`: for the same reason no two accesses to these
+/// can overlap (one thread, one call at a time, and no access is held
+/// across a call out); the run-time check cost a `swift_beginAccess` per
+/// access, four per request.
 final class RequestState: @unchecked Sendable {
-    var body: [UInt8] = []
+    @exclusivity(unchecked) var body: [UInt8] = []
     /// Body bytes received, kept or not.
-    var received = 0
-    var tooLarge = false
-    var started = false
+    @exclusivity(unchecked) var received = 0
+    @exclusivity(unchecked) var tooLarge = false
+    @exclusivity(unchecked) var started = false
+    /// The `Authorization` header's value, as the screen read it.
+    @exclusivity(unchecked) var authorization: String?
     let response = Locked<HTTPResponse?>(nil)
+    /// The body of the response queued, lent to libmicrohttpd until it
+    /// destroys the response (`queue`); set once, by the daemon's thread.
+    @exclusivity(unchecked) var sentBody: [UInt8] = []
 }
 
 let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, requestContext in
@@ -33,20 +43,22 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     if requestContext.pointee == nil {
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
-        let screening = screen(connection, url: url, version: version)
-        if let refusal = screening.refusal {
+        var screening = RequestScreen.Screening()
+        let refusal = screen(connection, url: url, version: version, into: &screening)
+        state.authorization = screening.authorization
+        if let refusal {
             state.started = true
             entry(of: connection)?.answering()
             server.handler.answered(path: path(of: url), refusal)
-            return queue(refusal, on: connection, closing: server)
+            return queue(refusal, on: connection, lending: state, closing: server)
         }
         // A client that waits for 100 Continue before sending its body is
         // refused (auth, method, route) before it uploads anything.
-        if MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil,
-           let early = server.handler.respondBeforeBody(request(connection, url: url, method: method, state: state)) {
+        if screening.expects,
+           let early = server.handler.respondBeforeBody(request(url: url, method: method, state: state)) {
             state.started = true
             entry(of: connection)?.answering()
-            return queue(early, on: connection, closing: server)
+            return queue(early, on: connection, lending: state, closing: server)
         }
         if let length = screening.announcedLength, length > server.limits.maximumBodyBytes {
             // Answered now, before the body: libmicrohttpd then closes the
@@ -54,11 +66,11 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             state.tooLarge = true
             state.started = true
             entry(of: connection)?.answering()
-            let request = request(connection, url: url, method: method, state: state)
+            let request = request(url: url, method: method, state: state)
             let response = server.handler.respondImmediately(request)
                 ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
                                                               "the body is larger than \(server.limits.maximumBodyBytes) bytes").jsonBody)
-            return queue(response, on: connection, closing: server)
+            return queue(response, on: connection, lending: state, closing: server)
         }
         return .YES
     }
@@ -82,21 +94,23 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         return .YES
     }
     if let response = state.response.withLock({ $0 }) {
-        return queue(response, on: connection, closing: server)
+        return queue(response, on: connection, lending: state, closing: server)
     }
     guard !state.started else { return .YES }
     state.started = true
-    let request = request(connection, url: url, method: method, state: state)
+    let request = request(url: url, method: method, state: state)
     state.body = []
-    let handler = server.handler
     entry(of: connection)?.answering()
-    if let response = handler.respondImmediately(request) {
-        return queue(response, on: connection, closing: server)
+    // Called where the server holds it: a copy of the existential (made
+    // below, for the task) cost a copy and a destroy on every request.
+    if let response = server.handler.respondImmediately(request) {
+        return queue(response, on: connection, lending: state, closing: server)
     }
+    let handler = server.handler
     let reply = HTTPReply(connection: SuspendedConnection(pointer: connection), state: state, server: server, path: request.path)
     guard server.suspended.add(reply) else {
         handler.answered(path: request.path, HTTPServer.shuttingDown)
-        return queue(HTTPServer.shuttingDown, on: connection, closing: server)
+        return queue(HTTPServer.shuttingDown, on: connection, lending: state, closing: server)
     }
     MHD_suspend_connection(connection)
     if !handler.respondLater(request, reply: reply) {
@@ -113,19 +127,21 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 /// The target is intact when the length seen by the URI log callback (up to
 /// the first NUL) reaches the space before the HTTP version: libmicrohttpd
 /// parses the request line in place, so `url` and `version` point into it.
-private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?,
-                    version: UnsafePointer<CChar>?) -> (refusal: HTTPResponse?, announcedLength: Int?) {
+///
+/// Fills the caller's `screening` (a screen returned by value was copied
+/// out, its authorization string retained, and the original destroyed).
+private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                    into screening: inout RequestScreen.Screening) -> HTTPResponse? {
     var intact = true
     if let url, let version, version.pointee != 0,
        let length = entry(of: connection)?.targetLength {
         intact = url + length + 1 == version
     }
-    var screening = RequestScreen.Screening()
     _ = withUnsafeMutablePointer(to: &screening) { pointer in
         MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
     }
     let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
-    return (screening.refusal(targetIntact: intact, hostRequired: hostRequired), screening.announcedLength)
+    return screening.refusal(targetIntact: intact, hostRequired: hostRequired)
 }
 
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
@@ -139,11 +155,19 @@ private let screenHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, va
 }
 
 /// The request as the handler sees it: method, path, the headers it reads, the body so far.
-private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                     state: RequestState) -> HTTPRequest {
-    let authorization = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) }
-    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path(of: url), authorization: authorization,
-                       body: state.body, bodyTooLarge: state.tooLarge)
+private func request(url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, state: RequestState) -> HTTPRequest {
+    HTTPRequest(method: name(of: method), path: path(of: url), authorization: state.authorization,
+                body: state.body, bodyTooLarge: state.tooLarge)
+}
+
+/// The request's method; the usual ones as literals (a string made from
+/// the C string was measured and validated on every request).
+private func name(of method: UnsafePointer<CChar>?) -> String {
+    guard let method else { return "GET" }
+    if strcmp(method, "POST") == 0 { return "POST" }
+    if strcmp(method, "GET") == 0 { return "GET" }
+    if strcmp(method, "HEAD") == 0 { return "HEAD" }
+    return String(cString: method)
 }
 
 /// The router's path of the request target (`RequestTarget.path`).
@@ -154,18 +178,38 @@ private func path(of url: UnsafePointer<CChar>?) -> String {
 
 /// Queues `response` on `connection`; once `server` quiesces, with
 /// `Connection: close` (libmicrohttpd then closes after sending it).
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing server: HTTPServer) -> MHD_Result {
-    // MUST_COPY: libmicrohttpd copies the bytes before this returns and never
-    // writes through the pointer, so the body's own buffer is lent as it is
-    // (a mutable copy of the array would copy its storage first).
-    let handle = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+///
+/// The body is lent, not copied: `state` keeps the array (never changed
+/// after this) and is retained for the response, until libmicrohttpd
+/// destroys it and calls `releaseLentBody`. A copy made by libmicrohttpd
+/// (`RESPMEM_MUST_COPY`) cost a malloc, a memcpy and a free per answer.
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, lending state: RequestState,
+                   closing server: HTTPServer) -> MHD_Result {
+    state.sentBody = response.body
+    let owner = Unmanaged.passRetained(state).toOpaque()
+    // The pointer outlives the closure: the array's storage stays where it
+    // is while `state.sentBody` holds it unchanged (see above).
+    let handle = state.sentBody.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer_with_free_callback_cls(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), releaseLentBody, owner)
     }
-    guard let handle else { return .NO }
+    guard let handle else {
+        Unmanaged<RequestState>.fromOpaque(owner).release()  // no response, so no callback
+        return .NO
+    }
     defer { MHD_destroy_response(handle) }
-    _ = MHD_add_response_header(handle, "Content-Type", response.contentType)
+    // A literal or native string's own NUL-terminated bytes (passed as a
+    // `String` argument, it was copied into a new array first).
+    _ = response.contentType.withCString { MHD_add_response_header(handle, "Content-Type", $0) }
     _ = MHD_add_response_header(handle, "Cache-Control", "no-store")
     for field in response.headers { _ = MHD_add_response_header(handle, field.name, field.value) }
     if server.closing.load(ordering: .relaxed) { _ = MHD_add_response_header(handle, "Connection", "close") }
     return MHD_queue_response(connection, UInt32(response.status), handle)
+}
+
+/// libmicrohttpd destroyed a response whose body `queue` lent: the
+/// `RequestState` holding it is released (on the daemon's thread).
+private let releaseLentBody: MHD_ContentReaderFreeCallback = { owner in
+    guard let owner else { return }
+    Unmanaged<RequestState>.fromOpaque(owner).release()
 }

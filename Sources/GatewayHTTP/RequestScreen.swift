@@ -56,12 +56,20 @@ struct RequestScreen {
         /// `Int.max` when it is a number too large for `Int`, which is
         /// beyond any limit all the same.
         private(set) var announcedLength: Int?
+        /// An `Expect` header was sent (the client may wait for `100
+        /// Continue`): noted here, where every header passes anyway, rather
+        /// than looked up again by name.
+        private(set) var expects = false
+        /// The first `Authorization` header's value (the only one, unless
+        /// the screen refuses the request), made from the bytes the screen
+        /// is handed: no second lookup by name and no `strlen` for it.
+        private(set) var authorization: String?
 
         mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             if RequestScreen.holdsNULOrCR(name) || RequestScreen.holdsNULOrCR(value) {
                 badByte = true
             }
-            // Only four names matter; their lengths tell them apart before any byte is compared.
+            // Only these names matter; their lengths tell them apart before any byte is compared.
             switch name.count {
             case 14 where RequestScreen.equalsIgnoringCase(name, "content-length"):
                 contentLengths += 1
@@ -73,8 +81,11 @@ struct RequestScreen {
                 if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), "chunked") { onlyChunked = false }
             case 13 where RequestScreen.equalsIgnoringCase(name, "authorization"):
                 authorizations += 1
+                if authorization == nil { authorization = String(decoding: value, as: UTF8.self) }
             case 4 where RequestScreen.equalsIgnoringCase(name, "host"):
                 hosts += 1
+            case 6 where RequestScreen.equalsIgnoringCase(name, "expect"):
+                expects = true
             case 16 where RequestScreen.equalsIgnoringCase(name, "content-encoding"):
                 let coding = RequestScreen.trimmed(value)
                 if !coding.isEmpty, !RequestScreen.equalsIgnoringCase(coding, "identity") { encodedContent = true }
@@ -124,24 +135,52 @@ struct RequestScreen {
         return true
     }
 
-    /// Whether `bytes` holds a NUL or a CR, eight bytes at a time (every
-    /// header of every request passes here).
+    /// Whether `bytes` holds a NUL or a CR (every header of every request
+    /// passes here): sixteen bytes at a time, a shorter header as two
+    /// overlapping words or half-words (a byte read twice is still the same
+    /// byte), and only fewer than four bytes one by one.
     static func holdsNULOrCR(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
+        if count >= 16 {
+            var index = 0
+            while index + 16 <= count {
+                if holdsNULOrCR(base.loadUnaligned(fromByteOffset: index, as: Lanes.self)) { return true }
+                index += 16
+            }
+            return index < count && holdsNULOrCR(base.loadUnaligned(fromByteOffset: count - 16, as: Lanes.self))
+        }
+        if count >= 8 {
+            return holdsNULOrCR(base.loadUnaligned(as: UInt64.self))
+                || holdsNULOrCR(base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+        }
+        if count >= 4 {
+            let low = UInt64(base.loadUnaligned(as: UInt32.self))
+            let high = UInt64(base.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            return holdsNULOrCR(low | high << 32)
+        }
+        for index in 0..<count where bytes[index] == 0 || bytes[index] == 13 { return true }
+        return false
+    }
+
+    private typealias Lanes = SIMD16<UInt8>
+
+    /// Some lane is 0 or 13. The constants are typed vectors: against a
+    /// scalar (or an inferred type) the compiler compares lane by lane.
+    @inline(__always)
+    private static func holdsNULOrCR(_ lanes: Lanes) -> Bool {
+        let zero: Lanes = Lanes(repeating: 0), carriageReturn: Lanes = Lanes(repeating: 13)
+        return any((lanes .== zero) .| (lanes .== carriageReturn))
+    }
+
+    /// Some byte of `word` is 0 or 13: the SWAR "has a zero byte" test on
+    /// the word and on the word XOR 13s (a nonzero word never passes).
+    @inline(__always)
+    private static func holdsNULOrCR(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let carriageReturns: UInt64 = 0x0D0D_0D0D_0D0D_0D0D
-        // True when some byte of `word` is zero (a nonzero word never passes).
         func holdsZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
-        var index = 0
-        while index + 8 <= bytes.count {
-            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            if holdsZero(word) || holdsZero(word ^ carriageReturns) { return true }
-            index += 8
-        }
-        while index < bytes.count {
-            if bytes[index] == 0 || bytes[index] == 13 { return true }
-            index += 1
-        }
-        return false
+        return holdsZero(word) || holdsZero(word ^ carriageReturns)
     }
 
     /// The decimal number `digits` spells, `Int.max` when it is larger; nil

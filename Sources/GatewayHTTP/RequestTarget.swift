@@ -10,8 +10,13 @@ enum RequestTarget {
             start = target[authority...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? target.count
             guard start < target.count, target[start] == UInt8(ascii: "/") else { return "/" }
         }
-        let rest = UnsafeBufferPointer(rebasing: target[start...])
-        return String(decoding: rest.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
+        let end = target[start...].firstIndex(of: UInt8(ascii: "?")) ?? target.count
+        let path = UnsafeBufferPointer(rebasing: target[start..<end])
+        // A path that fits in a small string (the routes' do) is copied in and
+        // checked there, without `String(decoding:)`'s general validation; both
+        // repair invalid UTF-8 alike.
+        guard path.count <= 15 else { return String(decoding: path, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: path.count) { $0.initialize(fromContentsOf: path) }
     }
 
     /// Where the authority begins when `target` starts with `http://` or

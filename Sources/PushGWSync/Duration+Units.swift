@@ -4,12 +4,15 @@ extension Duration {
     /// Whole nanoseconds, truncated (durations here are far below the
     /// 292 years where that overflows).
     public var wholeNanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+        // `components` divides 128-bit attoseconds: worked out once, not per part.
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// Seconds with their fraction, for metrics.
     public var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// A `poll(2)` timeout that waits at least this long: whole
@@ -17,6 +20,7 @@ extension Duration {
     /// clamped to `Int32`.
     public var pollMilliseconds: Int32 {
         guard self > .zero else { return 0 }
-        return Int32(clamping: components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 + 1)
+        let (seconds, attoseconds) = components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 }

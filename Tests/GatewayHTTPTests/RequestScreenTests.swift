@@ -41,13 +41,14 @@ final class RequestScreenTests: XCTestCase {
         XCTAssertEqual(try code([header("Host", "x")], intact: false)?.0, 400)
     }
 
-    /// The word-at-a-time check agrees with a byte-by-byte one for a NUL, a
+    /// The vector and word check agrees with a byte-by-byte one for a NUL, a
     /// CR or a near miss (0x01, 0x0C, 0x0E, 0x80, 0x8D) at every position of
-    /// lengths 0 to 40, and for every byte value alone.
+    /// lengths 0 to 70 (overlapping reads at every length), and for every
+    /// byte value alone, in a word and in a vector.
     func testTheNULOrCRCheckAgreesWithAByteByByteScan() {
         func naive(_ bytes: [UInt8]) -> Bool { bytes.contains { $0 == 0 || $0 == 13 } }
         func fast(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { RequestScreen.holdsNULOrCR($0) } }
-        for length in 0...40 {
+        for length in 0...70 {
             let plain = [UInt8](repeating: UInt8(ascii: "a"), count: length)
             XCTAssertFalse(fast(plain))
             for position in 0..<length {
@@ -59,9 +60,31 @@ final class RequestScreenTests: XCTestCase {
             }
         }
         for value in UInt8.min...UInt8.max {
-            let bytes = [UInt8](repeating: value, count: 9)
-            XCTAssertEqual(fast(bytes), naive(bytes), "nine bytes of \(value)")
+            for count in [1, 4, 9, 17] {
+                let bytes = [UInt8](repeating: value, count: count)
+                XCTAssertEqual(fast(bytes), naive(bytes), "\(count) bytes of \(value)")
+            }
         }
+    }
+
+    /// An `Expect` header under any case is noted (the access handler asks
+    /// the routes before the body then); no other name of six bytes is.
+    func testAnExpectHeaderIsNoted() {
+        XCTAssertTrue(RequestScreen.screened([header("Host", "x"), header("Expect", "100-continue")]).expects)
+        XCTAssertTrue(RequestScreen.screened([header("eXPECT", "")]).expects)
+        XCTAssertFalse(RequestScreen.screened([header("Host", "x"), header("Expert", "100-continue")]).expects)
+        XCTAssertFalse(RequestScreen.screened([]).expects)
+    }
+
+    /// The first `Authorization` header's value is kept, as sent, for the
+    /// routes (a second one gets the request refused).
+    func testTheAuthorizationValueIsKept() {
+        XCTAssertEqual(RequestScreen.screened([header("Host", "x"), header("authorization", "Bearer t0k")]).authorization, "Bearer t0k")
+        let twice = RequestScreen.screened([header("Authorization", "Bearer a"), header("AUTHORIZATION", "Bearer b")])
+        XCTAssertEqual(twice.authorization, "Bearer a")
+        XCTAssertNotNil(twice.refusal(targetIntact: true))
+        XCTAssertEqual(RequestScreen.screened([header("Authorization", "")]).authorization, "")
+        XCTAssertNil(RequestScreen.screened([header("Host", "x")]).authorization)
     }
 
     func testAnHTTP11RequestNeedsExactlyOneHost() throws {
@@ -109,5 +132,20 @@ final class RequestTargetTests: XCTestCase {
         XCTAssertEqual(path("http://127.0.0.1:8080?x=/healthz"), "/")
         XCTAssertEqual(path("ftp://host/healthz"), "ftp://host/healthz", "not an HTTP target: left for the router to refuse")
         XCTAssertEqual(path("http:/healthz"), "http:/healthz")
+    }
+
+    /// Short paths are copied into a small string, longer ones decoded:
+    /// both give the bytes as `String(decoding:)` gives them, invalid
+    /// UTF-8 repaired alike, at every length around the small-string limit.
+    func testPathsOfEveryLengthReadAsDecodedBytes() {
+        for length in 1...20 {
+            for tail: [UInt8] in [[], [0xC3, 0xA9], [0xFF], [0xE2, 0x82]] {
+                let bytes = [UInt8(ascii: "/")] + [UInt8](repeating: UInt8(ascii: "a"), count: length - 1) + tail
+                let read = bytes.withUnsafeBufferPointer { RequestTarget.path($0) }
+                XCTAssertTrue(read.utf8.elementsEqual(String(decoding: bytes, as: UTF8.self).utf8), "\(bytes)")
+                let queried = (bytes + Array("?q=1".utf8)).withUnsafeBufferPointer { RequestTarget.path($0) }
+                XCTAssertTrue(queried.utf8.elementsEqual(read.utf8), "\(bytes) with a query")
+            }
+        }
     }
 }

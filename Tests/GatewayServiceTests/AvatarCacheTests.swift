@@ -43,6 +43,27 @@ final class AvatarCacheTests: XCTestCase {
         XCTAssertNil(cache.value(for: "k1", now: start))
     }
 
+    /// The key asked for last is found by comparing bytes with the newest
+    /// entry: the same answers as through the dictionary, expiry and
+    /// canonically equivalent keys included.
+    func testTheNewestEntryAnswersARepeatedKeyAsTheDictionaryWould() {
+        var cache = AvatarCache<Int>(capacity: 3)
+        let later = start + .seconds(60)
+        cache.insert(1, for: "caf\u{E9}", expires: later)
+        cache.insert(2, for: "b", expires: start + .seconds(5))
+        XCTAssertEqual(cache.value(for: "b", now: start), 2)
+        XCTAssertEqual(cache.value(for: "b", now: start), 2, "asked again: the newest entry")
+        // Other bytes, the same string by `==`: through the dictionary.
+        XCTAssertEqual(cache.value(for: "cafe\u{301}", now: start), 1)
+        XCTAssertEqual(cache.value(for: "caf\u{E9}", now: start), 1)
+        XCTAssertNil(cache.value(for: "c", now: start))
+        XCTAssertEqual(cache.value(for: "b", now: start + .seconds(4)), 2)
+        XCTAssertNil(cache.value(for: "b", now: start + .seconds(5)), "the newest entry expires too")
+        XCTAssertNil(cache.value(for: "b", now: start))
+        XCTAssertEqual(cache.count, 1)
+        XCTAssertEqual(cache.value(for: "caf\u{E9}", now: start), 1)
+    }
+
     func testCapacityZeroCachesNothing() {
         var cache = AvatarCache<Int>(capacity: 0)
         cache.insert(1, for: "a", expires: start + .seconds(60))

@@ -1,4 +1,5 @@
 @testable import GatewayService
+import TestSupport
 import XCTest
 
 /// `BearerTokens.authorizes` reads the header in place and compares the
@@ -97,5 +98,36 @@ final class BearerTokensTests: XCTestCase {
         }
         XCTAssertFalse(tokens.authorizes("Bearer s3cr3t" + String(repeating: "\u{0}", count: 256)))
         XCTAssertTrue(tokens.authorizes("Bearer s3cr3t"))
+    }
+
+    /// The word-at-a-time comparison against byte equality: every length
+    /// pair up to 20 bytes (around the 8-byte words), equal or differing in
+    /// one byte at each position, and random pairs (fixed seed).
+    func testConstantTimeEqualAgreesWithByteEquality() {
+        func check(_ lhs: [UInt8], _ rhs: [UInt8]) {
+            let fast = lhs.withUnsafeBufferPointer { left in rhs.withUnsafeBufferPointer { BearerTokens.constantTimeEqual(left, $0) } }
+            XCTAssertEqual(fast, lhs == rhs, "\(lhs) \(rhs)")
+        }
+        var generator = SplitMix64(seed: 0xBEA2_E2)  // the same bytes every run
+        for rightCount in 0...20 {
+            let right = generator.bytes(rightCount)
+            for leftCount in 0...20 {
+                // A prefix of the token, the token, or the token and more.
+                let left = Array((right + generator.bytes(20)).prefix(leftCount))
+                check(left, right)
+            }
+            for position in right.indices {
+                var left = right
+                left[position] ^= UInt8(1 << (position % 8))
+                check(left, right)
+            }
+        }
+        for _ in 0..<2000 {
+            let right = generator.bytes(Int.random(in: 0...80, using: &generator))
+            var left = right
+            if Bool.random(using: &generator), !left.isEmpty { left[Int.random(in: left.indices, using: &generator)] &+= 1 }
+            if Bool.random(using: &generator) { left = Array(left.prefix(Int.random(in: 0...left.count, using: &generator))) }
+            check(left, right)
+        }
     }
 }

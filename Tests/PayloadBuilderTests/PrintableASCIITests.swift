@@ -1,9 +1,10 @@
 @testable import PayloadBuilder
 import XCTest
 
-/// `PrintableASCII.classify` reads eight bytes at a time for the URL and
+/// `PrintableASCII.classify` reads sixteen bytes at a time for the URL and
 /// FCM-token rules: it must answer as a byte-by-byte loop does, for every
-/// byte value at every position of every length up to five words, and the
+/// byte value at every position of every length up to 50 bytes (vectors,
+/// overlapping words and half-words, single bytes), and the
 /// rules built on it must answer as they are written.
 final class PrintableASCIITests: XCTestCase {
     private func reference(_ bytes: [UInt8]) -> (nonASCII: Bool, spaceOrControl: Bool) {
@@ -15,7 +16,7 @@ final class PrintableASCIITests: XCTestCase {
     }
 
     func testEveryByteAtEveryPositionIsClassifiedAsByteByByte() {
-        for length in 0...40 {
+        for length in 0...50 {
             let plain = (0..<length).map { UInt8(0x21 + $0 % 94) }
             XCTAssertTrue(classify(plain) == reference(plain), "plain \(length)")
             for position in 0..<length {

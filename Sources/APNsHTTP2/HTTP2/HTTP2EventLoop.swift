@@ -67,10 +67,13 @@ public final class HTTP2EventLoop: @unchecked Sendable {
     private let wakeWriter: Int32
     /// The loop thread's id, set when it starts (0 before).
     private let threadID = Atomic<UInt>(0)
-    /// Loop-thread state.
-    private var connections: [HTTP2Connection] = []
-    private var sources: [any EventLoopSource] = []
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Loop-thread state. `@exclusivity(unchecked)`: one thread touches
+    /// it (see above) and no access overlaps another (`buffer` is lent to
+    /// one connection at a time); the run-time checks cost a
+    /// `swift_beginAccess` per access, every turn.
+    @exclusivity(unchecked) private var connections: [HTTP2Connection] = []
+    @exclusivity(unchecked) private var sources: [any EventLoopSource] = []
+    @exclusivity(unchecked) private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// With nothing to do, the loop still turns this often (connection timers).
     private static let idlePoll: Int32 = 50
 
@@ -164,8 +167,9 @@ public final class HTTP2EventLoop: @unchecked Sendable {
             let (arrived, arrivedSources, tasks, retired) = state.withLock { state in
                 (Self.take(&state.arriving), Self.take(&state.arrivingSources), Self.take(&state.tasks), state.retired)
             }
-            connections.append(contentsOf: arrived)
-            sources.append(contentsOf: arrivedSources)
+            // Nothing handed over (most turns): no append call at all.
+            if !arrived.isEmpty { connections.append(contentsOf: arrived) }
+            if !arrivedSources.isEmpty { sources.append(contentsOf: arrivedSources) }
             for task in tasks { task() }
             entries.removeAll(keepingCapacity: true)
             entries.append(pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0))
@@ -178,15 +182,18 @@ public final class HTTP2EventLoop: @unchecked Sendable {
                 timeout = min(timeout, max(0, turn.timeoutMilliseconds))
             }
             let firstConnection = entries.count
-            var open: [HTTP2Connection] = []
-            open.reserveCapacity(connections.count)
-            for connection in connections {
-                guard let turn = connection.turn(buffer: &buffer) else { continue }
-                open.append(connection)
-                entries.append(pollfd(fd: turn.descriptor, events: turn.events, revents: 0))
-                if turn.buffered { timeout = 0 }
+            // A loop with sources only (the HTTP server's) has no list to rebuild.
+            if !connections.isEmpty {
+                var open: [HTTP2Connection] = []
+                open.reserveCapacity(connections.count)
+                for connection in connections {
+                    guard let turn = connection.turn(buffer: &buffer) else { continue }
+                    open.append(connection)
+                    entries.append(pollfd(fd: turn.descriptor, events: turn.events, revents: 0))
+                    if turn.buffered { timeout = 0 }
+                }
+                connections = open
             }
-            connections = open
             if connections.isEmpty, sources.isEmpty, retired {
                 let stop = state.withLock { state -> Bool in
                     guard state.arriving.isEmpty, state.arrivingSources.isEmpty, state.tasks.isEmpty else { return false }

@@ -1,3 +1,5 @@
+import PayloadBuilder
+
 /// A least-recently-used map from URL to result with a per-entry expiry.
 ///
 /// O(1) lookup, insert and eviction: a dictionary into an array of nodes that
@@ -33,8 +35,20 @@ struct AvatarCache<Value> {
     /// The live value for `key`, which becomes the most recently used; an
     /// expired entry is removed and gives `nil`.
     mutating func value(for key: String, now: Instant) -> Value? {
-        guard let slot = slots[key] else { return nil }
-        guard now < nodes[slot].expires else {
+        let slot: Int
+        // The key asked for last, asked again (a sender's events in a row):
+        // its bytes compared with the newest entry's cost a fraction of
+        // hashing a URL for the dictionary. Same bytes are `==` as well, so
+        // this is the entry the dictionary holds for the key.
+        if let newest, nodes.withUnsafeBufferPointer({ $0[newest].key.hasSameCodeUnits(as: key) }) {
+            slot = newest
+        } else {
+            guard let found = slots[key] else { return nil }
+            slot = found
+        }
+        // Fields read where the node is (`nodes[slot].field` copied the
+        // whole node, key and value retained, to read one of them).
+        guard nodes.withUnsafeBufferPointer({ now < $0[slot].expires }) else {
             remove(slot)
             return nil
         }
@@ -42,7 +56,7 @@ struct AvatarCache<Value> {
             unlink(slot)
             pushNewest(slot)
         }
-        return nodes[slot].value
+        return nodes.withUnsafeBufferPointer { $0[slot].value }
     }
 
     /// Stores `value` until `expires`, replacing any entry for `key` and

@@ -11,8 +11,16 @@ final class HTTPRequestSeries: Sendable {
     private static let routes = ["/v1/notify", "/v1/render", "/metrics", "/healthz", "/readyz", "other"]
 
     private let registry: MetricsRegistry
-    /// Keyed by `key(route:status:)`; holds the route too, for a route outside `routes`.
-    private let cache = Locked<[Int: [(route: String, series: MetricSeries)]]>([:])
+    private let cache = Locked(Cache())
+
+    /// The series found so far, and the last one counted.
+    private struct Cache {
+        /// Keyed by `key(route:status:)`; holds the route too, for a route outside `routes`.
+        var series: [Int: [(route: String, series: MetricSeries)]] = [:]
+        /// The pair counted last and its series: the next answer is usually
+        /// to the same route with the same status, found without hashing.
+        var last: (key: Int, route: String, series: MetricSeries)?
+    }
 
     init(registry: MetricsRegistry) {
         self.registry = registry
@@ -20,10 +28,16 @@ final class HTTPRequestSeries: Sendable {
 
     func count(route: String, status: Int) {
         let key = Self.key(route: route, status: status)
-        if let series = cache.withLock({ $0[key]?.first { $0.route == route }?.series }) { return series.add(1) }
+        let cached = cache.withLock { cache -> MetricSeries? in
+            if let last = cache.last, last.key == key, last.route == route { return last.series }
+            guard let series = cache.series[key]?.first(where: { $0.route == route })?.series else { return nil }
+            cache.last = (key, route, series)
+            return series
+        }
+        if let cached { return cached.add(1) }
         let series = registry.series(GatewayMetrics.httpRequests, [route, String(status)])
         cache.withLock { cache in
-            if cache[key]?.contains(where: { $0.route == route }) != true { cache[key, default: []].append((route, series)) }
+            if cache.series[key]?.contains(where: { $0.route == route }) != true { cache.series[key, default: []].append((route, series)) }
         }
         series.add(1)
     }

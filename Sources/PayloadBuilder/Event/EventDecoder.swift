@@ -12,6 +12,14 @@ public struct EventDecoder: Sendable {
 
     /// Decodes and validates `body`; also resolves the app the event is for.
     public func decode(_ body: [UInt8]) throws(EventError) -> (event: Event, app: AppProfile) {
+        let (event, appIndex) = try decodeIndexed(body)
+        return (event, config.apps[appIndex])
+    }
+
+    /// `decode(_:)`, with the app as its index in `config.apps`: the fast
+    /// path checks the app's profile where it is, and only the answer
+    /// copies it out (the fast path copied it to check it, then returned it).
+    func decodeIndexed(_ body: [UInt8]) throws(EventError) -> (event: Event, appIndex: Int) {
         if body.count > config.limits.maximumBodyBytes {
             throw EventError(.bodyTooLarge, field: nil,
                              "the body is \(body.count) bytes; at most \(config.limits.maximumBodyBytes) are accepted")
@@ -21,9 +29,11 @@ public struct EventDecoder: Sendable {
         }
         // The usual valid event, straight from the bytes; anything else (every
         // error included) is read by the tree decoder below, unchanged.
-        if let decoded = decodeFast(body) { return decoded }
+        if let decoded = decodeFastIndexed(body) { return decoded }
         let document = try JSONParser.parse(body)
-        return try decode(document)
+        let event = try decode(document).event
+        // The app `decode(document)` resolved from the same name.
+        return (event, try config.appIndex(named: event.app))
     }
 
     /// Validates an already-parsed document.

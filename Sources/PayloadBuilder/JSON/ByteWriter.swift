@@ -171,7 +171,10 @@ struct ByteWriter: ~Copyable {
     }
 
     /// Appends UTF-8 bytes escaped, without quotes: room for the whole text
-    /// is made once, and text with nothing to escape is one copy.
+    /// is made once, and text with nothing to escape is one copy. Never
+    /// inlined: inlined into the closure above, its scan was left as a call
+    /// to the general one (the kind of scan a run-time flag).
+    @inline(never)
     private mutating func appendJSONStringContent(utf8: UnsafeBufferPointer<UInt8>) {
         guard let source = utf8.baseAddress else { return }
         var index = JSONEscaping.firstToEscape(in: utf8, from: 0)

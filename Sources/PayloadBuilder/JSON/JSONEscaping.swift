@@ -1,8 +1,8 @@
 /// The byte-level core of JSON string escaping, shared by `JSONWriter` and
 /// the pre-rendered templates.
 ///
-/// Text that needs no escape (nearly all of it) is found eight bytes at a
-/// time and copied with one append; only `"`, `\` and control characters
+/// Text that needs no escape (nearly all of it) is found sixteen bytes at a
+/// time (eight for a short run) and copied with one append; only `"`, `\` and control characters
 /// stop the scan. The output is exactly the minimal escaping `JSONWriter`
 /// documents.
 enum JSONEscaping {
@@ -36,7 +36,10 @@ enum JSONEscaping {
     }
 
     /// The index of the first byte at or after `start` that must be escaped,
-    /// or `bytes.count` when there is none.
+    /// or `bytes.count` when there is none. Inlined, so that the scan is
+    /// specialized for its kind at each caller (a caller that inlined this
+    /// but not the scan called a general one, the kind a run-time flag).
+    @inline(__always)
     static func firstToEscape(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         firstStop(in: bytes, from: start, alsoNonASCII: false)
     }
@@ -44,22 +47,44 @@ enum JSONEscaping {
     /// The index of the first byte at or after `start` that must be escaped
     /// or is not ASCII, or `bytes.count`: how far a string parser may skip
     /// without looking at bytes one by one.
+    @inline(__always)
     static func firstToEscapeOrNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         firstStop(in: bytes, from: start, alsoNonASCII: true)
     }
 
-    /// Scans eight bytes at a time, the last word overlapping the one before
-    /// (bytes already found clean stay clean), so only a run shorter than a
-    /// word is read byte by byte.
+    /// Scans sixteen bytes at a time (eight for a shorter run), the last
+    /// vector or word overlapping the one before (bytes already found clean
+    /// stay clean), so only a run shorter than four bytes is read byte by
+    /// byte.
     @inline(__always)
     private static func firstStop(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, alsoNonASCII: Bool) -> Int {
         guard let base = bytes.baseAddress else { return bytes.count }
         let count = bytes.count
         var index = start
+        guard count - index >= 16 else { return firstStopInShortRun(base, from: index, count: count, alsoNonASCII: alsoNonASCII) }
+        while true {
+            let flags = stopFlags16(load16(base + index), alsoNonASCII: alsoNonASCII)
+            if flags != .zero { return index + firstFlaggedLane(flags) }
+            if index + 32 > count { break }
+            index += 16
+        }
+        let last = count - 16
+        if last > index {
+            let flags = stopFlags16(load16(base + last), alsoNonASCII: alsoNonASCII)
+            if flags != .zero { return last + firstFlaggedLane(flags) }
+        }
+        return count
+    }
+
+    /// `firstStop` on a run of fewer than sixteen bytes: one word and the
+    /// last, overlapping; four to seven bytes as two overlapping half-words
+    /// tested as one word (the overlap is clean in the low half, so the
+    /// lowest flag is still the first stop); fewer, byte by byte.
+    @inline(__always)
+    private static func firstStopInShortRun(_ base: UnsafePointer<UInt8>, from start: Int, count: Int,
+                                            alsoNonASCII: Bool) -> Int {
+        var index = start
         guard count - index >= 8 else {
-            // Four to seven bytes: two overlapping half-words tested as one
-            // word (the overlap is clean in the low half, so the lowest flag
-            // is still the first stop); fewer, byte by byte.
             guard count - index >= 4 else {
                 while index < count, !stops(base[index], alsoNonASCII: alsoNonASCII) { index += 1 }
                 return index
@@ -70,18 +95,46 @@ enum JSONEscaping {
             let lane = flags.trailingZeroBitCount >> 3
             return lane < 4 ? index + lane : count - 8 + lane
         }
-        while true {
-            let flags = stopFlags(load(base + index), alsoNonASCII: alsoNonASCII)
-            if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
-            if index + 16 > count { break }
-            index += 8
-        }
+        let flags = stopFlags(load(base + index), alsoNonASCII: alsoNonASCII)
+        if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
         let last = count - 8
         if last > index {
             let flags = stopFlags(load(base + last), alsoNonASCII: alsoNonASCII)
             if flags != 0 { return last + flags.trailingZeroBitCount >> 3 }
         }
         return count
+    }
+
+    private typealias Lanes = SIMD16<UInt8>
+
+    /// Sixteen bytes, the first in lane 0.
+    @inline(__always)
+    private static func load16(_ pointer: UnsafePointer<UInt8>) -> Lanes {
+        UnsafeRawPointer(pointer).loadUnaligned(as: Lanes.self)
+    }
+
+    /// Each byte of `lanes` that stops the scan as 0xFF, the others 0, seen
+    /// as two words (lanes 0 to 7 in the first, in memory order). Lane by
+    /// lane, so exact: no SWAR borrow to reason about. The constants are
+    /// whole vectors, typed: compared with a scalar, or with a vector whose
+    /// type is inferred, the compiler loops over the lanes one at a time
+    /// instead of emitting one vector compare.
+    @inline(__always)
+    private static func stopFlags16(_ lanes: Lanes, alsoNonASCII: Bool) -> SIMD2<UInt64> {
+        let control: Lanes = Lanes(repeating: 0x20), quote: Lanes = Lanes(repeating: 0x22)
+        let backslash: Lanes = Lanes(repeating: 0x5C), nonASCII: Lanes = Lanes(repeating: 0x80)
+        var stops = (lanes .< control) .| (lanes .== quote) .| (lanes .== backslash)
+        if alsoNonASCII { stops = stops .| (lanes .>= nonASCII) }
+        let none: Lanes = Lanes(repeating: 0), all: Lanes = Lanes(repeating: 0xFF)
+        // Same size, both plain lanes of bytes: the mask's bytes read as two words.
+        return unsafeBitCast(none.replacing(with: all, where: stops), to: SIMD2<UInt64>.self)
+    }
+
+    /// The first lane whose flag is set (some is).
+    @inline(__always)
+    private static func firstFlaggedLane(_ flags: SIMD2<UInt64>) -> Int {
+        let low = UInt64(littleEndian: flags[0]), high = UInt64(littleEndian: flags[1])
+        return low != 0 ? low.trailingZeroBitCount >> 3 : 8 + high.trailingZeroBitCount >> 3
     }
 
     @inline(__always)

@@ -34,12 +34,17 @@ public struct EventRenderer: Sendable {
     public func renderReport(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> [UInt8] {
         var failure: EventError?
         var overflow: [UInt8]?
-        let report = [UInt8](unsafeUninitializedCapacity: ReportOutput.estimatedCount(recipients: event.recipients.count)) {
+        // One allocation for the answer and, after its room, the plan's
+        // store (`ReportOutput.makeStore()`): the store's own was a second
+        // large malloc and free per event.
+        let answerRoom = ReportOutput.estimatedCount(recipients: event.recipients.count)
+        let report = [UInt8](unsafeUninitializedCapacity: answerRoom + RenderPlan.storeCapacity) {
             buffer, initialized in
             initialized = 0
             do throws(EventError) {
                 switch try renderRetrying(event, app: app, avatar: avatar, now: now, output: {
-                    ReportOutput(eventID: event.eventID, writingInto: buffer)
+                    ReportOutput(eventID: event.eventID, writingInto: UnsafeMutableBufferPointer(rebasing: buffer[..<answerRoom]),
+                                 storeRoom: UnsafeMutableBufferPointer(rebasing: buffer[answerRoom...]))
                 }) {
                 case let .inPlace(count): initialized = count
                 case let .moved(bytes): overflow = bytes
@@ -71,7 +76,7 @@ public struct EventRenderer: Sendable {
     ) throws(EventError) -> Output.Result {
         // A local, lent to each call that writes there: a class's stored
         // `var` would be checked for exclusive access at every use.
-        var store = RenderPlan.makeStore()
+        var store = output.makeStore()
         let plan = RenderPlan(event: event, app: app, avatarURL: avatar.forwardedURL, now: now, store: &store)
         let languageMatters = plan.text.plainText.isEmpty
         var fcmTemplates = TemplateCache<FCMTemplate>()

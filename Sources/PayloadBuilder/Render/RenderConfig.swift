@@ -30,17 +30,23 @@ public struct RenderConfig: Sendable {
 
     /// The app an event names, or the only one when it names none.
     public func app(named name: String?) throws(EventError) -> AppProfile {
+        apps[try appIndex(named: name)]
+    }
+
+    /// Where in `apps` the app of `app(named:)` is: found without copying
+    /// its profile (a copy retains and releases each of its strings).
+    func appIndex(named name: String?) throws(EventError) -> Int {
         if let name {
-            guard let app = apps.first(where: { $0.name == name }) else {
+            guard let index = apps.firstIndex(where: { $0.name == name }) else {
                 let known = apps.map(\.name).joined(separator: ", ")
                 throw EventError(.unknownApp, field: "app", "no app named \"\(name)\" is configured (configured: \(known))")
             }
-            return app
+            return index
         }
         guard apps.count == 1 else {
             throw EventError(.unknownApp, field: "app", "\(apps.count) apps are configured: name one in \"app\"")
         }
-        return apps[0]
+        return 0
     }
 }
 

@@ -8,6 +8,10 @@
 protocol RenderOutput: ~Copyable {
     associatedtype Result
 
+    /// The plan's store for this render (`RenderPlan.makeStore()`, or room
+    /// the output already holds), made once, before anything is written.
+    mutating func makeStore() -> ByteWriter
+
     /// A recipient not sent to, and why (`SkippedRecipient.reason`).
     mutating func skip(recipientIndex: Int, platform: Platform, token: String, reason: String)
 
@@ -35,6 +39,10 @@ struct RenderedEventOutput: RenderOutput {
 
     init(recipientCount: Int) {
         requests.reserveCapacity(recipientCount)
+    }
+
+    func makeStore() -> ByteWriter {
+        RenderPlan.makeStore()
     }
 
     mutating func skip(recipientIndex: Int, platform: Platform, token: String, reason: String) {

@@ -31,8 +31,11 @@ final class RenderPlan {
     /// 3,500 bytes), and a per-device FCM body assembled after them (about
     /// 1,100), without growing.
     static func makeStore() -> ByteWriter {
-        ByteWriter(capacity: 6144)
+        ByteWriter(capacity: storeCapacity)
     }
+
+    /// The first capacity of a store (see `makeStore()`).
+    static var storeCapacity: Int { 6144 }
 
     /// Writes the fragments into `store` (made by `makeStore()`, empty).
     init(event: borrowing Event, app: borrowing AppProfile, avatarURL: String?, now: Int64, store: inout ByteWriter) {

@@ -11,6 +11,7 @@
 /// paths byte for byte.
 struct ReportOutput: RenderOutput, ~Copyable {
     private var out: ByteWriter
+    private let storeRoom: UnsafeMutableBufferPointer<UInt8>
     private var wroteRequest = false
     private var skipped: [SkippedRecipient] = []
 
@@ -19,13 +20,19 @@ struct ReportOutput: RenderOutput, ~Copyable {
         1024 + 2048 * recipients
     }
 
-    /// Starts the answer of the event `eventID` in `buffer` (borrowed; a
-    /// longer answer moves to memory of its own, see `ByteWriter`).
-    init(eventID: String, writingInto buffer: UnsafeMutableBufferPointer<UInt8>) {
+    /// Starts the answer of the event `eventID` in `buffer`, and keeps
+    /// `storeRoom` for the plan's store (both borrowed; either moves to
+    /// memory of its own when it outgrows its room, see `ByteWriter`).
+    init(eventID: String, writingInto buffer: UnsafeMutableBufferPointer<UInt8>, storeRoom: UnsafeMutableBufferPointer<UInt8>) {
         out = ByteWriter(writingInto: buffer)
+        self.storeRoom = storeRoom
         out.appendLiteral("{\"event_id\":")
         out.appendJSONString(eventID)
         out.appendLiteral(",\"requests\":[")
+    }
+
+    func makeStore() -> ByteWriter {
+        ByteWriter(writingInto: storeRoom)
     }
 
     mutating func skip(recipientIndex: Int, platform: Platform, token: String, reason: String) {

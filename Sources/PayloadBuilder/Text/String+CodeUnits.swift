@@ -6,7 +6,7 @@ extension String {
     /// right for the very same bytes. Compares the lengths, then the two
     /// buffers in place, eight bytes at a time (the generic `UTF8View` or
     /// buffer `elementsEqual` cost over a thousand instructions for a URL).
-    func hasSameCodeUnits(as other: String) -> Bool {
+    public func hasSameCodeUnits(as other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         let same = utf8.withContiguousStorageIfAvailable { mine in
             other.utf8.withContiguousStorageIfAvailable { theirs in Self.sameBytes(mine, theirs) }
