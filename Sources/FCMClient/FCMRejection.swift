@@ -76,12 +76,15 @@ public struct FCMApnsError: Sendable, Equatable {
         self.reason = reason
     }
 
-    /// Whether APNs said the device token is dead: a 410, or a reason
-    /// Apple's table drops the token for (`BadDeviceToken`, `Unregistered`, …).
+    /// Whether APNs said the device is gone: a 410, `Unregistered` or
+    /// `ExpiredToken` (PROTOCOLS.md B4 records 410 Unregistered). Not
+    /// `BadDeviceToken` or `DeviceTokenNotForTopic`: through FCM those
+    /// usually mean the Firebase project's APNs setup is wrong (another
+    /// bundle id, sandbox against production) for every iOS device of the
+    /// app, and telling the caller to delete all those tokens could not be
+    /// undone (found in review).
     public var saysTheDeviceTokenIsDead: Bool {
-        if statusCode == 410 { return true }
-        guard let reason else { return false }
-        return APNsReason(reason).action(status: statusCode ?? 400) == .dropToken
+        statusCode == 410 || reason == APNsReason.unregistered.rawValue || reason == APNsReason.expiredToken.rawValue
     }
 }
 

@@ -147,6 +147,25 @@ final class AccessTokenCacheTests: XCTestCase {
         XCTAssertTrue(cache.invalidate(third), "a token that served two minutes is refused for a new reason")
     }
 
+    /// A token refused at the end of its life (handed out to its last
+    /// second while grants were held off) may simply have expired by
+    /// Google's clock: its successor is not suspect, and one refusal of it
+    /// later is still worth a new token (found in review).
+    func testARefusalOfATokenInsideItsMarginDoesNotMakeItsSuccessorSuspect() async throws {
+        let fetcher = CountingFetcher()
+        let clock = TestClock(1_000_000)
+        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let first = try await cache.accessToken()
+        clock.advance(3599)
+        XCTAssertTrue(cache.invalidate(first))
+        let second = try await cache.accessToken()
+        XCTAssertEqual(second, "token-2")
+        clock.advance(20)
+        XCTAssertTrue(cache.invalidate(second), "one refusal of the successor is worth a new token")
+        let third = try await cache.accessToken()
+        XCTAssertEqual(third, "token-3")
+    }
+
     /// While grants are held off, a caller without a token is told how long
     /// is left, so that its retry waits for the next grant instead of
     /// spending a retry on the same answer.

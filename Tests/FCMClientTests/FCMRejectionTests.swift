@@ -55,8 +55,14 @@ final class FCMRejectionTests: XCTestCase {
         let gone = FCMRejection(status: 400, body: body(#""statusCode":410,"reason":"Unregistered""#), retryAfterHeader: nil, now: 0)
         XCTAssertEqual(gone.apnsError, FCMApnsError(statusCode: 410, reason: "Unregistered"))
         XCTAssertEqual(gone.action, .dropToken)
-        let bad = FCMRejection(status: 400, body: body(#""statusCode":400,"reason":"BadDeviceToken""#), retryAfterHeader: nil, now: 0)
-        XCTAssertEqual(bad.action, .dropToken)
+        let expired = FCMRejection(status: 400, body: body(#""reason":"ExpiredToken""#), retryAfterHeader: nil, now: 0)
+        XCTAssertEqual(expired.action, .dropToken)
+        // Through FCM these usually mean the project's APNs setup is wrong
+        // for every iOS device: never a reason to delete the token.
+        for reason in ["BadDeviceToken", "DeviceTokenNotForTopic"] {
+            let setup = FCMRejection(status: 400, body: body(#""statusCode":400,"reason":"\#(reason)""#), retryAfterHeader: nil, now: 0)
+            XCTAssertEqual(setup.action, .doNotRetry, reason)
+        }
         let large = FCMRejection(status: 400, body: body(#""statusCode":413,"reason":"PayloadTooLarge""#), retryAfterHeader: nil, now: 0)
         XCTAssertEqual(large.action, .doNotRetry)
         let auth = FCMRejection(status: 401, errorCode: .thirdPartyAuthError,

@@ -170,7 +170,10 @@ struct AccessTokenCacheState: Sendable {
             return false
         }
         self.current = nil
-        nextGrantReplacesARefusal = true
+        // A token refused inside its refresh margin may simply have expired
+        // by Google's clock (it is handed out until the last second while
+        // grants are held off): its successor is no suspect (found in review).
+        nextGrantReplacesARefusal = now < current.expiresAt - current.margin
         return true
     }
 }
