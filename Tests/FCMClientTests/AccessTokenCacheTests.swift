@@ -28,10 +28,15 @@ final class AccessTokenCacheTests: XCTestCase {
         }
     }
 
-    func testConcurrentCallersWaitForTheSameGrant() async throws {
-        let fetcher = CountingFetcher(delay: .milliseconds(100))
+    /// A cache over a fresh counting fetcher, on a test clock at 1,000,000 s.
+    private func makeCache(delay: Duration = .zero, lifetime: Int64 = 3600) -> (AccessTokenCache, CountingFetcher, TestClock) {
+        let fetcher = CountingFetcher(delay: delay, lifetime: lifetime)
         let clock = TestClock(1_000_000)
-        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        return (AccessTokenCache(fetcher: fetcher, now: { clock.now }), fetcher, clock)
+    }
+
+    func testConcurrentCallersWaitForTheSameGrant() async throws {
+        let (cache, fetcher, _) = makeCache(delay: .milliseconds(100))
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<50 { group.addTask { try await cache.accessToken() } }
             var collected: [String] = []
@@ -44,9 +49,7 @@ final class AccessTokenCacheTests: XCTestCase {
     }
 
     func testInvalidatingTheCurrentTokenRefreshesOnceAndAnOldOneNothing() async throws {
-        let fetcher = CountingFetcher()
-        let clock = TestClock(1_000_000)
-        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let (cache, _, _) = makeCache()
         let first = try await cache.accessToken()
         cache.invalidate(first)
         let second = try await cache.accessToken()
@@ -58,9 +61,7 @@ final class AccessTokenCacheTests: XCTestCase {
     }
 
     func testAFailedRefreshKeepsAStillValidTokenAndAnExpiredOneFails() async throws {
-        let fetcher = CountingFetcher()
-        let clock = TestClock(1_000_000)
-        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let (cache, fetcher, clock) = makeCache()
         let first = try await cache.accessToken()
         fetcher.failing.store(true, ordering: .relaxed)
         clock.advance(3500)  // inside the refresh margin, not expired
@@ -88,9 +89,7 @@ final class AccessTokenCacheTests: XCTestCase {
     /// waited for that grant, so a slow token endpoint stalled every send
     /// for up to 3 min 45 s before the token had even expired).
     func testInsideTheRefreshMarginTheValidTokenIsHandedOutWhileOneGrantReplacesIt() async throws {
-        let fetcher = CountingFetcher(delay: .milliseconds(300))
-        let clock = TestClock(1_000_000)
-        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let (cache, fetcher, clock) = makeCache(delay: .milliseconds(300))
         let first = try await cache.accessToken()
         clock.advance(3400)  // 200 s before expiry: inside the 225 s margin
         var handedOut: [String] = []
@@ -107,9 +106,7 @@ final class AccessTokenCacheTests: XCTestCase {
     /// A caller that will not wait (the FCM client's fast path) starts the
     /// replacement too, and gets nil only once the token has expired.
     func testTheFastPathStartsTheReplacementAndNeverHandsOutAnExpiredToken() async throws {
-        let fetcher = CountingFetcher(delay: .milliseconds(100))
-        let clock = TestClock(1_000_000)
-        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let (cache, fetcher, clock) = makeCache(delay: .milliseconds(100))
         XCTAssertNil(cache.accessTokenWithoutWaiting(), "no token yet")
         XCTAssertEqual(fetcher.calls.load(ordering: .relaxed), 0, "and no grant started by it")
         let first = try await cache.accessToken()
@@ -126,9 +123,7 @@ final class AccessTokenCacheTests: XCTestCase {
     /// cache keeps it, refusals are final for a minute, then a refusal
     /// is worth one new grant again.
     func testARefusedReplacementMakesRefusalsFinalForAMinute() async throws {
-        let fetcher = CountingFetcher()
-        let clock = TestClock(1_000_000)
-        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let (cache, _, clock) = makeCache()
         let first = try await cache.accessToken()
         XCTAssertTrue(cache.invalidate(first))
         let second = try await cache.accessToken()
@@ -152,9 +147,7 @@ final class AccessTokenCacheTests: XCTestCase {
     /// Google's clock: its successor is not suspect, and one refusal of it
     /// later is still worth a new token (found in review).
     func testARefusalOfATokenInsideItsMarginDoesNotMakeItsSuccessorSuspect() async throws {
-        let fetcher = CountingFetcher()
-        let clock = TestClock(1_000_000)
-        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let (cache, _, clock) = makeCache()
         let first = try await cache.accessToken()
         clock.advance(3599)
         XCTAssertTrue(cache.invalidate(first))
@@ -197,9 +190,7 @@ final class AccessTokenCacheTests: XCTestCase {
     /// failed grant, callers get its error at once for 1 s, 2 s, 4 s … (up
     /// to 60 s), or the endpoint's Retry-After; a success ends it.
     func testAfterAFailedGrantNoNewGrantStartsUntilTheHoldOffEnds() async throws {
-        let fetcher = CountingFetcher()
-        let clock = TestClock(1_000_000)
-        let cache = AccessTokenCache(fetcher: fetcher, now: { clock.now })
+        let (cache, fetcher, clock) = makeCache()
         fetcher.failing.store(true, ordering: .relaxed)
         var attempts: [Int] = []
         for step: Int64 in [0, 0, 1, 1, 1, 2, 4] {
