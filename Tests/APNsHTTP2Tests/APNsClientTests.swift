@@ -147,6 +147,7 @@ final class APNsClientTests: XCTestCase {
         guard case let .rejected(rejection) = outcome else { return XCTFail("\(outcome)") }
         XCTAssertEqual(rejection.reason, .expiredProviderToken)
         XCTAssertEqual(rejection.action, .configurationError)
+        XCTAssertTrue(rejection.detail?.contains("check the clock") ?? false, "the operator learns what to fix: \(rejection)")
         XCTAssertEqual(testbed.tokens.mintCount, 1, "never mint twice within 20 minutes")
     }
 

@@ -296,14 +296,19 @@ final class NotifyEndToEndTests: XCTestCase {
 
     /// A refusal without an FCM error code (the access token or an IAM
     /// permission) is reported by its RPC status, which says what to fix.
+    /// The operator's log carries Google's message, which says which
+    /// permission or project is wrong.
     func testAnFCMRefusalWithoutAnErrorCodeIsReportedByItsRPCStatus() async throws {
-        let testbed = try ServiceTestbed()
+        let lines = LogCapture()
+        let testbed = try ServiceTestbed(logger: Logger(minimumLevel: .warning, sink: { lines.append($0) }))
         testbed.fcmSimulator.always(token: "fcm-permission", FCMSimulatorResponse(
             status: 403, rpcStatus: "PERMISSION_DENIED", errorCode: nil, message: "The caller does not have permission"))
         let answer = try await testbed.call("POST", "/v1/notify",
                                             body: ServiceTestbed.event(id: "rpc-status", tokens: [], fcmTokens: ["fcm-permission"]))
         guard case let .array(results)? = try JSONParser.parse(answer.body)["results"] else { return XCTFail() }
         XCTAssertEqual(results[0]["reason"], .string("PERMISSION_DENIED"), String(decoding: answer.body, as: UTF8.self))
+        let warning = lines.text.split(separator: "\n").first { $0.contains(#""msg":"provider refused our configuration""#) }
+        XCTAssertTrue(warning?.contains(#""detail":"The caller does not have permission""#) ?? false, lines.text)
     }
 
     func testSkippedDevicesAreCountedOnBothPaths() async throws {

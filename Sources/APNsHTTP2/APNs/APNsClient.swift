@@ -99,9 +99,10 @@ public final class APNsClient: Sendable {
                 retryIndices.append(index)
             case .retryWithCurrentToken, .notATokenProblem:
                 break
-            case .doNotRetry:
+            case let .doNotRetry(problem):
                 var final = rejection
                 final.action = .configurationError
+                final.detail = problem.description
                 outcomes[index] = .success(.rejected(final))
             }
         }

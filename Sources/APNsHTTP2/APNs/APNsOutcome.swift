@@ -16,6 +16,11 @@ public struct APNsRejection: Sendable, Equatable {
     public var apnsID: String?
     /// What to do about it; the client may narrow it (e.g. a token source's verdict).
     public var action: APNsAction
+    /// What the client learnt beyond Apple's reason, for an operator: why a
+    /// provider-token refusal is a configuration problem ("check the
+    /// clock" for an `ExpiredProviderToken` on a token younger than 20
+    /// minutes). Nil for most rejections.
+    public var detail: String?
 
     public init(status: Int, reason: APNsReason, timestamp: Int64? = nil, apnsID: String? = nil) {
         self.status = status

@@ -25,7 +25,9 @@ public enum DeliveryResult: Sendable, Equatable {
         case final
         /// Final failure because our configuration for this provider is
         /// wrong (credentials, topic, project): the provider is known bad.
-        case configuration
+        /// `detail`: what to check, when the client or the provider said
+        /// more than the reason (for the operator's log, not the answer).
+        case configuration(detail: String?)
     }
 }
 
@@ -64,7 +66,7 @@ public struct APNsSender: NotificationSender {
             case .dropToken: disposition = .dropToken(since: rejection.timestamp)
             case let .retry(after): disposition = .retry(after: after)
             case .retryOnNewConnection, .retryWithNewProviderToken: disposition = .retry(after: nil)
-            case .configurationError: disposition = .configuration
+            case .configurationError: disposition = .configuration(detail: rejection.detail)
             case .gatewayBug, .doNotRetry: disposition = .final
             }
             return .rejected(status: rejection.status, reason: rejection.reason.rawValue, disposition: disposition)
@@ -110,7 +112,8 @@ public struct FCMSender: NotificationSender {
             // through FCM fail, Android ones do not; FCM is not known bad.
             case .configurationError where rejection.errorCode == .thirdPartyAuthError || rejection.errorCode == .apnsAuthError:
                 disposition = .final
-            case .configurationError: disposition = .configuration
+            // Google's message says which permission or project is wrong.
+            case .configurationError: disposition = .configuration(detail: rejection.message.isEmpty ? nil : rejection.message)
             case .doNotRetry: disposition = .final
             }
             return .rejected(status: rejection.status, reason: reason(rejection), disposition: disposition)

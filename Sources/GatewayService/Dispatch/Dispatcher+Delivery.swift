@@ -50,11 +50,11 @@ extension Dispatcher {
             case let .rejected(_, reason, .final):
                 final[recipientIndex] = RecipientResult(platform: platform, token: token,
                                                          status: .failed, reason: reason, retryable: false)
-            case let .rejected(status, reason, .configuration):
+            case let .rejected(status, reason, .configuration(detail)):
                 if health.failed(app: app.name, provider: provider, reason: reason) {
                     logger.warning("provider refused our configuration", [
                         ("app", app.name), ("provider", provider), ("status", String(status)), ("reason", reason),
-                    ])
+                    ] + (detail.map { [("detail", $0)] } ?? []))
                 }
                 final[recipientIndex] = RecipientResult(platform: platform, token: token,
                                                          status: .failed, reason: reason, retryable: false)
