@@ -106,9 +106,9 @@ final class AvatarCacheTests: XCTestCase {
         var state = AvatarResolverState<Int>(capacity: 8, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
         XCTAssertNil(state.decision(for: "u", now: start))
         state.remember(.refused(.hostNotAllowed), for: "u", now: start)
-        state.remember(.passed, for: "v", now: start)
+        state.remember(.passed(host: "v.example"), for: "v", now: start)
         XCTAssertEqual(state.decision(for: "u", now: start + .seconds(1)), .refused(.hostNotAllowed))
-        XCTAssertEqual(state.decision(for: "v", now: start + .seconds(1)), .passed)
+        XCTAssertEqual(state.decision(for: "v", now: start + .seconds(1)), .passed(host: "v.example"))
         let ttl = AvatarResolverState<Int>.decisionTTL
         XCTAssertEqual(state.decision(for: "u", now: start + ttl - .seconds(1)), .refused(.hostNotAllowed))
         XCTAssertNil(state.decision(for: "u", now: start + ttl))
@@ -117,7 +117,7 @@ final class AvatarCacheTests: XCTestCase {
 
     func testWithNoCacheNoDecisionIsRemembered() {
         var state = AvatarResolverState<Int>(capacity: 0, positiveTTL: .seconds(600), negativeTTL: .seconds(60))
-        state.remember(.passed, for: "u", now: start)
+        state.remember(.passed(host: "u.example"), for: "u", now: start)
         XCTAssertNil(state.decision(for: "u", now: start))
     }
 
@@ -131,5 +131,15 @@ final class AvatarCacheTests: XCTestCase {
         let ok = AvatarState.ok(url: "u", mime: "image/png", bytes: 1, sha256: "00")
         XCTAssertEqual(state.finish("u", result: ok, now: start), [2])
         XCTAssertEqual(state.admit("u", waiter: 3, now: start), .cached(ok), "the result is cached all the same")
+    }
+
+    /// A passed URL is remembered with its host as libcurl parsed it,
+    /// lowercased, without port or path: the download pool's per-host key,
+    /// so one host on several ports or spellings shares one limit.
+    func testAPassedDecisionKeepsTheParsedHostAsThePoolKey() {
+        let policy = AvatarPolicy()
+        XCTAssertEqual(AvatarPolicyDecision(policy.check("https://CDN.Example.com:8443/a.png?x=1#f")), .passed(host: "cdn.example.com"))
+        XCTAssertEqual(AvatarPolicyDecision(policy.check("https://cdn.example.com/b.png")), .passed(host: "cdn.example.com"))
+        XCTAssertEqual(AvatarPolicyDecision(policy.check("https://[2001:DB8::1]:8080/a")), .refused(.privateAddress))
     }
 }

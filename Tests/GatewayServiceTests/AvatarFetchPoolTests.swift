@@ -76,11 +76,4 @@ final class AvatarFetchPoolTests: XCTestCase {
         try await waitUntil("every job settled") { journal.snapshot.count == 5 }
         XCTAssertEqual(Set(journal.snapshot.values), ["ran"])
     }
-
-    func testTheHostKeyIgnoresCaseUserInfoAndPort() {
-        XCTAssertEqual(AvatarFetchPool.host(of: "https://User@CDN.Example.com:8443/a.png?x=1"), "cdn.example.com")
-        XCTAssertEqual(AvatarFetchPool.host(of: "http://[2001:DB8::1]:8080/a"), "[2001:db8::1]")
-        XCTAssertEqual(AvatarFetchPool.host(of: "https://h.example"), "h.example")
-        XCTAssertEqual(AvatarFetchPool.host(of: "https://h.example#frag"), "h.example")
-    }
 }

@@ -32,7 +32,8 @@ final class AvatarFetchPool: Sendable {
     /// (with why: `fetchFailed` when no thread could be started,
     /// `timeout` when it waited too long, `queueFull`).
     struct Job: Sendable {
-        /// The host it downloads from, as `perHostLimit` counts it.
+        /// The host it downloads from (as the policy check parsed it), as
+        /// `perHostLimit` counts it.
         var host = ""
         let run: @Sendable () -> Void
         let abandon: @Sendable (AvatarDropReason) -> Void
@@ -151,20 +152,6 @@ final class AvatarFetchPool: Sendable {
             }
             return job
         }
-    }
-
-    /// The host of `url`, lowercased, without user info or port (a host
-    /// that answers on many ports is still one host): the key
-    /// `perHostLimit` counts by. Only a key, not a parser: the resolver has
-    /// already refused a URL it cannot parse.
-    static func host(of url: String) -> String {
-        var rest = Substring(url)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
-        let host = hostAndPort.hasPrefix("[") ? hostAndPort.prefix { $0 != "]" } + "]"
-            : hostAndPort.prefix { $0 != ":" }
-        return host.lowercased()
     }
 
     /// Starts one detached thread running `drain()`; false when the system refuses.

@@ -78,9 +78,13 @@ public final class AvatarResolver: Sendable {
     /// such, and the download goes on to fill the cache for later events.
     public func resolve(_ url: String?, waitingAtMost limit: Duration? = nil) async -> AvatarState {
         guard let url else { return .none }
-        if let reason = refusal(url, now: now()) {
+        let host: String
+        switch decision(url, now: now()) {
+        case let .refused(reason):
             onFetch(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)
+        case let .passed(passedHost):
+            host = passedHost
         }
         return await withCheckedContinuation { continuation in
             let instant = now()
@@ -95,7 +99,7 @@ public final class AvatarResolver: Sendable {
                 onFetch("coalesced")
             case .fetch:
                 pool.submit(AvatarFetchPool.Job(
-                    host: AvatarFetchPool.host(of: url),
+                    host: host,
                     run: { self.finish(url, with: self.fetcher.fetch(url)) },
                     // Not tried: nothing is learnt about the URL, so nothing is cached.
                     abandon: { self.finish(url, with: .dropped(url: url, reason: $0.rawValue), remember: false) }
@@ -133,23 +137,22 @@ public final class AvatarResolver: Sendable {
             // Not judged yet (or the judgement expired or was evicted): judged
             // now. An allowed URL then waits for `resolve`, which serves it
             // from the cache if a download is still there.
-            guard let reason = refusal(url, now: instant) else { return nil }
+            guard case let .refused(reason) = decision(url, now: instant) else { return nil }
             onFetch(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)
         }
     }
 
-    /// Why the policy refuses `url` without the network, or nil when it may
-    /// be fetched. The decision is remembered per URL (the policy never
-    /// changes), so libcurl parses a repeated URL once, not on every event.
-    private func refusal(_ url: String, now instant: ContinuousClock.Instant) -> AvatarDropReason? {
-        let decision = state.withLock { $0.decision(for: url, now: instant) } ?? {
+    /// Whether the policy refuses `url` without the network, and why, or
+    /// lets it be fetched from its host. The decision is remembered per URL
+    /// (the policy never changes), so libcurl parses a repeated URL once,
+    /// not on every event.
+    private func decision(_ url: String, now instant: ContinuousClock.Instant) -> AvatarPolicyDecision {
+        state.withLock { $0.decision(for: url, now: instant) } ?? {
             let decision = AvatarPolicyDecision(policy.check(url))
             state.withLock { $0.remember(decision, for: url, now: instant) }
             return decision
         }()
-        if case let .refused(reason) = decision { return reason }
-        return nil
     }
 
     /// Caches the result (unless `remember` is false: the URL was not

@@ -108,14 +108,15 @@ struct AvatarResolverState<Waiter> {
 }
 
 /// What `AvatarPolicy.check` decided for a URL before any connection, as the
-/// resolver remembers it.
+/// resolver remembers it; a passed URL keeps its host as libcurl parsed it,
+/// lowercased: the key the download pool's per-host limit counts by.
 enum AvatarPolicyDecision: Equatable {
-    case passed
+    case passed(host: String)
     case refused(AvatarDropReason)
 
     init(_ check: AvatarURLCheck) {
         switch check {
-        case .passed: self = .passed
+        case let .passed(url): self = .passed(host: url.host.lowercased())
         case let .refused(reason): self = .refused(reason)
         }
     }
