@@ -46,7 +46,8 @@ final class ConfigurationLoaderTests: XCTestCase {
         let good = try loader(["PUSHGW_AVATAR_ALLOWED_HOSTS": "cdn.example.com, *.example.org,192.0.2.7,[2001:db8::7],localhost"]).load()
         XCTAssertEqual(good.avatar.allowedHosts, ["cdn.example.com", "*.example.org", "192.0.2.7", "[2001:db8::7]", "localhost"])
         // (An empty variable is unset, as every setting's: any public host.)
-        for bad in [",", "cdn.example.com,", "https://cdn.example.com/", "cdn.example.com:443", "::1", "*.", "a..b", "host name"] {
+        for bad in [",", "cdn.example.com,", "https://cdn.example.com/", "cdn.example.com:443", "::1", "*.", "a..b", "host name",
+                    "[:::]", "[192.0.2.7]", "[fe80::1%eth0]"] {
             expectError(["PUSHGW_AVATAR_ALLOWED_HOSTS": bad], setting: "PUSHGW_AVATAR_ALLOWED_HOSTS")
         }
         for bad in [#"[]"#, #"["https://cdn.example.com"]"#, #"[""]"#] {

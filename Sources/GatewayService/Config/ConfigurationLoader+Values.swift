@@ -84,8 +84,10 @@ extension ConfigurationLoader {
             guard !entry.isEmpty else {
                 throw ServiceError(setting: setting, "an empty entry (an extra comma?): name each host, \(example)")
             }
-            if entry.hasPrefix("["), entry.hasSuffix("]"), entry.count > 2,
-               entry.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) {
+            // An IPv6 address in brackets, read as the avatar guard reads
+            // addresses (no zone: a URL's host never matches one).
+            if entry.hasPrefix("["), entry.hasSuffix("]"), !entry.contains("%"),
+               let address = AvatarIPAddress(literal: entry), !address.isIPv4 {
                 continue
             }
             let name = entry.hasPrefix("*.") ? entry.dropFirst(2) : Substring(entry)
