@@ -16,8 +16,12 @@ final class DemoProvidersTests: XCTestCase {
         let gateway = try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))
         let answer = try await ServiceTestbed.call("http://127.0.0.1:\(gateway.server.port)", "POST", "/v1/notify",
                                                    body: ServiceTestbed.seedEvent(), bearer: ServiceTestbed.bearer)
+        let metrics = gateway.metrics.registry.exposition()
         await gateway.shutdown(drain: .seconds(2))
         XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+        for provider in ["apns", "fcm"] {
+            XCTAssertTrue(metrics.contains(#"pushgw_provider_request_duration_seconds_count{provider="\#(provider)"} 1"#), metrics)
+        }
         guard case let .array(results)? = try JSONParser.parse(answer.body)["results"] else { return XCTFail("no results") }
         XCTAssertEqual(results.map { $0["status"] }, [.string("sent"), .string("sent")])
         XCTAssertEqual(providers.apns.statistics.acceptedTotal, 1)

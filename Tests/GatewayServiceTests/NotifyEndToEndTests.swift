@@ -245,6 +245,26 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertFalse(text.contains(ServiceTestbed.token(1)), "never a token in a label")
     }
 
+    /// `pushgw_provider_request_duration_seconds` times each request to the
+    /// provider, a retry included: two devices, one answered 503 first, are
+    /// three requests (it timed each batch: two).
+    func testProviderRequestDurationCountsEveryRequestToTheProvider() async throws {
+        var settings = Dispatcher.Settings()
+        settings.retry.initialDelay = .milliseconds(5)
+        let testbed = try ServiceTestbed(settings: settings)
+        testbed.simulator.script(token: ServiceTestbed.token(1), responses: [.serviceUnavailable], thereafter: .success)
+        let before = String(decoding: try await testbed.call("GET", "/metrics", bearer: nil).body, as: UTF8.self)
+        XCTAssertTrue(before.contains(#"pushgw_provider_request_duration_seconds_count{provider="apns"} 0"#), before)
+
+        let answer = try await testbed.call("POST", "/v1/notify",
+                                            body: ServiceTestbed.event(tokens: [ServiceTestbed.token(1), ServiceTestbed.token(2)]))
+
+        XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+        let after = String(decoding: try await testbed.call("GET", "/metrics", bearer: nil).body, as: UTF8.self)
+        XCTAssertTrue(after.contains(#"pushgw_provider_request_duration_seconds_count{provider="apns"} 3"#), after)
+        XCTAssertTrue(after.contains(#"pushgw_provider_request_duration_seconds_bucket{provider="apns",le="+Inf"} 3"#), after)
+    }
+
     /// A configured provider's counters are there at 0 before anything
     /// happens, so a rate or an alert on them has a series from the start
     /// (the rejected-token counter had none until the first rejection).

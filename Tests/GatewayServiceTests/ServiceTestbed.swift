@@ -42,7 +42,7 @@ final class ServiceTestbed {
         try simulator.writeCA(to: caFile)
         tokens = try ProviderTokenCache(keyID: "KEYID12345", teamID: "TEAM123456", signingKey: key)
         apns = try APNsClient(origin: simulator.url, tls: TLSConfiguration(caFile: caFile), tokens: tokens,
-                              requestTimeout: providerTimeout, loops: loops, now: { Int64(Date().timeIntervalSince1970) })
+                              requestTimeout: providerTimeout, options: metrics.timingRequests(to: "apns"), loops: loops, now: { Int64(Date().timeIntervalSince1970) })
         let account = try ThrowawayServiceAccount(projectID: "pushgw-test")
         fcmSimulator = try FCMSimulator(configuration: FCMSimulatorConfiguration(projectID: "pushgw-test",
                                                                                   serviceAccounts: [account.registration]))
@@ -52,7 +52,8 @@ final class ServiceTestbed {
         accessTokens = AccessTokenCache(serviceAccount: try ServiceAccount(json: account.json(tokenURI: fcmSimulator.tokenURI)),
                                         configuration: TokenEndpointConfiguration(caFile: fcmCAFile))
         fcm = try FCMClient(baseURL: fcmSimulator.url, projectID: "pushgw-test", tls: TLSConfiguration(caFile: fcmCAFile),
-                            tokens: accessTokens, requestTimeout: providerTimeout, loops: loops)
+                            tokens: accessTokens, requestTimeout: providerTimeout, options: metrics.timingRequests(to: "fcm"),
+                            loops: loops)
         let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url),
                              fcm: FCMTarget(projectID: "pushgw-test", baseURL: fcmSimulator.url))
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)

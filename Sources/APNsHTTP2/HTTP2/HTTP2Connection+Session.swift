@@ -101,6 +101,7 @@ extension HTTP2Connection {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
             answeredAny = true
             let response = stream.takeResponse(status: status)
+            if let timesAnswer { timesAnswer(ContinuousClock.now - PendingStream.origin - stream.startedSinceOrigin) }
             if status != 200, let retires = retiresConnection, retires(response) { shutdown() }
             complete(stream, .success(response))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):

@@ -122,6 +122,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     let keptHeaderLengths: UInt64
     /// `options.retiresConnection`, read once (no copy of the closure per answer).
     let retiresConnection: (@Sendable (HTTP2Response) -> Bool)?
+    /// `options.timesAnswer`, read once.
+    let timesAnswer: (@Sendable (Duration) -> Void)?
 
     /// Creates the connection, on an event loop of its own, and connects at
     /// once. `onClose` runs on the loop thread when the connection stops
@@ -141,6 +143,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         keptHeaderBytes = options.keptHeaderBytes
         keptHeaderLengths = options.keptHeaderBytes?.reduce(0) { $0 | 1 << UInt64(min($1.count, 63)) } ?? .max
         retiresConnection = options.retiresConnection
+        timesAnswer = options.timesAnswer
         // `:scheme` and `:authority`, shared by every stream of the connection.
         let authority = port == 443 ? host : "\(host):\(port)"
         headerBlocks = HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array(authority.utf8))],

@@ -19,6 +19,9 @@ final class PendingStream: @unchecked Sendable {
     /// at run time; a `Duration` is a plain store.
     private(set) var deadlineSinceOrigin: Duration
     var deadline: ContinuousClock.Instant { Self.origin + deadlineSinceOrigin }
+    /// When `send` took the request, as the time since `origin` (for
+    /// `HTTP2ConnectionOptions.timesAnswer`).
+    private(set) var startedSinceOrigin: Duration
     /// What `deadlineSinceOrigin` counts from.
     static let origin = ContinuousClock.now
     /// nil only while recycled (between `recycle` and `reuse`).
@@ -52,6 +55,7 @@ final class PendingStream: @unchecked Sendable {
     init(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
         self.batch = batch
         self.index = index
+        self.startedSinceOrigin = startedSinceOrigin
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
         hasBody = !batch.requests[index].body.isEmpty
     }
@@ -61,6 +65,7 @@ final class PendingStream: @unchecked Sendable {
     func reuse(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
         self.batch = batch
         self.index = index
+        self.startedSinceOrigin = startedSinceOrigin
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
         hasBody = !batch.requests[index].body.isEmpty
     }

@@ -203,12 +203,10 @@ extension Dispatcher {
                 continue
             }
             let batch = positions.map { requests[$0] }
-            let started = ContinuousClock.now
             let provider = series.provider(sender.provider)
             provider.inFlight.add(Double(batch.count))
             sender.send(batch, timeout: timeout) { results in
                 provider.inFlight.add(-Double(batch.count))
-                provider.duration.observe(seconds: (ContinuousClock.now - started).inSeconds)
                 if let all = gathered.withLock({ $0.add(positions, results) }) { completion(all) }
             }
         }

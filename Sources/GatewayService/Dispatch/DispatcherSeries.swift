@@ -22,13 +22,11 @@ struct DispatcherSeries: Sendable {
     /// them sees a series from the start.
     struct ProviderSeries: Sendable {
         let inFlight: MetricSeries
-        let duration: MetricSeries
         let rejectedTokens: MetricSeries
         let retries: MetricSeries
 
         init(_ registry: MetricsRegistry, _ name: String) {
             inFlight = registry.series(GatewayMetrics.providerInFlight, [name])
-            duration = registry.series(GatewayMetrics.providerDuration, [name])
             rejectedTokens = registry.series(GatewayMetrics.rejectedTokens, [name])
             retries = registry.series(GatewayMetrics.retries, [name])
         }

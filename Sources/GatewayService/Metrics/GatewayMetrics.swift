@@ -1,3 +1,5 @@
+public import APNsHTTP2
+
 /// The metric families API.md requires, declared once, with helpers that
 /// keep their labels bounded.
 public struct GatewayMetrics: Sendable {
@@ -8,7 +10,7 @@ public struct GatewayMetrics: Sendable {
     public static let notifications = MetricsRegistry.Family(
         "pushgw_notifications_total", "Per-device results, by provider and status.", type: "counter")
     public static let providerDuration = MetricsRegistry.Family(
-        "pushgw_provider_request_duration_seconds", "Time for one batch of provider requests.", type: "histogram")
+        "pushgw_provider_request_duration_seconds", "Time from sending one provider request to its answer (each retry its own request).", type: "histogram")
     public static let providerInFlight = MetricsRegistry.Family(
         "pushgw_provider_in_flight", "Provider requests in flight.", type: "gauge")
     public static let rejectedTokens = MetricsRegistry.Family(
@@ -33,5 +35,16 @@ public struct GatewayMetrics: Sendable {
         registry.declare(Self.avatarFetch, labels: ["result"])
         registry.declare(Self.httpRequests, labels: ["route", "code"])
         registry.declare(Self.retries, labels: ["provider"])
+    }
+
+    /// `options` with each answered request to `provider` (`apns`, `fcm`)
+    /// timed into `pushgw_provider_request_duration_seconds{provider}` by the
+    /// connection that carried it: from send to answer, a retry its own request.
+    public func timingRequests(to provider: String,
+                               _ options: HTTP2ConnectionOptions = HTTP2ConnectionOptions()) -> HTTP2ConnectionOptions {
+        let duration = registry.series(Self.providerDuration, [provider])
+        var options = options
+        options.timesAnswer = { duration.observe(seconds: $0.inSeconds) }
+        return options
     }
 }

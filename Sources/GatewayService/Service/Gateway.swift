@@ -57,13 +57,13 @@ public final class Gateway: Sendable {
         var accessTokenCaches: [AccessTokenCache] = []
         for app in configuration.apps {
             if let apns = app.apns {
-                let (client, cache) = try Self.apnsClient(apns, app: app.name, loops: loops)
+                let (client, cache) = try Self.apnsClient(apns, app: app.name, options: metrics.timingRequests(to: "apns"), loops: loops)
                 apnsClients.append(client)
                 tokenCaches.append(cache)
                 senders[app.name, default: [:]][.apns] = APNsSender(client: client)
             }
             if let fcm = app.fcm {
-                let (client, cache) = try Self.fcmClient(fcm, app: app.name, loops: loops)
+                let (client, cache) = try Self.fcmClient(fcm, app: app.name, options: metrics.timingRequests(to: "fcm"), loops: loops)
                 fcmClients.append(client)
                 accessTokenCaches.append(cache)
                 senders[app.name, default: [:]][.fcm] = FCMSender(client: client)
@@ -112,7 +112,8 @@ public final class Gateway: Sendable {
     }
 
     private static func apnsClient(_ settings: GatewayConfiguration.APNsSettings,
-                                   app: String, loops: [HTTP2EventLoop]) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
+                                   app: String, options: HTTP2ConnectionOptions,
+                                   loops: [HTTP2EventLoop]) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
         let setting = "apps.\(app).apns"
         let keySetting = settings.keyFileSetting ?? "\(setting).key_file"
         let pem: [UInt8]
@@ -144,7 +145,7 @@ public final class Gateway: Sendable {
         }
         do {
             let client = try APNsClient(origin: settings.baseURL, tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
-                                        connections: settings.connections, loops: loops, now: { Int64(Date().timeIntervalSince1970) })
+                                        connections: settings.connections, options: options, loops: loops, now: { Int64(Date().timeIntervalSince1970) })
             return (client, cache)
         } catch {
             throw Self.clientError(error, caFileSetting: settings.caFileSetting ?? "\(setting).ca_file",
@@ -153,7 +154,8 @@ public final class Gateway: Sendable {
     }
 
     private static func fcmClient(_ settings: GatewayConfiguration.FCMSettings,
-                                  app: String, loops: [HTTP2EventLoop]) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
+                                  app: String, options: HTTP2ConnectionOptions,
+                                  loops: [HTTP2EventLoop]) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
         let setting = settings.serviceAccountFileSetting ?? "apps.\(app).fcm.service_account_file"
         let bytes: [UInt8]
         do {
@@ -172,7 +174,7 @@ public final class Gateway: Sendable {
         do {
             let client = try FCMClient(baseURL: settings.baseURL, projectID: settings.projectID,
                                        tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
-                                       connections: settings.connections, loops: loops)
+                                       connections: settings.connections, options: options, loops: loops)
             return (client, cache)
         } catch {
             throw Self.clientError(error, caFileSetting: settings.caFileSetting ?? "apps.\(app).fcm.ca_file",
