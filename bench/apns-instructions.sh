@@ -47,13 +47,11 @@ if ! [[ "$count" =~ ^[0-9]+$ && "$count" -ge 100 && "$count" -le 1000000 ]] || !
     echo "usage: $0 [-n N, 100..1000000] [--calls] [--only pushgw|h2load] [--keep DIR] [BINARY]" >&2
     exit 2
 fi
-for tool in valgrind nghttpd h2load openssl objcopy; do
-    command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y valgrind nghttp2-server nghttp2-client openssl binutils" >&2; exit 1; }
-done
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
+require_tools "valgrind nghttp2-server nghttp2-client openssl binutils" valgrind nghttpd h2load openssl objcopy
 bench_setup apns-instructions
 
 if [[ -z "$binary" ]]; then

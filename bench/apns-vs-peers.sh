@@ -24,12 +24,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
+require_tools "nghttp2-server nghttp2-client openssl" nghttpd h2load openssl
 bench_setup apns-bench
 results=""
 
-for tool in nghttpd h2load openssl; do
-    command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nghttp2-server nghttp2-client openssl" >&2; exit 1; }
-done
 python="$("$here/aioapns-setup.sh")"
 
 echo "building (release)" >&2

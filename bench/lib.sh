@@ -5,6 +5,9 @@
 #                       stopped, the directory removed, and then
 #                       bench_after_cleanup run if the script defines it
 #   free_port           a free TCP port on 127.0.0.1
+#   require_tools "PACKAGES" TOOL...
+#                       exits, saying `apt-get install -y PACKAGES`, unless
+#                       every TOOL is on $PATH (or in /usr/sbin)
 #   start_gateway NAME BINARY
 #                       `BINARY simulators` and a gateway pointed at them,
 #                       configured as for real providers, in $work/NAME; sets
@@ -29,6 +32,14 @@ bench_cleanup() {
     wait 2>/dev/null || true
     rm -rf "$work"
     if declare -F bench_after_cleanup >/dev/null; then bench_after_cleanup; fi
+}
+
+require_tools() {
+    local packages="$1" tool
+    shift
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || [[ -x "/usr/sbin/$tool" ]] || { echo "missing $tool: apt-get install -y $packages" >&2; exit 1; }
+    done
 }
 
 free_port() {

@@ -36,14 +36,12 @@ if [[ $# -gt 2 ]] || ! [[ "$count" =~ ^[0-9]+$ && "$count" -ge 1 ]]; then
     echo "usage: $0 [-n N >= 1] [A [B]]   (A, B: git revision or pushgw binary; none: the working tree)" >&2
     exit 2
 fi
-for tool in valgrind callgrind_control gcc; do
-    command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y valgrind gcc libmicrohttpd-dev" >&2; exit 1; }
-done
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
+require_tools "valgrind gcc libmicrohttpd-dev" valgrind callgrind_control gcc
 bench_setup service-instructions
 bench_after_cleanup() { git -C "$root" worktree prune; }
 event="$root/fixtures/payloads/seed-chat-sdk.event.json"

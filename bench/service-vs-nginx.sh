@@ -26,10 +26,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
+require_tools "wrk nginx-light" wrk nginx
 bench_setup service-bench
-for tool in wrk nginx; do
-    command -v "$tool" >/dev/null || [[ -x "/usr/sbin/$tool" ]] || { echo "missing $tool: apt-get install -y wrk nginx-light" >&2; exit 1; }
-done
 
 echo "building (release, static Swift runtime)" >&2
 (cd "$root" && swift build -c release --static-swift-stdlib --product pushgw >&2)
