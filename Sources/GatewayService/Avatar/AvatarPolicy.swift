@@ -87,6 +87,9 @@ public struct AvatarPolicy: Sendable, Equatable {
 }
 
 extension AvatarPolicy {
+    /// The safe defaults (`AvatarPolicy()`), for settings to start from.
+    public static let defaults = AvatarPolicy()
+
     /// Whether a connection to `address` is allowed: one inside an exception;
     /// never a cloud metadata service otherwise; any other address when
     /// private ones are allowed, else a public one. IPv4-mapped IPv6 addresses

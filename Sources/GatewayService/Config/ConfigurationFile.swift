@@ -43,7 +43,7 @@ struct FileSettings {
             configuration.insecureNoAuth = flag
             configuration.insecureNoAuthSetting = "insecure_no_auth"
         }
-        for setting in WholeNumberSetting.all {
+        for setting in WholeNumberSetting.all where !setting.isAvatarSetting {
             if let number = try root.integer(setting.fileKey, setting.range) { setting.apply(&configuration, number) }
         }
         if let locale = try root.string("default_locale") {
@@ -58,6 +58,16 @@ struct FileSettings {
                 configuration.avatar.allowedHosts = try ConfigurationLoader.avatarHosts(hosts, "avatar.allowed_hosts")
             }
             if let flag = try avatar.bool("allow_private_addresses") { configuration.avatar.allowPrivateAddresses = flag }
+            if let networks = try avatar.strings("private_networks") {
+                configuration.avatar.privateNetworks = try ConfigurationLoader.avatarNetworks(networks, "avatar.private_networks")
+            }
+            if let caFile = try filePath(avatar, "ca_file") {
+                configuration.avatar.caFile = caFile.value
+                configuration.avatar.caFileSetting = caFile
+            }
+            for setting in WholeNumberSetting.all where setting.isAvatarSetting {
+                if let number = try avatar.integer(setting.keyInObject, setting.range) { setting.apply(&configuration, number) }
+            }
         }
     }
 

@@ -112,6 +112,32 @@ extension ConfigurationLoader {
         return entries
     }
 
+    /// The private networks avatars may come from, each a CIDR block or a
+    /// single address. A block written with host bits set (`10.20.1.0/16`)
+    /// is refused: it would admit more than it seems to.
+    static func avatarNetworks(_ entries: [String], _ setting: String) throws(ServiceError) -> [AvatarAddressRange] {
+        let example = "e.g. 10.20.0.0/16, fd12:3456::/48 or 192.168.1.7"
+        guard !entries.isEmpty else {
+            throw ServiceError(setting: setting, "an empty list: leave the setting out, or name the networks, \(example)")
+        }
+        var networks: [AvatarAddressRange] = []
+        for entry in entries {
+            guard !entry.isEmpty else {
+                throw ServiceError(setting: setting, "an empty entry (an extra comma?): name each network, \(example)")
+            }
+            guard let network = AvatarAddressRange(entry) else {
+                throw ServiceError(setting: setting, "\"\(entry)\": not an IP address or address/prefix-length, \(example)")
+            }
+            let address = entry.split(separator: "/").first.flatMap { AvatarIPAddress(literal: String($0)) }
+            guard address == network.network else {
+                throw ServiceError(setting: setting, "\"\(entry)\": the address has bits set beyond the prefix; "
+                    + "the network is \(network), write that (or the prefix you meant)")
+            }
+            networks.append(network)
+        }
+        return networks
+    }
+
     static func number(_ text: String, _ setting: String, _ range: ClosedRange<Int>) throws(ServiceError) -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw ServiceError(setting: setting, "\"\(text)\": a whole number from \(range.lowerBound) to \(range.upperBound)")

@@ -53,6 +53,7 @@ public struct ConfigurationLoader {
             try file.apply(to: &configuration, loader: self)
         }
         try applyEnvironment(to: &configuration)
+        if let caFile = configuration.avatar.caFileSetting { try checkCAFile(caFile, use: use) }
         if use == .service { try loadTokens(file: file, into: &configuration) }
         var apps = file.apps
         try overlayEnvironmentApp(on: &apps)
@@ -107,6 +108,15 @@ public struct ConfigurationLoader {
         }
         if let flag = value("PUSHGW_AVATAR_ALLOW_PRIVATE_ADDRESSES") {
             configuration.avatar.allowPrivateAddresses = try Self.bool(flag, "PUSHGW_AVATAR_ALLOW_PRIVATE_ADDRESSES")
+        }
+        if let networks = value("PUSHGW_AVATAR_PRIVATE_NETWORKS") {
+            configuration.avatar.privateNetworks = try Self.avatarNetworks(
+                networks.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) },
+                "PUSHGW_AVATAR_PRIVATE_NETWORKS")
+        }
+        if let caFile = sourced("PUSHGW_AVATAR_CA_FILE") {
+            configuration.avatar.caFile = caFile.value
+            configuration.avatar.caFileSetting = caFile
         }
     }
 

@@ -101,11 +101,39 @@ public struct GatewayConfiguration: Sendable {
         public var caFileSetting: String?
     }
 
-    /// Avatar fetching rules (the rest are the resolver's safe defaults).
+    /// Avatar fetching rules; what is not set keeps `AvatarPolicy`'s safe default.
     public struct AvatarSettings: Sendable {
         public var allowHTTP = false
         public var allowedHosts: [String] = []
         public var allowPrivateAddresses = false
+        /// Private networks avatars may come from all the same (an internal CDN).
+        public var privateNetworks: [AvatarAddressRange] = []
+        public var maxKilobytes = AvatarPolicy.defaults.maxBytes >> 10
+        public var timeout = AvatarPolicy.defaults.totalTimeout
+        public var cacheEntries = AvatarPolicy.defaults.cacheCapacity
+        public var cacheTTL = AvatarPolicy.defaults.cacheTTL
+        public var fetchThreads = AvatarPolicy.defaults.maxConcurrentFetches
+        /// CAs to trust for avatar downloads instead of the system's, and the setting that named it.
+        public var caFile: String?
+        var caFileSetting: Sourced?
+
+        /// The resolver's rules from these settings.
+        public var policy: AvatarPolicy {
+            var policy = AvatarPolicy()
+            policy.allowHTTP = allowHTTP
+            policy.allowedHosts = allowedHosts.isEmpty ? nil : allowedHosts
+            policy.allowPrivateAddresses = allowPrivateAddresses
+            policy.privateAddressExceptions = privateNetworks
+            policy.maxBytes = maxKilobytes << 10
+            policy.totalTimeout = timeout
+            policy.connectTimeout = min(policy.connectTimeout, timeout)
+            policy.cacheCapacity = cacheEntries
+            policy.cacheTTL = cacheTTL
+            policy.negativeCacheTTL = min(policy.negativeCacheTTL, cacheTTL)
+            policy.maxConcurrentFetches = fetchThreads
+            policy.caBundlePath = caFile
+            return policy
+        }
     }
 
     /// The rendering view of this configuration.

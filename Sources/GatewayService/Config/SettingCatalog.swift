@@ -89,6 +89,23 @@ public enum SettingCatalog {
                 help: "comma-separated avatar hosts: host names, *.domain, IPv4 addresses, IPv6 addresses in brackets"),
         Setting(environment: "PUSHGW_AVATAR_ALLOW_PRIVATE_ADDRESSES", fileKey: "avatar.allow_private_addresses", defaultValue: "false",
                 help: "let avatars come from private or loopback addresses (never from IPv4 link-local 169.254/16 or another cloud metadata service)"),
+        Setting(environment: "PUSHGW_AVATAR_PRIVATE_NETWORKS", fileKey: "avatar.private_networks", defaultValue: "none",
+                help: "comma-separated private networks avatars may come from all the same (an internal CDN), as CIDR blocks "
+                    + "or single addresses: 10.20.0.0/16, fd12:3456::/48; a block admits every address in it, a cloud "
+                    + "metadata service's included, so name only your own"),
+        Setting(environment: "PUSHGW_AVATAR_CA_FILE", fileKey: "avatar.ca_file", defaultValue: "system CAs",
+                help: "PEM file of CAs to trust for avatar downloads"),
+        Setting(environment: "PUSHGW_AVATAR_MAX_KB", fileKey: "avatar.max_kb", defaultValue: "1024",
+                help: "largest avatar downloaded, in KiB; a larger one is dropped (too_large)"),
+        Setting(environment: "PUSHGW_AVATAR_TIMEOUT_MS", fileKey: "avatar.timeout_ms", defaultValue: "3000",
+                help: "most time one avatar download may take, redirects, DNS and TLS included; a notification waits for "
+                    + "it at most half the time left before its deadline"),
+        Setting(environment: "PUSHGW_AVATAR_CACHE_ENTRIES", fileKey: "avatar.cache_entries", defaultValue: "1024",
+                help: "avatar URLs remembered, least recently used forgotten first (0: none)"),
+        Setting(environment: "PUSHGW_AVATAR_CACHE_SECONDS", fileKey: "avatar.cache_seconds", defaultValue: "600",
+                help: "how long a downloaded avatar is remembered (a refused one: at most 60 s)"),
+        Setting(environment: "PUSHGW_AVATAR_FETCH_THREADS", fileKey: "avatar.fetch_threads", defaultValue: "4",
+                help: "avatar downloads at once, each on its own thread; one host gets at most half of them"),
     ]
 
     /// The `--help` text (also `pushgw serve --help`).

@@ -1,6 +1,7 @@
 /// The service-wide settings that are a whole number within a range, one
 /// row each: the environment variable and the file key read it the same
-/// way, and `pushgw --help` shows the range from here.
+/// way, and `pushgw --help` shows the range from here. A file key
+/// `avatar.name` is `name` in the file's `avatar` object.
 struct WholeNumberSetting: Sendable {
     let environment: String
     let fileKey: String
@@ -33,7 +34,28 @@ struct WholeNumberSetting: Sendable {
         WholeNumberSetting(environment: "PUSHGW_SHUTDOWN_DRAIN_SECONDS", fileKey: "shutdown_drain_seconds", range: 1...600) {
             $0.shutdownDrain = .seconds($1)
         },
+        WholeNumberSetting(environment: "PUSHGW_AVATAR_MAX_KB", fileKey: "avatar.max_kb", range: 1...16_384) {
+            $0.avatar.maxKilobytes = $1
+        },
+        WholeNumberSetting(environment: "PUSHGW_AVATAR_TIMEOUT_MS", fileKey: "avatar.timeout_ms", range: 100...30_000) {
+            $0.avatar.timeout = .milliseconds($1)
+        },
+        WholeNumberSetting(environment: "PUSHGW_AVATAR_CACHE_ENTRIES", fileKey: "avatar.cache_entries", range: 0...1_000_000) {
+            $0.avatar.cacheEntries = $1
+        },
+        WholeNumberSetting(environment: "PUSHGW_AVATAR_CACHE_SECONDS", fileKey: "avatar.cache_seconds", range: 1...86_400) {
+            $0.avatar.cacheTTL = .seconds($1)
+        },
+        WholeNumberSetting(environment: "PUSHGW_AVATAR_FETCH_THREADS", fileKey: "avatar.fetch_threads", range: 1...64) {
+            $0.avatar.fetchThreads = $1
+        },
     ]
+
+    /// The file key inside its object: `max_kb` for `avatar.max_kb`.
+    var keyInObject: String { fileKey.split(separator: ".").last.map(String.init) ?? fileKey }
+
+    /// Whether the file key is inside the `avatar` object.
+    var isAvatarSetting: Bool { fileKey.hasPrefix("avatar.") }
 
     /// "`low` to `high`: ", the start of the setting's `--help` line.
     static func rangeText(of environment: String) -> String? {

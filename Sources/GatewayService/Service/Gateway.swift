@@ -74,12 +74,8 @@ public final class Gateway: Sendable {
         var settings = Dispatcher.Settings()
         settings.dedupWindow = configuration.dedupWindow
         settings.requestDeadline = configuration.requestDeadline
-        var policy = AvatarPolicy()
-        policy.allowHTTP = configuration.avatar.allowHTTP
-        policy.allowedHosts = configuration.avatar.allowedHosts.isEmpty ? nil : configuration.avatar.allowedHosts
-        policy.allowPrivateAddresses = configuration.avatar.allowPrivateAddresses
         let avatarResults = SeriesByLabel(metrics.registry, GatewayMetrics.avatarFetch)
-        let avatars = AvatarResolver(policy: policy, onFetch: { result in
+        let avatars = AvatarResolver(policy: configuration.avatar.policy, onFetch: { result in
             avatarResults.series(result).add(1)
         })
         let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars,

@@ -12,7 +12,10 @@ public enum ConfigFileKeys {
         "dedup_memory_mb",
     ]
     /// `avatar`.
-    public static let avatar: Set<String> = ["allow_http", "allowed_hosts", "allow_private_addresses"]
+    public static let avatar: Set<String> = [
+        "allow_http", "allowed_hosts", "allow_private_addresses", "private_networks", "ca_file", "max_kb", "timeout_ms",
+        "cache_entries", "cache_seconds", "fetch_threads",
+    ]
     /// One item of `apps`.
     public static let app: Set<String> = ["name", "apns", "fcm", "data_keys"]
     /// `apps[].apns`.
