@@ -22,15 +22,24 @@ extension HTTP2Connection {
         // `mem`): a stream's blocks are reused by the next streams instead of
         // going through malloc each time. Without a pool (no memory for
         // it), nghttp2's own allocator.
+        // Until the server's SETTINGS arrive, one stream at a time (nghttp2
+        // assumes 100): APNs allows one until a request carries a valid
+        // token, and answered more with GOAWAY (PROTOCOLS.md A6).
+        var option: OpaquePointer?
+        guard nghttp2_option_new(&option) == 0, let option else {
+            throw TransportError(.protocolError, "nghttp2_option_new: out of memory")
+        }
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_peer_max_concurrent_streams(option, 1)
         let pool = pgw_h2_pool_new()
         let context = Unmanaged.passUnretained(self).toOpaque()
         var session: OpaquePointer?
         let status: Int32
         if let pool {
             var mem = pgw_h2_pool_mem(pool)
-            status = nghttp2_session_client_new3(&session, callbacks, context, nil, &mem)
+            status = nghttp2_session_client_new3(&session, callbacks, context, option, &mem)
         } else {
-            status = nghttp2_session_client_new(&session, callbacks, context)
+            status = nghttp2_session_client_new2(&session, callbacks, context, option)
         }
         guard status == 0, let session else {
             pgw_h2_pool_free(pool)
@@ -99,7 +108,10 @@ extension HTTP2Connection {
         defer { recycle(&stream) }
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
-            answeredAny = true
+            if !answeredAny {
+                answeredAny = true
+                answeredFlag.store(true, ordering: .relaxed)
+            }
             let response = stream.takeResponse(status: status)
             if let timesAnswer { timesAnswer(ContinuousClock.now - PendingStream.origin - stream.startedSinceOrigin) }
             if status != 200, let retires = retiresConnection, retires(response) { shutdown() }

@@ -109,7 +109,10 @@ extension HTTP2Connection {
         let snapshot = inFlight
         let sinceOrigin = now - PendingStream.origin
         snapshot.forEach { stream in
-            guard stream.deadlineSinceOrigin <= sinceOrigin else { return }
+            // A stream that timed out stays in flight until nghttp2 closes it:
+            // it is reset once. Another RST_STREAM for a request still queued
+            // inside nghttp2 (never opened) would be a connection error.
+            guard !stream.finished, stream.deadlineSinceOrigin <= sinceOrigin else { return }
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID, NGHTTP2_CANCEL.rawValue)
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
         }

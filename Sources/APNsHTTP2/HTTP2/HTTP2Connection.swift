@@ -59,6 +59,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     let accepting = Atomic<Bool>(true)
     let connectedFlag = Atomic<Bool>(false)
     let endedWithoutAnswer = Atomic<Bool>(false)
+    /// `answeredAny`, for other threads.
+    let answeredFlag = Atomic<Bool>(false)
     /// DNS, TCP and TLS must be done by then.
     let connectDeadline: ContinuousClock.Instant
     let onClose: @Sendable (HTTP2Connection) -> Void
@@ -181,6 +183,9 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// at once sends GOAWAY or closes). The pool backs off from such a
     /// server; a connection that was never used does not count.
     public var endedSoonWithoutAnswer: Bool { endedWithoutAnswer.load(ordering: .relaxed) }
+
+    /// Whether any request got its response on this connection.
+    public var hasAnswered: Bool { answeredFlag.load(ordering: .relaxed) }
 
     /// False once the connection is draining (GOAWAY), dead or shut down.
     public var isAcceptingRequests: Bool { accepting.load(ordering: .relaxed) }

@@ -13,6 +13,11 @@ public final class HTTP2ConnectionPool: Sendable {
     private let context: TLSClientContext
     private let options: HTTP2ConnectionOptions
     private let slots: Locked<[ConnectionSlot<HTTP2Connection>]>
+    /// Connections that served, then stopped taking requests (GOAWAY, an
+    /// answer that retires them) and still finish their open streams: out
+    /// of their slots, which hold fresh connections meanwhile, and kept
+    /// here until they end, for `shutdown`. Locked after `slots`, never before.
+    private let draining = Locked<[HTTP2Connection]>([])
     private let isShutDown = Atomic<Bool>(false)
     /// The threads that drive the pool's connections. Its own: one per two
     /// connections (slot `i` runs on loop `i / 2`); two connections share a
@@ -174,12 +179,12 @@ public final class HTTP2ConnectionPool: Sendable {
             let answers: [(Int, [Result<HTTP2Response, TransportError>])]
             if connections.count == 1 {
                 // One connection: no child task needed.
-                let batch = shares[0].count == requests.count ? requests : shares[0].map { requests[$0] }
+                let batch = Self.isWhole(shares[0], of: requests) ? requests : shares[0].map { requests[$0] }
                 answers = [(0, await connections[0].send(batch, startedAt: start))]
             } else {
                 answers = await withTaskGroup(of: (Int, [Result<HTTP2Response, TransportError>]).self) { group in
                     for (slot, share) in shares.enumerated() where !share.isEmpty {
-                        let batch = share.count == requests.count ? requests : share.map { requests[$0] }
+                        let batch = Self.isWhole(share, of: requests) ? requests : share.map { requests[$0] }
                         let connection = connections[slot]
                         group.addTask { (slot, await connection.send(batch, startedAt: start)) }
                     }
@@ -220,10 +225,19 @@ public final class HTTP2ConnectionPool: Sendable {
         return shares
     }
 
+    /// Whether `share` is every request, in order: the batch is then the
+    /// requests themselves, not a copy. (The count alone is not enough: a
+    /// share in another order would have its answers filed under the
+    /// wrong requests.)
+    static func isWhole(_ share: [Int], of requests: [HTTP2Request]) -> Bool {
+        share.count == requests.count && share.elementsEqual(requests.indices)
+    }
+
     /// Files each connection's answers under their request index; returns
     /// the requests to send again (certainly not processed, and worth
-    /// another connection), remembering why in `lastError`.
-    private static func settle(_ answers: [(Int, [Result<HTTP2Response, TransportError>])], shares: [[Int]],
+    /// another connection), in request order whatever order the
+    /// connections answered in, remembering why in `lastError`.
+    static func settle(_ answers: [(Int, [Result<HTTP2Response, TransportError>])], shares: [[Int]],
                                results: inout [Result<HTTP2Response, TransportError>?],
                                lastError: inout [Int: TransportError]) -> [Int] {
         var retry: [Int] = []
@@ -238,7 +252,7 @@ public final class HTTP2ConnectionPool: Sendable {
                 }
             }
         }
-        return retry
+        return retry.sorted()
     }
 
     /// A failure that certainly was not processed and that another
@@ -256,7 +270,7 @@ public final class HTTP2ConnectionPool: Sendable {
             slots.compactMap { slot -> HTTP2Connection? in
                 if case let .active(connection) = slot.state { return connection }
                 return nil
-            }
+            } + draining.withLock { $0 }
         }
         for connection in connections { connection.shutdown(graceful: true) }
         // Its own loops' threads stop once those connections have ended.
@@ -279,18 +293,21 @@ public final class HTTP2ConnectionPool: Sendable {
             for index in slots.indices {
                 switch slots[index].action(now: now) {
                 case let .use(connection):
-                    if connection.isAcceptingRequests { live.append(connection) }
-                case .connect:
-                    do {
-                        let connection = try HTTP2Connection(host: host, port: port, context: context, options: options,
-                                                             loop: loop(forSlot: index)) { [weak self] ended in
-                            self?.connectionEnded(ended)
-                        }
-                        slots[index].connecting(connection)
+                    if connection.isAcceptingRequests {
                         live.append(connection)
-                    } catch {
-                        slots[index].ended(.failedToConnect, now: now, jitter: Double.random(in: 0...1), failure: error as? TransportError)
+                    } else if connection.hasAnswered {
+                        // It served and now drains: a fresh connection takes
+                        // its slot at once rather than once the last of its
+                        // streams is answered. (One that never answered
+                        // keeps the slot until it ends, and the slot then
+                        // backs off: a server that closes every connection
+                        // at once is not reconnected to in a loop.)
+                        draining.withLock { $0.append(connection) }
+                        slots[index].ended(.endedAfterUse, now: now, jitter: 0)
+                        if let fresh = connect(slot: index, in: &slots[index], now: now) { live.append(fresh) }
                     }
+                case .connect:
+                    if let fresh = connect(slot: index, in: &slots[index], now: now) { live.append(fresh) }
                 case let .waitUntil(instant):
                     if earliest.map({ instant < $0 }) ?? true {
                         earliest = instant
@@ -309,6 +326,22 @@ public final class HTTP2ConnectionPool: Sendable {
                 return .success([local])
             }
             return .success(Array(live.prefix(max(1, min(live.count, wanting)))))
+        }
+    }
+
+    /// Opens a connection in `slot` (which backs off when that fails at once).
+    private func connect(slot index: Int, in slot: inout ConnectionSlot<HTTP2Connection>,
+                         now: ContinuousClock.Instant) -> HTTP2Connection? {
+        do {
+            let connection = try HTTP2Connection(host: host, port: port, context: context, options: options,
+                                                 loop: loop(forSlot: index)) { [weak self] ended in
+                self?.connectionEnded(ended)
+            }
+            slot.connecting(connection)
+            return connection
+        } catch {
+            slot.ended(.failedToConnect, now: now, jitter: Double.random(in: 0...1), failure: error)
+            return nil
         }
     }
 
@@ -331,6 +364,7 @@ public final class HTTP2ConnectionPool: Sendable {
                                        failure: ending == .endedAfterUse ? nil : connection.endReason)
                 }
             }
+            draining.withLock { $0.removeAll { $0 === connection } }
         }
     }
 }

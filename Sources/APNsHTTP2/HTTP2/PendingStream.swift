@@ -121,7 +121,8 @@ final class PendingStream: @unchecked Sendable {
     /// When it grows, the bytes it held move with it (`realloc`); a reused
     /// stream writes over the room it had.
     func arena(atLeast byteCount: Int) -> UnsafeMutablePointer<UInt8> {
-        if byteCount > arenaCapacity {
+        // (No room yet, even for 0 bytes: an empty path still needs a pointer.)
+        if byteCount > arenaCapacity || arena == nil {
             // Room for an APNs path and `apns-id` at least, so that a reused
             // stream seldom needs more.
             let capacity = max(byteCount, 2 * arenaCapacity, 128)
