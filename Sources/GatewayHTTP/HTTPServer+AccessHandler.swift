@@ -44,7 +44,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         let state = RequestState()
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         var screening = RequestScreen.Screening()
-        let refusal = screen(connection, url: url, version: version, into: &screening)
+        let refusal = screen(connection, method: method, url: url, version: version,
+                             memory: server.limits.connectionMemory, into: &screening)
         state.authorization = screening.authorization
         if let refusal {
             state.started = true
@@ -130,18 +131,25 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 ///
 /// Fills the caller's `screening` (a screen returned by value was copied
 /// out, its authorization string retained, and the original destroyed).
-private func screen(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+///
+/// The headers must leave room in the connection's `memory` for the
+/// request line and the answer's header (`RequestScreen.answerHeaderRoom`).
+private func screen(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
+                    version: UnsafePointer<CChar>?, memory: Int,
                     into screening: inout RequestScreen.Screening) -> HTTPResponse? {
     var intact = true
-    if let url, let version, version.pointee != 0,
-       let length = entry(of: connection)?.targetLength {
-        intact = url + length + 1 == version
+    let target = entry(of: connection)?.targetLength
+    if let url, let version, version.pointee != 0, let target {
+        intact = url + target + 1 == version
     }
     _ = withUnsafeMutablePointer(to: &screening) { pointer in
         MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
     }
     let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
-    return screening.refusal(targetIntact: intact, hostRequired: hostRequired)
+    let requestLine = (method.map { strlen($0) } ?? 0) + (target ?? url.map { strlen($0) } ?? 0)
+        + (version.map { strlen($0) } ?? 0) + 4
+    return screening.refusal(targetIntact: intact, hostRequired: hostRequired,
+                             headerRoom: memory - RequestScreen.answerHeaderRoom - requestLine)
 }
 
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside

@@ -43,6 +43,10 @@ struct RequestScreen {
     /// buffers: nothing is copied or allocated for an ordinary request.
     struct Screening {
         private var badByte = false
+        /// A header name that is empty or not a token: `Content-Length : 5`
+        /// (a space before the colon) reads to libmicrohttpd as another
+        /// header, and its body as the next request (RFC 9112 §5.1: 400).
+        private var badName = false
         private var contentLengths = 0
         private var transferEncodings = 0
         private var onlyChunked = true
@@ -65,10 +69,14 @@ struct RequestScreen {
         /// is handed: no second lookup by name and no `strlen` for it.
         private(set) var authorization: String?
 
+        /// The room the headers take in the connection's memory: their bytes
+        /// as sent and libmicrohttpd's entry for each (`headerEntryBytes`).
+        private(set) var headerBytes = 0
+
         mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-            if RequestScreen.holdsNULOrCR(name) || RequestScreen.holdsNULOrCR(value) {
-                badByte = true
-            }
+            if !RequestScreen.isToken(name) { badName = true }
+            if RequestScreen.holdsNULOrCR(value) { badByte = true }
+            headerBytes &+= name.count &+ value.count &+ RequestScreen.headerEntryBytes
             // Only these names matter; their lengths tell them apart before any byte is compared.
             switch name.count {
             case 14 where RequestScreen.equalsIgnoringCase(name, "content-length"):
@@ -95,8 +103,13 @@ struct RequestScreen {
         }
 
         /// `hostRequired`: the request is HTTP/1.1 (HTTP/1.0 has no `Host` rule).
-        func refusal(targetIntact: Bool, hostRequired: Bool = false) -> HTTPResponse? {
+        /// `headerRoom`: the most `headerBytes` that leaves room for the answer's own header.
+        func refusal(targetIntact: Bool, hostRequired: Bool = false, headerRoom: Int = .max) -> HTTPResponse? {
             guard targetIntact else { return error(.badRequest, "the request target contains a NUL byte") }
+            if headerBytes > headerRoom {
+                return error(.headerFieldsTooLarge, "the request's headers are too large (keep them under \(max(0, headerRoom) / 1024) KiB)")
+            }
+            if badName { return error(.badRequest, "a header name is empty or holds a character other than letters, digits and !#$%&'*+-.^_`|~ (a space before the colon?)") }
             if badByte { return error(.badRequest, "a header contains a NUL or CR byte") }
             if hosts > 1 { return error(.badRequest, "Host is given more than once") }
             if hosts == 0, hostRequired { return error(.badRequest, "an HTTP/1.1 request needs a Host header") }
@@ -120,6 +133,16 @@ struct RequestScreen {
         }
     }
 
+    /// What one header takes in libmicrohttpd 0.9.75's connection memory
+    /// besides its name and value: `: ` and CRLF, read in place, and its
+    /// entry in the header list (five words and the kind, 48 bytes).
+    static let headerEntryBytes = 4 + 48
+
+    /// Room kept in the connection's memory for the answer's status line
+    /// and headers, which libmicrohttpd builds there too: without it a
+    /// request whose headers just fit was handled and then got no answer.
+    static let answerHeaderRoom = 1024
+
     private static func error(_ code: ErrorCode, _ message: String) -> HTTPResponse {
         HTTPResponse(status: code.httpStatus, body: EventError(code, field: nil, message).jsonBody)
     }
@@ -134,6 +157,22 @@ struct RequestScreen {
         }
         return true
     }
+
+    /// Whether `name` is a token (RFC 9110 §5.6.2), as a field name must be:
+    /// not empty, only letters, digits and ``!#$%&'*+-.^_`|~``. Each byte is
+    /// looked up in two constant words, one bit per ASCII byte (bit `b & 63`
+    /// of the low word for `b` < 64, of the high word for 64...127).
+    static func isToken(_ name: UnsafeRawBufferPointer) -> Bool {
+        guard !name.isEmpty else { return false }
+        for byte in name {
+            let word = byte < 64 ? tokenBytesLow : byte < 128 ? tokenBytesHigh : 0
+            if word >> UInt64(byte & 63) & 1 == 0 { return false }
+        }
+        return true
+    }
+
+    private static let tokenBytesLow: UInt64 = 0x03FF_6CFA_0000_0000
+    private static let tokenBytesHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
 
     /// Whether `bytes` holds a NUL or a CR (every header of every request
     /// passes here): sixteen bytes at a time, a shorter header as two
@@ -216,6 +255,8 @@ extension ErrorCode {
     public static let notImplemented = ErrorCode("not_implemented", httpStatus: 501)
     /// A content coding (gzip, deflate…): the body is read as JSON only.
     public static let unsupportedMediaType = ErrorCode("unsupported_media_type", httpStatus: 415)
+    /// The request's headers leave no room for an answer in the connection's memory.
+    public static let headerFieldsTooLarge = ErrorCode("header_fields_too_large", httpStatus: 431)
     /// The server stopped before the request's answer was ready.
     public static let shuttingDown = ErrorCode("shutting_down", httpStatus: 503)
 }

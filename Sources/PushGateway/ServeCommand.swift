@@ -84,9 +84,12 @@ enum ServeCommand {
         let address = GatewayConfiguration.httpURL(address: configuration.listenAddress, port: gateway.server.port)
         logger.info("pushgw listening", [("address", address), ("apps", configuration.apps.map(\.name).joined(separator: ",")),
                                           ("demo", demo == nil ? "false" : "true")])
-        if configuration.insecureNoAuth {
+        if configuration.insecureNoAuth, configuration.bearerTokens.isEmpty {
             logger.warning("pushgw runs without authentication: any local process can send and render",
                            [("setting", configuration.insecureNoAuthSetting), ("address", address)])
+        } else if configuration.insecureNoAuth {
+            logger.warning("ignored: API tokens are configured, so every request needs one of them",
+                           [("setting", configuration.insecureNoAuthSetting)])
         }
         if let demo {
             // The working directory, then the checkout this binary was built from.

@@ -1,7 +1,8 @@
 @testable import GatewayHTTP
 import XCTest
 
-/// The request target's percent-decoding: every `%HH` but `%00`.
+/// The request target's percent-decoding: every `%HH` but `%00` and the
+/// delimiters `%2F`, `%3F`, `%23`.
 final class HTTPTargetEscapesTests: XCTestCase {
     private func decoded(_ text: String) -> String {
         var bytes = Array(text.utf8) + [0]
@@ -10,9 +11,11 @@ final class HTTPTargetEscapesTests: XCTestCase {
         return String(decoding: bytes[..<length], as: UTF8.self)
     }
 
-    func testEscapesAreDecodedButNULStaysWritten() {
+    func testEscapesAreDecodedButNULAndDelimitersStayWritten() {
         XCTAssertEqual(decoded("/heal%74hz"), "/healthz")
-        XCTAssertEqual(decoded("/a%2Fb%2fc"), "/a/b/c")
+        XCTAssertEqual(decoded("/a%2Fb%2fc"), "/a%2Fb%2fc", "a decoded / would make another path")
+        XCTAssertEqual(decoded("/metrics%3Fx%3f%23y"), "/metrics%3Fx%3f%23y", "nor ? or #: another query or fragment")
+        XCTAssertEqual(decoded("/%76%31/n%6Ftify"), "/v1/notify")
         XCTAssertEqual(decoded("/v1/notify%00junk"), "/v1/notify%00junk")
         XCTAssertEqual(decoded("%%41%"), "%A%")
         XCTAssertEqual(decoded("%4"), "%4", "a cut-off escape at the end")

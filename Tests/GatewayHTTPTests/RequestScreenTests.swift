@@ -41,6 +41,38 @@ final class RequestScreenTests: XCTestCase {
         XCTAssertEqual(try code([header("Host", "x")], intact: false)?.0, 400)
     }
 
+    /// A header name must be a token: `Content-Length : 5` (libmicrohttpd
+    /// keeps the space in the name, reads the body as the next request) and
+    /// an empty name are refused (found in review).
+    func testAHeaderNameThatIsNotATokenIsRefused() throws {
+        for name in ["Content-Length ", "Transfer-Encoding\t", "", " Host", "X A", "X:A", "X\u{0}A", "X\rA", "Ü", "X(A)"] {
+            XCTAssertEqual(try code([header(name, "5")])?.1, .string("bad_request"), "\(Array(name.utf8))")
+        }
+        XCTAssertNil(try code([header("X-Odd_!#$%&'*+.^`|~9z", "v")]))
+    }
+
+    /// The token check agrees with RFC 9110's list for every byte value.
+    func testTheTokenCheckAgreesWithTheRFCForEveryByte() {
+        let symbols = Array("!#$%&'*+-.^_`|~".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let expected = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || symbols.contains(byte)
+            XCTAssertEqual([byte].withUnsafeBytes { RequestScreen.isToken($0) }, expected, "byte \(byte)")
+            XCTAssertEqual([UInt8(ascii: "a"), byte, UInt8(ascii: "b")].withUnsafeBytes { RequestScreen.isToken($0) }, expected)
+        }
+    }
+
+    /// Headers that leave no room for the answer in the connection's memory
+    /// are refused 431 (each header counts its bytes and its entry).
+    func testHeadersBeyondTheRoomAreRefused() throws {
+        let headers = [header("Host", "x"), header("X-Pad", String(repeating: "a", count: 1000))]
+        let taken = 4 + 1 + 5 + 1000 + 2 * RequestScreen.headerEntryBytes
+        XCTAssertNil(RequestScreen.screened(headers).refusal(targetIntact: true, headerRoom: taken))
+        let refused = try XCTUnwrap(RequestScreen.screened(headers).refusal(targetIntact: true, headerRoom: taken - 1))
+        XCTAssertEqual(refused.status, 431)
+        XCTAssertEqual(try JSONParser.parse(refused.body)["error"]?["code"], .string("header_fields_too_large"))
+    }
+
     /// The vector and word check agrees with a byte-by-byte one for a NUL, a
     /// CR or a near miss (0x01, 0x0C, 0x0E, 0x80, 0x8D) at every position of
     /// lengths 0 to 70 (overlapping reads at every length), and for every

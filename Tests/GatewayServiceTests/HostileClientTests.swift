@@ -173,6 +173,24 @@ final class HostileClientTests: XCTestCase {
         XCTAssertTrue(text.contains(#"pushgw_http_requests_total{route="other",code="400"} 1"#), "an unknown path is not a label")
     }
 
+    /// `Content-Length : N` (a space before the colon) is no framing to
+    /// libmicrohttpd: the body would be read as the next request, here a
+    /// GET /metrics smuggled past a proxy. Refused 400, the connection closed.
+    func testAHeaderNameWithASpaceIsRefusedAndItsBodyNotServed() async throws {
+        let testbed = try ServiceTestbed()
+        let smuggled = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        for framing in ["Content-Length : \(smuggled.utf8.count)", "Transfer-Encoding\t: chunked"] {
+            let connection = try RawConnection(port: testbed.server.port)
+            connection.send("POST /v1/notify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+                + "\(framing)\r\n\r\n\(smuggled)")
+            let reply = connection.readReply(timeout: .seconds(5))
+            guard case let .response(status, _, body) = reply else { return XCTFail("\(framing): \(reply)") }
+            XCTAssertEqual(status, 400, framing)
+            XCTAssertEqual(try JSONParser.parse(body)["error"]?["code"], .string("bad_request"))
+            XCTAssertEqual(connection.readReply(timeout: .seconds(5)), .closed, "\(framing): nothing more is served")
+        }
+    }
+
     /// Content-Length one byte over 64 KiB: 413 with the JSON error at once,
     /// before the body is sent.
     func testAnAnnouncedBodyOverTheLimitIsRefusedWithoutReadingIt() async throws {

@@ -209,6 +209,12 @@ final class NotifyEndToEndTests: XCTestCase {
                                                  body: path.hasPrefix("/healthz") ? nil : [0x7B, 0x7D])
             XCTAssertEqual(escaped.status, 404, path)
         }
+        // An escaped delimiter is not decoded into another path: a proxy
+        // rule that denies /metrics must not be passed by /metrics%3Fx.
+        for (method, path) in [("GET", "/metrics%3Fx"), ("GET", "/healthz%3F"), ("POST", "/v1%2Fnotify"), ("GET", "/metrics%23")] {
+            let escaped = try await testbed.call(method, path, body: method == "POST" ? [0x7B, 0x7D] : nil)
+            XCTAssertEqual(escaped.status, 404, path)
+        }
         let wrongMethod = try await testbed.call("GET", "/v1/notify")
         XCTAssertEqual(wrongMethod.status, 405)
         XCTAssertEqual(try JSONParser.parse(wrongMethod.body)["error"]?["code"], .string("method_not_allowed"))

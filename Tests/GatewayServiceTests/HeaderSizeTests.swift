@@ -1,0 +1,56 @@
+import Foundation
+@testable import GatewayHTTP
+import GatewayService
+import XCTest
+
+/// Request headers near the per-connection memory (16 KiB). libmicrohttpd
+/// builds the answer's header in that memory too: headers that just fit
+/// leave it no room, and it closes the connection without a word. Before
+/// the screen refused such headers, a /v1/notify was handled all the same:
+/// its notifications went out and its caller, with no answer, would send
+/// the event again (found in review). Now every request is answered, or
+/// closed unanswered and not handled.
+final class HeaderSizeTests: XCTestCase {
+    /// Header blocks from 13 KB to past the memory, as one large header and
+    /// as many small ones (each also takes room for its entry).
+    func testARequestNearTheHeaderLimitIsAnsweredOrNotHandledAtAll() async throws {
+        let testbed = try ServiceTestbed()
+        let port = testbed.server.port
+        var answered = 0
+        var refused = 0
+        var sent = 0
+        for (step, size) in stride(from: 13_000, through: 16_800, by: 20).enumerated() {
+            let pad = String(repeating: "a", count: size)
+            let many = (0..<(size / 40)).map { "X-Pad-\($0): \(String(repeating: "b", count: 28))\r\n" }.joined()
+            for (shape, headers) in ["X-Pad: \(pad)\r\n", many].enumerated() {
+                let body = ServiceTestbed.event(id: "big-headers-\(step)-\(shape)", tokens: [ServiceTestbed.token(step % 50)])
+                let request = "POST /v1/notify HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n\(headers)"
+                    + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                let before = testbed.simulator.statistics.acceptedTotal
+                let connection = try RawConnection(port: port)
+                defer { connection.close() }
+                connection.send(Array(request.utf8) + body)
+                let reply = connection.readReply()
+                let delivered = testbed.simulator.statistics.acceptedTotal - before
+                let label = "\(request.utf8.count) bytes of headers (\(shape == 0 ? "one" : "many")): \(reply)"
+                switch reply.status {
+                case 200?:
+                    answered += 1
+                    XCTAssertEqual(delivered, 1, label)
+                case 431?:
+                    refused += 1
+                    XCTAssertEqual(delivered, 0, label)
+                case nil:
+                    XCTAssertEqual(reply, .closed, label)
+                    XCTAssertEqual(delivered, 0, "closed without an answer, so not handled: \(label)")
+                default:
+                    XCTFail(label)
+                }
+                sent += delivered
+            }
+        }
+        XCTAssertGreaterThan(answered, 0, "the sweep starts below the limit")
+        XCTAssertGreaterThan(refused, 0, "and reaches it")
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, sent)
+    }
+}
