@@ -1,4 +1,4 @@
-import GatewayService
+@testable import GatewayService
 @testable import GatewayHTTP
 import Synchronization
 import XCTest
@@ -31,5 +31,29 @@ final class ServerLogTests: XCTestCase {
         let captured = lines.withLock { $0 }
         XCTAssertTrue(captured.contains { $0.contains("Error processing request") }, "libmicrohttpd's message reached the hook: \(captured)")
         XCTAssertTrue(captured.allSatisfy { !$0.isEmpty && !$0.hasSuffix("\n") }, "\(captured)")
+    }
+
+    /// An answer libmicrohttpd could not write (headers that filled the
+    /// connection's memory) is logged as a warning, with the message's own
+    /// words; a refused malformed request stays debug detail.
+    func testAnAnswerThatCouldNotBeWrittenIsAWarning() throws {
+        let lines = Locked<[String]>([])
+        let server = HTTPServer(address: "127.0.0.1", port: 0, handler: Answer200(), log: { line in
+            lines.withLock { $0.append(line) }
+        })
+        try server.start()
+        defer { server.stop() }
+        for size in stride(from: 15_600, through: 16_200, by: 10) {
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "a", count: size))\r\n\r\n")
+            _ = connection.readReply(timeout: .seconds(3))
+            connection.close()
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        func unwritten() -> [String] { lines.withLock { $0 }.filter { ServerMessageLevel.level(of: $0) == .warning } }
+        while unwritten().isEmpty, ContinuousClock.now < deadline { usleep(10_000) }
+        XCTAssertTrue(unwritten().contains { $0.contains("failed to create response header") }, "\(lines.withLock { $0 })")
+        XCTAssertEqual(ServerMessageLevel.level(of: "Error processing request (HTTP response code is 400 (`Bad Request')). Closing connection."), .debug)
+        XCTAssertEqual(ServerMessageLevel.level(of: "Hit process or system resource limit at 1021 connections, temporarily suspending accept(). Consider setting a lower MHD_OPTION_CONNECTION_LIMIT."), .warning)
     }
 }

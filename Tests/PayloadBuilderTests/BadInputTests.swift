@@ -275,9 +275,12 @@ final class BadInputTests: XCTestCase {
     }
 
     /// A whole number too large for 64 bits is called out of range, not
-    /// "not a whole number" (found in review); a fraction is still named as such.
+    /// "not a whole number" (found in review); a fraction is still named as
+    /// such. A number beyond any double (`1e400`) names its field too (it
+    /// was an `invalid_json` with a null field, found in review).
     func testAHugeWholeNumberIsOutOfRangeAndAFractionIsNotWhole() {
-        let cases: [(String, String)] = [("1000000000000000000000000000000", "out of range"), ("1.5", "whole number"),
+        let cases: [(String, String)] = [("1000000000000000000000000000000", "out of range"), ("1e400", "out of range"),
+                                         ("-1e400", "out of range"), ("1.5", "whole number"),
                                          ("1e-1", "whole number"), ("-1.0", "whole number")]
         for (number, expected) in cases {
             let text = #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":"# + number + "}]}"

@@ -290,7 +290,10 @@ public struct JSONParser {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
         if integral, let value = Int64(text) { return .int(value) }
-        guard let value = Double(text), value.isFinite else { throw syntaxError("number out of range") }
+        // Valid JSON, but no number a field can hold: the error names the field.
+        guard let value = Double(text), value.isFinite else {
+            throw EventError(.invalidJSON, at: jsonPath(), "number out of range at byte \(position)")
+        }
         return .double(value)
     }
 
