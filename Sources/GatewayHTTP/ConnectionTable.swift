@@ -25,6 +25,10 @@ struct ConnectionTable {
 
     var count: Int { entries.count }
 
+    /// Connections whose request has begun (its target arrived) and is not
+    /// yet with the handler: a body still uploading.
+    var receiving: Int { entries.values.reduce(0) { $0 + ($1.isReceiving ? 1 : 0) } }
+
     /// A connection was accepted: its first request is due within the
     /// timeout. The entry is what the thread running its daemon updates from
     /// then on, without the table's lock.
@@ -89,6 +93,12 @@ final class ConnectionEntry: Sendable {
 
     func targetArrived(length: Int) {
         target.store(length, ordering: .relaxed)
+    }
+
+    /// A request has begun (its target arrived) and is neither with the
+    /// handler nor cut.
+    var isReceiving: Bool {
+        target.load(ordering: .relaxed) >= 0 && deadline.load(ordering: .relaxed) != Self.none
     }
 
     var targetLength: Int? {

@@ -123,6 +123,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// Requests being handled right now.
     public var activeRequests: Int { suspended.count }
 
+    /// Requests that have begun to arrive (a body still uploading) and are
+    /// not yet with the handler: a shutdown waits for them too, so that they
+    /// get an answer (503 `shutting_down` for a notify) rather than a
+    /// closed connection.
+    public var requestsBeingReceived: Int { watch.table.withLock { $0.receiving } }
+
     /// Stops accepting connections; requests in progress go on, and every
     /// answer from now on carries `Connection: close` (a keep-alive client
     /// takes its next request elsewhere instead of finding the connection

@@ -76,6 +76,30 @@ final class GracefulShutdownTests: XCTestCase {
         XCTAssertEqual(providers.apns.statistics.acceptedTotal, 1, "the late event sent nothing")
     }
 
+    /// A notification whose body is still uploading when the shutdown
+    /// starts is waited for, and answered 503 `shutting_down` with nothing
+    /// sent, not cut off with no answer (found in review).
+    func testARequestStillUploadingWhenTheShutdownStartsIsAnswered() async throws {
+        let providers = try DemoProviders()
+        defer { providers.stop() }
+        let gateway = try Self.gateway(providers)
+        let event = ServiceTestbed.event(id: "drain:uploading", tokens: [ServiceTestbed.token(5)])
+        let uploading = try RawConnection(port: gateway.server.port)
+        XCTAssertTrue(uploading.send(Array(("POST /v1/notify HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+            + "Content-Length: \(event.count)\r\n\r\n").utf8) + event.prefix(10)))
+        try await waitUntil("the request is arriving") { gateway.server.requestsBeingReceived == 1 }
+
+        let shutdown = Task { await gateway.shutdown(drain: .seconds(5)) }
+        try await waitUntil("new connections are refused") { (try? RawConnection(port: gateway.server.port)) == nil }
+        XCTAssertTrue(uploading.send(Array(event.dropFirst(10))))
+
+        guard case let .response(status, _, body) = uploading.readReply() else { return XCTFail("no answer to the upload") }
+        XCTAssertEqual(status, 503)
+        XCTAssertEqual(try JSONParser.parse(body)["error"]?["code"], .string("shutting_down"))
+        await shutdown.value
+        XCTAssertEqual(providers.apns.statistics.acceptedTotal, 0, "nothing sent")
+    }
+
     /// The shutdown delay: `/readyz` turns 503 at once while a new
     /// connection is still taken and a notification on it delivered, and
     /// answers close their connections; once the delay is over, new

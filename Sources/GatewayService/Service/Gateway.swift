@@ -206,7 +206,7 @@ public final class Gateway: Sendable {
         gate.close()
         server.quiesce()
         let deadline = ContinuousClock.now + drain
-        while gate.inProgress > 0 || server.activeRequests > 0, ContinuousClock.now < deadline {
+        while gate.inProgress > 0 || server.activeRequests > 0 || server.requestsBeingReceived > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         server.stop()
