@@ -211,7 +211,16 @@ extension HTTP2Connection {
         if case let .close(lost) = lifecycle.failed(reason) {
             // Over a snapshot (see `checkTimers`).
             let snapshot = inFlight
-            snapshot.forEach { stream in complete(stream, .failure(lifecycle.failure(ofStream: stream.streamID, lost: lost))) }
+            snapshot.forEach { stream in
+                // A request nghttp2 had not yet opened a stream for (its
+                // HEADERS never left the session) certainly was not
+                // processed: `notSent`, which the pool sends again at once.
+                if lost.kind == .connectionLost, let session, nghttp2_session_find_stream(session, stream.streamID) == nil {
+                    complete(stream, .failure(TransportError(.notSent, "connection to \(host) lost before this request was sent: \(lost.detail)")))
+                } else {
+                    complete(stream, .failure(lifecycle.failure(ofStream: stream.streamID, lost: lost)))
+                }
+            }
         }
         var streams = InFlightStreams()
         swap(&streams, &inFlight)
