@@ -39,6 +39,7 @@ final class RenderFastPathTests: XCTestCase {
         writer.beginObject()
         writer.key("headers")
         writer.beginObject()
+        writer.member("apns-push-type", "alert")
         writer.member("apns-priority", event.notification.priority == .high ? "10" : "5")
         writer.member("apns-expiration", String(expiration))
         writer.member("apns-collapse-id", collapseID)
@@ -51,6 +52,7 @@ final class RenderFastPathTests: XCTestCase {
         writer.member("content-available", 1)
         writer.member("mutable-content", 1)
         if let sound = event.notification.sound { writer.member("sound", sound) }
+        writer.member("thread-id", event.conversation.id)
         if let badge { writer.member("badge", Int64(badge)) }
         writer.endObject()
         writeNotifee(event, avatar: avatar, to: &writer)
@@ -105,7 +107,7 @@ final class RenderFastPathTests: XCTestCase {
             case .text: text.plainText
             case .senderID: event.sender.id
             case .senderName: event.sender.displayName
-            case .avatarURL: avatar
+            case .avatarURL: avatar ?? ""  // present, empty without an avatar
             case .isRichText: event.message.richText ? "true" : "false"
             case .threadID: event.conversation.id
             case .messageID: event.message.id

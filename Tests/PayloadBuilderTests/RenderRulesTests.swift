@@ -1,5 +1,5 @@
 import XCTest
-import PayloadBuilder
+@testable import PayloadBuilder
 
 /// Provider requests rendered by `EventRenderer`: headers, bodies, skips,
 /// avatar handling, data key names and the 4096-byte payload limit.
@@ -268,29 +268,63 @@ final class RenderRulesTests: XCTestCase {
 
     // MARK: avatar
 
-    func testADroppedAvatarLeavesEveryAvatarKeyOut() throws {
+    /// A dropped avatar: notifee's `sender.avatar` is left out (API.md:
+    /// "the `avatar` keys are absent, never empty"); the data key
+    /// `avatar_url` is there, empty. The product's extension (seed 003)
+    /// reads a missing `avatar_url` as "not a chat message" and returns
+    /// without showing anything, so iOS shows it plain after 30 s (found in
+    /// review); an empty one it reads as "no avatar".
+    func testADroppedAvatarLeavesNotifeesAvatarOutAndTheDataKeyEmpty() throws {
         let rendered = try render(avatar: .dropped(url: "https://example.com/avatar/64x64.jpeg", reason: "timeout"))
         let apns = body(try request(rendered, .apns))
-        XCTAssertNil(apns["avatar_url"])
+        XCTAssertEqual(apns["avatar_url"], .string(""))
         XCTAssertNil(apns[path: "notifee_options.ios.communicationInfo.sender.avatar"])
         let fcm = body(try request(rendered, .fcm))
-        XCTAssertNil(fcm[path: "message.data.avatar_url"])
+        XCTAssertEqual(fcm[path: "message.data.avatar_url"], .string(""))
         XCTAssertNil(fcm[path: "message.apns.payload.notifee_options.ios.communicationInfo.sender.avatar"])
         XCTAssertNil(rendered.persona.sender.avatarURL)
         for request in rendered.requests {
-            XCTAssertFalse(String(decoding: request.body, as: UTF8.self).contains("\"\""), "an empty string in \(request.platform)")
+            XCTAssertFalse(String(decoding: request.body, as: UTF8.self).contains("example.com/avatar"), "the dropped URL in \(request.platform)")
         }
     }
 
-    func testAnAbsentOrEmptyAvatarURLLeavesEveryAvatarKeyOut() throws {
+    func testAnAbsentOrEmptyAvatarURLGivesAnEmptyDataKeyAndNoNotifeeAvatar() throws {
         for edit: (inout JSONValue) -> Void in [{ $0[path: "sender.avatar_url"] = nil },
                                                  { $0[path: "sender.avatar_url"] = .string("") }] {
             let rendered = try render(edit)
             XCTAssertEqual(rendered.avatar, AvatarState.none)
-            XCTAssertNil(body(try request(rendered, .apns))["avatar_url"])
-            XCTAssertNil(body(try request(rendered, .fcm))[path: "message.data.avatar_url"])
+            XCTAssertEqual(body(try request(rendered, .apns))["avatar_url"], .string(""))
+            XCTAssertEqual(body(try request(rendered, .fcm))[path: "message.data.avatar_url"], .string(""))
             XCTAssertNil(body(try request(rendered, .fcm))[path: "message.apns.payload.notifee_options.ios.communicationInfo.sender.avatar"])
         }
+    }
+
+    /// The text comes before the avatar: a long avatar URL (written twice)
+    /// that would cut a message to fewer than 100 characters is dropped
+    /// (`does_not_fit`) and the message keeps its room. URLs of 1,540 to
+    /// 1,600 bytes cut this 72-character message to 64 down to 4 characters
+    /// before; 10 bytes more dropped the avatar (found in review).
+    func testAnAvatarThatWouldCutTheTextShortIsDropped() throws {
+        let text = "Can you send the signed contract back before Friday noon? Thanks a lot!!"
+        for length in stride(from: 1_000, through: 2_400, by: 10) {
+            let url = "https://cdn.example.com/" + String(repeating: "a", count: length - 24)
+            let rendered = try render({ $0[path: "message.text"] = .string(text) },
+                                      avatar: .ok(url: url, mime: "image/png", bytes: 100, sha256: String(repeating: "0", count: 64)))
+            let fcm = body(try request(rendered, .fcm))
+            guard case let .string(dataText)? = fcm[path: "message.data.text"] else { return XCTFail("no text at \(length)") }
+            if case .dropped(_, let reason) = rendered.avatar {
+                XCTAssertEqual(reason, AvatarState.doesNotFitReason)
+                XCTAssertEqual(dataText, text, "without the avatar the text is whole (\(length))")
+            } else {
+                XCTAssertEqual(fcm[path: "message.data.avatar_url"], .string(url))
+                XCTAssertTrue(dataText == text || dataText.count >= RenderPlan.textKeptWithAvatar + 1,
+                              "kept with the avatar only at \(RenderPlan.textKeptWithAvatar) characters or more (\(length)): \(dataText.count)")
+            }
+        }
+        let long = "https://cdn.example.com/" + String(repeating: "a", count: 2_400)
+        let dropped = try render({ $0[path: "message.text"] = .string(text) },
+                                 avatar: .ok(url: long, mime: "image/png", bytes: 100, sha256: String(repeating: "0", count: 64)))
+        XCTAssertEqual(dropped.avatar, .dropped(url: long, reason: AvatarState.doesNotFitReason), "the sweep reached the drop")
     }
 
     func testAResolvedAvatarIsForwardedAsItsOriginalURL() throws {

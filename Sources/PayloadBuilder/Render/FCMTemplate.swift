@@ -15,8 +15,11 @@ struct FCMTemplate {
     /// within 4096 bytes, it also bounds the Android data + notification size.
     let countedBytes: Int
 
-    /// Room for the keys FCM adds to the APNs payload it builds.
-    static let fcmAddedKeysReserve = 128
+    /// Room for what FCM adds to the APNs payload it builds: `"alert":`
+    /// around the notification, and its own keys (`gcm.message_id`,
+    /// `google.c.a.e`, `google.c.sender.id`, `google.c.fid`: about 130
+    /// bytes with typical values, more with long ones).
+    static let fcmAddedKeysReserve = 256
 
     /// Writes the template at the end of `out`, the plan's store (where the fragments are).
     init(plan: RenderPlan, content: String, dataText: String, into out: inout ByteWriter) {

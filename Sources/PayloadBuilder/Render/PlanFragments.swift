@@ -130,7 +130,17 @@ struct PlanFragments {
                     continue
                 case .senderID: value = escaped.senderID
                 case .senderName: value = senderName
-                case .avatarURL: value = escaped.avatarURL
+                case .avatarURL:
+                    // No avatar forwarded: an empty string, not a missing key. The
+                    // product's extension (seed 003) stops at a missing key without
+                    // calling its content handler, so iOS shows the notification
+                    // plain after 30 s; an empty string it reads as "no avatar".
+                    guard escaped.avatarURL == nil else { value = escaped.avatarURL; break }
+                    if wroteInPart { out.append(UInt8(ascii: ",")) }
+                    out.append(name)
+                    out.appendLiteral(":\"\"")
+                    wroteInPart = true
+                    continue
                 case .isRichText:
                     if wroteInPart { out.append(UInt8(ascii: ",")) }
                     out.append(name)
@@ -173,7 +183,9 @@ struct PlanFragments {
         case .normal: out.appendLiteral(",\"priority\":\"normal\",\"ttl\":\"")
         }
         out.appendDecimal(Int64(event.notification.ttlSeconds))
-        out.appendLiteral("s\"},\"apns\":{\"headers\":{")
+        // FCM infers the push type when it is left out; it is stated, as the
+        // direct requests do (PROTOCOLS.md A2, A7: the extension runs for an alert).
+        out.appendLiteral("s\"},\"apns\":{\"headers\":{\"apns-push-type\":\"alert\",")
         // The members the direct APNs requests have too, as their headers.
         let headersStart = out.count
         switch event.notification.priority {
@@ -196,6 +208,9 @@ struct PlanFragments {
             out.appendLiteral(",\"sound\":")
             escaped.sound = Self.quoted(sound, into: &out)
         }
+        // iOS groups a conversation's notifications by it, through FCM as directly.
+        out.appendLiteral(",\"thread-id\":")
+        out.appendCopy(of: escaped.conversationID)
         fcmAfterData = start..<out.count
         fcmApsBytes = out.count - apsStart
     }
