@@ -11,8 +11,16 @@
 ///   set) plus the `message.notification` texts. Same limit.
 /// - The message itself: `message.data` plus the `message.notification`
 ///   texts. Same limit.
-/// - APNs: `apns.payload` as compact JSON, against APNs' own 4096 (A3),
-///   whatever the target.
+/// - APNs, for a message with an `apns.payload` (one meant for iOS too):
+///   what FCM delivers to an iOS device, against APNs' own 4096 (A3),
+///   whatever the target: `apns.payload` as compact JSON, plus
+///   `message.data`'s keys and values (top-level keys there) and the
+///   notification's title and body (`aps.alert`), plus
+///   `apnsDeliveryOverhead` for their JSON around them. FCM's own keys
+///   (`gcm.message_id`, `google.c.*`) are not counted: their size is not
+///   documented, so the simulator does not refuse on a guess. (Without an
+///   `apns.payload` the message may well be for Android alone, whose data
+///   may take the whole 4096.)
 ///
 /// Data counts keys and values, in UTF-8 bytes ("keys and values both
 /// count"). An empty string or an empty map is unset, as in proto3, so it
@@ -49,6 +57,9 @@ struct FCMMessageSize: Equatable {
     }
 
     static let apnsPayloadLimit = 4096
+    /// `"alert":{"title":"","body":""}` and a little of the data's JSON
+    /// punctuation: a lower bound of what FCM writes around the counted bytes.
+    static let apnsDeliveryOverhead = 64
 
     var messageData = 0
     /// `android.data`, `nil` when unset or empty.
@@ -67,7 +78,8 @@ struct FCMMessageSize: Equatable {
             (.message, messageData + notification.total, dataLimit),
             (.android, (androidData ?? messageData) + androidNotification.over(notification).total, dataLimit),
             (.webpush, (webpushData ?? messageData) + notification.total, dataLimit),
-            (.apns, apnsPayload ?? 0, Self.apnsPayloadLimit),
+            (.apns, apnsPayload.map { $0 + messageData + notification.title + notification.body + Self.apnsDeliveryOverhead } ?? 0,
+             Self.apnsPayloadLimit),
         ]
         return parts.first { $0.1 > $0.2 }.map { (part: $0.0, bytes: $0.1, limit: $0.2) }
     }
@@ -102,7 +114,7 @@ struct FCMMessageSize: Equatable {
         case .message: "Message is too big: data and notification exceed \(limit) bytes."
         case .android: "Message is too big: the Android payload (data and notification) has \(bytes) bytes, over \(limit)."
         case .webpush: "Message is too big: the web push payload (data and notification) has \(bytes) bytes, over \(limit)."
-        case .apns: "Message is too big: the APNs payload has \(bytes) bytes, over \(limit)."
+        case .apns: "Message is too big: the APNs payload (apns.payload with the data and notification) has \(bytes) bytes, over \(limit)."
         }
     }
 }
