@@ -16,4 +16,14 @@ final class FCMMessageValidatorFieldTests: XCTestCase {
         let null = try XCTUnwrap(SimulatorJSONParser.parseOrdered(Array(#"{"validate_only":null}"#.utf8)))
         XCTAssertNil(FCMMessageValidator.field(null, "validateOnly"), "null is absent")
     }
+
+    /// Both spellings written: the last one counts, as proto JSON's last
+    /// value of a repeated field (found in review: the first one did).
+    func testUnderBothSpellingsTheLastOneCounts() throws {
+        for (text, expected) in [(#"{"validateOnly":true,"validate_only":false}"#, false),
+                                 (#"{"validate_only":false,"validateOnly":true}"#, true)] {
+            let body = try XCTUnwrap(SimulatorJSONParser.parseOrdered(Array(text.utf8)))
+            XCTAssertEqual(FCMMessageValidator.field(body, "validateOnly"), .bool(expected), text)
+        }
+    }
 }

@@ -113,11 +113,12 @@ enum FCMMessageValidator {
         return .success(ValidMessage(token: token ?? fid, topic: topic, condition: condition, validateOnly: validateOnly))
     }
 
-    /// The member of `object` named `camelName` or its snake_case form;
-    /// `null` counts as absent.
+    /// The member of `object` named `camelName` or its snake_case form, the
+    /// last one written when both are (proto JSON: a repeated field's last
+    /// value wins, PROTOCOLS.md B1); `null` counts as absent.
     static func field(_ object: OrderedJSON, _ camelName: String) -> OrderedJSON? {
         guard let members = object.members else { return nil }
-        let value = members.first { $0.key == camelName || isSnakeCase($0.key, of: camelName) }?.value
+        let value = members.last { $0.key == camelName || isSnakeCase($0.key, of: camelName) }?.value
         if case .null? = value { return nil }
         return value
     }
