@@ -42,7 +42,7 @@ final class APNsClientTests: XCTestCase {
             (.unregistered(timestampMilliseconds: 1_767_225_600_123), .unregistered, .dropToken),
             (.badDeviceToken, .badDeviceToken, .dropToken),
             (.deviceTokenNotForTopic, .deviceTokenNotForTopic, .dropToken),
-            (.expiredToken, .expiredToken, .dropToken),
+            (.expiredToken(timestampMilliseconds: 1_767_225_600_456), .expiredToken, .dropToken),
             (.tooManyRequests, .tooManyRequests, .retry(after: nil)),
             (.internalServerError, .internalServerError, .retry(after: nil)),
             (.serviceUnavailable, .serviceUnavailable, .retry(after: nil)),
@@ -67,6 +67,8 @@ final class APNsClientTests: XCTestCase {
         guard case let .success(.rejected(unregistered)) = outcomes[0] else { return XCTFail() }
         XCTAssertEqual(unregistered.timestamp, 1_767_225_600_123)
         XCTAssertTrue(unregistered.dropsToken)
+        guard case let .success(.rejected(expired)) = outcomes[3] else { return XCTFail() }
+        XCTAssertEqual(expired.timestamp, 1_767_225_600_456, "a 410 ExpiredToken's timestamp is kept too")
     }
 
     /// PROTOCOLS.md A5: after `UnrelatedKeyIdInToken`, `IdleTimeout` or

@@ -28,8 +28,11 @@ public struct APNsSimulatorResponse: Sendable, Equatable, CustomStringConvertibl
     public static let deviceTokenNotForTopic = APNsSimulatorResponse(status: 400, reason: "DeviceTokenNotForTopic")
     /// 403 Forbidden.
     public static let forbidden = APNsSimulatorResponse(status: 403, reason: "Forbidden")
-    /// 410 ExpiredToken.
-    public static let expiredToken = APNsSimulatorResponse(status: 410, reason: "ExpiredToken")
+    /// 410 ExpiredToken, with the time the token stopped being valid (Apple
+    /// sends a `timestamp` with every 410, PROTOCOLS.md A5).
+    public static func expiredToken(timestampMilliseconds: Int64) -> APNsSimulatorResponse {
+        APNsSimulatorResponse(status: 410, reason: "ExpiredToken", timestampMilliseconds: timestampMilliseconds)
+    }
     /// 429 TooManyRequests (too many requests for one device token).
     public static let tooManyRequests = APNsSimulatorResponse(status: 429, reason: "TooManyRequests")
     /// 500 InternalServerError.
