@@ -48,8 +48,10 @@ struct AcceptLoop: Sendable {
                 ) {
                     connection.run()
                 }
-                close(socket)
+                // Its slot first: a client that saw the close and reconnects
+                // at once finds it free.
                 registry.finish(number)
+                close(socket)
             }
             registry.attach(thread, to: number)
         } catch {

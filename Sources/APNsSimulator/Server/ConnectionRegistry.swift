@@ -27,7 +27,9 @@ final class ConnectionRegistry: Sendable {
     /// Adds a connection about to start; `false` when stopping or full.
     func register(_ number: Int, wake: WakeSignal) -> Bool {
         state.withLock { state in
-            guard !state.stopping, state.entries.count < capacity else { return false }
+            // Finished connections awaiting the reaper hold no slot: a client
+            // reconnecting at once after closing is not turned away.
+            guard !state.stopping, state.entries.values.count(where: { !$0.finished }) < capacity else { return false }
             state.entries[number] = Entry(wake: wake)
             return true
         }
