@@ -60,6 +60,19 @@ final class RequestValidatorRulesTests: XCTestCase {
         XCTAssertEqual(answer(pushType: nil, priority: nil), "200")
     }
 
+    /// A payload that only wakes the app (content-available, no alert,
+    /// badge or sound) is a background push whatever the header: priority 5
+    /// only, as the FCM simulator already had it (found in review).
+    func testAContentAvailableOnlyPayloadNeedsPriorityFive() {
+        let wake = Array(#"{"aps":{"content-available":1},"k":"v"}"#.utf8)
+        XCTAssertEqual(answer(pushType: nil, priority: nil, body: wake), "400 BadPriority", "the default is 10")
+        XCTAssertEqual(answer(pushType: nil, priority: "10", body: wake), "400 BadPriority")
+        XCTAssertEqual(answer(pushType: "background", priority: "5", body: wake), "200")
+        XCTAssertEqual(answer(pushType: nil, priority: "5", body: wake), "200")
+        let shown = Array(#"{"aps":{"content-available":1,"mutable-content":1,"alert":{"body":"hi"}}}"#.utf8)
+        XCTAssertEqual(answer(pushType: "alert", priority: "10", body: shown), "200", "an alert with content-available is an alert")
+    }
+
     func testThePushTypeAndTheTopicSuffixMustNameTheSameKindOfPush() {
         let big = Array(#"{"aps":{},"x":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 4935) + Array(#""}"#.utf8)
         XCTAssertEqual(answer(pushType: "voip", priority: nil, body: big), "400 BadTopic", "no 5120 limit off a .voip topic")

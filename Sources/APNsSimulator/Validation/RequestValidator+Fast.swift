@@ -61,8 +61,10 @@ extension RequestValidator {
                 expiration = seconds
             }
             guard request.bodyLength > 0, request.bodyLength <= (isVoIP ? Self.voipPayloadLimit : Self.payloadLimit),
-                  case .object(let hasAPSObject, _, _)? = APNsPayloadShape.parse(request.body),
-                  hasAPSObject || !requiresAPSDictionary else { return nil }
+                  case .object(let hasAPSObject, let aps, _)? = APNsPayloadShape.parse(request.body),
+                  hasAPSObject || !requiresAPSDictionary,
+                  APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: aps.isContentAvailableOnly)
+            else { return nil }
             if var bound = registeredTopic({ Self.lowercased(deviceToken) }),
                !bound.withUTF8({ TextBytes.equal($0, bundle) }) {
                 return nil

@@ -130,10 +130,16 @@ struct RequestValidator {
         guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
         let limit = pushType?.utf8.elementsEqual("voip".utf8) == true ? Self.voipPayloadLimit : Self.payloadLimit
         guard request.bodyLength <= limit else { return reject(413, "PayloadTooLarge") }
-        guard case .object(let hasAPSObject, _, _)? = APNsPayloadShape.parse(request.body) else {
+        guard case .object(let hasAPSObject, let aps, _)? = APNsPayloadShape.parse(request.body) else {
             return reject(400, "PayloadEmpty")
         }
         if requiresAPSDictionary, !hasAPSObject { return reject(400, "PayloadEmpty") }
+        // A push that only wakes the app (content-available, nothing shown)
+        // is a background push whatever the header says: priority 5 only
+        // (PROTOCOLS.md A2, B2), as the FCM simulator has it.
+        guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: aps.isContentAvailableOnly) else {
+            return reject(400, "BadPriority")
+        }
 
         return .valid(ValidatedNotification(request: request, apnsID: answerID, apnsIDWasSent: sentID != nil,
                                             priority: priority, expiration: expiration))
