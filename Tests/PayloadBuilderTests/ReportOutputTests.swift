@@ -49,6 +49,20 @@ final class ReportOutputTests: XCTestCase {
         }
     }
 
+    /// The app given by its index (`decodeIndexed`, read in place) gives
+    /// the answer the app given as a value gives, for every golden event.
+    func testTheAppByIndexGivesTheSameAnswerAsTheAppByValue() throws {
+        for name in try GoldenPayloadTests.caseNames() {
+            let (body, config) = try GoldenPayloadTests.input(name)
+            let (event, appIndex) = try EventDecoder(config: config).decodeIndexed(body)
+            let (_, app) = try EventDecoder(config: config).decode(body)
+            let renderer = EventRenderer(config: config)
+            let avatar = AvatarState(unresolvedURL: event.sender.avatarURL)
+            XCTAssertEqual(try renderer.renderReport(event, appIndex: appIndex, avatar: avatar, now: Self.now),
+                           try renderer.renderReport(event, app: app, avatar: avatar, now: Self.now), name)
+        }
+    }
+
     /// Strings that need escapes (or are not ASCII, or are empty) in every
     /// field the report writes: event id, tokens (also in the APNs path and
     /// the FCM body), topic, project, origins, persona and avatar.

@@ -87,8 +87,8 @@ public final class Dispatcher: Sendable {
     /// The provider requests `/v1/notify` would send for `body`, without sending.
     public func render(body: [UInt8]) async -> HTTPResponse {
         do throws(EventError) {
-            let (event, app) = try EventDecoder(config: config).decode(body)
-            return try renderAnswer(event, app: app, avatar: await avatars.resolve(event.sender.avatarURL))
+            let (event, appIndex) = try EventDecoder(config: config).decodeIndexed(body)
+            return try renderAnswer(event, appIndex: appIndex, avatar: await avatars.resolve(event.sender.avatarURL))
         } catch {
             return HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)
         }
@@ -97,18 +97,19 @@ public final class Dispatcher: Sendable {
     /// `render(body:)` when the avatar needs no network; nil otherwise.
     public func renderWithoutWaiting(body: [UInt8]) -> HTTPResponse? {
         do throws(EventError) {
-            let (event, app) = try EventDecoder(config: config).decode(body)
+            let (event, appIndex) = try EventDecoder(config: config).decodeIndexed(body)
             guard let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL) else { return nil }
-            return try renderAnswer(event, app: app, avatar: avatar)
+            return try renderAnswer(event, appIndex: appIndex, avatar: avatar)
         } catch {
             return HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)
         }
     }
 
-    /// The `/v1/render` answer once the avatar is decided.
-    private func renderAnswer(_ event: Event, app: AppProfile, avatar: AvatarState) throws(EventError) -> HTTPResponse {
+    /// The `/v1/render` answer once the avatar is decided; the app's
+    /// profile is read in `config.apps`, not copied.
+    private func renderAnswer(_ event: Event, appIndex: Int, avatar: AvatarState) throws(EventError) -> HTTPResponse {
         // Written while rendering: no request values made only to be written out.
-        let report = try EventRenderer(config: config).renderReport(event, app: app, avatar: avatar, now: wallClock())
+        let report = try EventRenderer(config: config).renderReport(event, appIndex: appIndex, avatar: avatar, now: wallClock())
         return HTTPResponse(status: 200, body: report)
     }
 

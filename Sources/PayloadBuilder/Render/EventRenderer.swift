@@ -57,6 +57,15 @@ public struct EventRenderer: Sendable {
         return overflow ?? report
     }
 
+    /// `renderReport(_:app:avatar:now:)` for the app at `appIndex` in
+    /// `config.apps` (as `EventDecoder.decodeIndexed` gives it), read where
+    /// it is rather than copied out and destroyed.
+    public func renderReport(_ event: Event, appIndex: Int, avatar: AvatarState, now: Int64) throws(EventError) -> [UInt8] {
+        try config.apps.withUnsafeBufferPointer { (apps) throws(EventError) in
+            try renderReport(event, app: apps[appIndex], avatar: avatar, now: now)
+        }
+    }
+
     /// `renderOnce` into a fresh output, and again without the avatar when
     /// the event cannot fit with it (see `render`).
     private func renderRetrying<Output: RenderOutput & ~Copyable>(
