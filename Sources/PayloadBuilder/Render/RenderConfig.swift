@@ -63,19 +63,53 @@ public struct EventLimits: Sendable {
 
 /// One app the gateway sends as: its APNs topic and FCM project, and how its
 /// data keys are named.
+///
+/// A value whose fields live in one shared, immutable box: a copy (one per
+/// event, from the configuration) is a retain, where the fields themselves
+/// were eleven strings and arrays to retain and release, 500 instructions
+/// per event. Setting a field makes a new box (configuration only).
 public struct AppProfile: Sendable {
-    public var name: String
+    /// The fields; `let`s, so a profile's fields are read in place.
+    private final class Fields: Sendable {
+        let name: String
+        let apns: APNsTarget?
+        let fcm: FCMTarget?
+        let dataKeys: DataKeyNames
+
+        init(name: String, apns: APNsTarget?, fcm: FCMTarget?, dataKeys: DataKeyNames) {
+            self.name = name
+            self.apns = apns
+            self.fcm = fcm
+            self.dataKeys = dataKeys
+        }
+    }
+
+    private var fields: Fields
+
+    public var name: String {
+        get { fields.name }
+        set { fields = Fields(name: newValue, apns: apns, fcm: fcm, dataKeys: dataKeys) }
+    }
+
     /// Where and as what to send direct APNs requests; nil if the app has no APNs key.
-    public var apns: APNsTarget?
+    public var apns: APNsTarget? {
+        get { fields.apns }
+        set { fields = Fields(name: name, apns: newValue, fcm: fcm, dataKeys: dataKeys) }
+    }
+
     /// Which FCM project to send through; nil if the app has no service account.
-    public var fcm: FCMTarget?
-    public var dataKeys: DataKeyNames
+    public var fcm: FCMTarget? {
+        get { fields.fcm }
+        set { fields = Fields(name: name, apns: apns, fcm: newValue, dataKeys: dataKeys) }
+    }
+
+    public var dataKeys: DataKeyNames {
+        get { fields.dataKeys }
+        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: newValue) }
+    }
 
     public init(name: String, apns: APNsTarget? = nil, fcm: FCMTarget? = nil, dataKeys: DataKeyNames = DataKeyNames()) {
-        self.name = name
-        self.apns = apns
-        self.fcm = fcm
-        self.dataKeys = dataKeys
+        fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys)
     }
 }
 
