@@ -35,13 +35,24 @@ final class RequestState: @unchecked Sendable {
     /// The body of the response queued, lent to libmicrohttpd until it
     /// destroys the response (`queue`); set once, by the daemon's thread.
     @exclusivity(unchecked) var sentBody: [UInt8] = []
+    /// Where `sentBody`'s memory goes when the state goes (once
+    /// libmicrohttpd is done with the answer): the server's, if it has one.
+    let answerStorage: AnswerStorage?
+
+    init(answerStorage: AnswerStorage?) {
+        self.answerStorage = answerStorage
+    }
+
+    deinit {
+        answerStorage?.keep(&sentBody)
+    }
 }
 
 let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, requestContext in
     guard let connection, let requestContext, let uploadSize else { return .NO }
     let server = server(context)
     if requestContext.pointee == nil {
-        let state = RequestState()
+        let state = RequestState(answerStorage: server.answerStorage)
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         var screening = RequestScreen.Screening()
         let refusal = screen(connection, url: url, version: version, into: &screening)
