@@ -122,6 +122,27 @@ final class ReportOutputTests: XCTestCase {
         }
     }
 
+    /// The targets' escaped forms (made when set) follow every change of
+    /// topic, origin and project: the answer after each change is the
+    /// reference answer, with awkward strings and the production origins.
+    func testTargetsChangedAfterTheyAreMadeAreWrittenAsChanged() throws {
+        let (event, _) = try baseEvent()
+        var apns = APNsTarget(topic: "com.example")
+        var fcm = FCMTarget(projectID: "p")
+        for text in ["q\"uote", "back\\slash/", "Nghĩa 🎧\u{1}", "plain"] {
+            apns.topic = text
+            apns.baseURL = "https://h\"" + text
+            fcm.projectID = text
+            fcm.baseURL = "https://f\\" + text
+            assertReportMatchesRender(event, app: AppProfile(name: "chat", apns: apns, fcm: fcm), config: EventFixture.demo,
+                                      avatar: .none, "changed to \(text.debugDescription)")
+        }
+        apns.baseURL = APNsTarget.production
+        fcm.baseURL = FCMTarget.production
+        assertReportMatchesRender(event, app: AppProfile(name: "chat", apns: apns, fcm: fcm), config: EventFixture.demo,
+                                  avatar: .none, "production origins")
+    }
+
     /// The persona is written from the strings the plan escaped: groups or
     /// not, with content or not (a text message with no text), a title that
     /// is the group's or overrides it (also one canonically equivalent but

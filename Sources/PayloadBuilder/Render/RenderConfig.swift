@@ -115,9 +115,18 @@ public struct AppProfile: Sendable {
 
 /// The APNs side of an app: topic (bundle id) and origin.
 public struct APNsTarget: Sendable {
-    public var topic: String
+    public var topic: String {
+        didSet { quotedTopic = ByteWriter.quoted(topic) }
+    }
     /// `https://api.push.apple.com`, the sandbox, or a simulator; no trailing slash.
-    public var baseURL: String
+    public var baseURL: String {
+        didSet { escapedBaseURL = ByteWriter.escaped(baseURL) }
+    }
+    /// `topic` as a quoted JSON string and `baseURL` JSON-escaped, made when
+    /// set: the `/v1/render` answer copies them for every device (escaping
+    /// each cost about 150 instructions per device).
+    private(set) var quotedTopic: [UInt8]
+    private(set) var escapedBaseURL: [UInt8]
 
     public static let production = "https://api.push.apple.com"
     public static let sandbox = "https://api.sandbox.push.apple.com"
@@ -125,17 +134,27 @@ public struct APNsTarget: Sendable {
     public init(topic: String, baseURL: String = APNsTarget.production) {
         self.topic = topic
         self.baseURL = RenderConfig.trimmingSlash(baseURL)
+        quotedTopic = ByteWriter.quoted(topic)
+        escapedBaseURL = ByteWriter.escaped(self.baseURL)
     }
 }
 
 /// The FCM side of an app: project and origin.
 public struct FCMTarget: Sendable {
     public var projectID: String {
-        didSet { sendPath = FCMTarget.sendPath(projectID: projectID) }
+        didSet {
+            sendPath = FCMTarget.sendPath(projectID: projectID)
+            escapedSendPath = ByteWriter.escaped(sendPath)
+        }
     }
-    public var baseURL: String
+    public var baseURL: String {
+        didSet { escapedBaseURL = ByteWriter.escaped(baseURL) }
+    }
     /// The path of `sendURL`, made when the project is set rather than per event.
     public private(set) var sendPath: String
+    /// `baseURL` and `sendPath` JSON-escaped, made when set (see `APNsTarget`).
+    private(set) var escapedBaseURL: [UInt8]
+    private(set) var escapedSendPath: [UInt8]
 
     public static let production = "https://fcm.googleapis.com"
 
@@ -143,6 +162,8 @@ public struct FCMTarget: Sendable {
         self.projectID = projectID
         self.baseURL = RenderConfig.trimmingSlash(baseURL)
         sendPath = FCMTarget.sendPath(projectID: projectID)
+        escapedBaseURL = ByteWriter.escaped(self.baseURL)
+        escapedSendPath = ByteWriter.escaped(sendPath)
     }
 
     /// `POST` target of one message.
