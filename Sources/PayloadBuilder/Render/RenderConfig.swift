@@ -1,13 +1,49 @@
 /// What rendering needs to know about the deployment: the configured apps,
 /// the default locale and the self-sender rule. A `Sendable` value built once
 /// at start-up; nothing here is read from the environment.
+///
+/// Its fields live in one shared, immutable box (as `AppProfile`'s): a copy
+/// (a renderer handed the configuration for one event) is one retain, not
+/// one per array, set and string. Setting a field makes a new box.
 public struct RenderConfig: Sendable {
-    public var apps: [AppProfile]
+    /// The fields; `let`s, so they are read in place.
+    private final class Fields: Sendable {
+        let apps: [AppProfile]
+        let defaultLocale: String
+        let selfSenderIDs: Set<String>
+        let limits: EventLimits
+
+        init(apps: [AppProfile], defaultLocale: String, selfSenderIDs: Set<String>, limits: EventLimits) {
+            self.apps = apps
+            self.defaultLocale = defaultLocale
+            self.selfSenderIDs = selfSenderIDs
+            self.limits = limits
+        }
+    }
+
+    private var fields: Fields
+
+    public var apps: [AppProfile] {
+        get { fields.apps }
+        set { fields = Fields(apps: newValue, defaultLocale: defaultLocale, selfSenderIDs: selfSenderIDs, limits: limits) }
+    }
+
     /// The locale for recipients that carry none (primary subtag, e.g. `en`).
-    public var defaultLocale: String
+    public var defaultLocale: String {
+        get { fields.defaultLocale }
+        set { fields = Fields(apps: apps, defaultLocale: newValue, selfSenderIDs: selfSenderIDs, limits: limits) }
+    }
+
     /// Senders whose events are never sent (e.g. the site owner's own replies).
-    public var selfSenderIDs: Set<String>
-    public var limits: EventLimits
+    public var selfSenderIDs: Set<String> {
+        get { fields.selfSenderIDs }
+        set { fields = Fields(apps: apps, defaultLocale: defaultLocale, selfSenderIDs: newValue, limits: limits) }
+    }
+
+    public var limits: EventLimits {
+        get { fields.limits }
+        set { fields = Fields(apps: apps, defaultLocale: defaultLocale, selfSenderIDs: selfSenderIDs, limits: newValue) }
+    }
 
     public init(apps: [AppProfile], defaultLocale: String = "en", selfSenderIDs: Set<String> = [],
                 limits: EventLimits = EventLimits()) throws(ConfigError) {
@@ -22,10 +58,8 @@ public struct RenderConfig: Sendable {
                 throw ConfigError(setting: "apps[\(index)].apns.topic", "a bundle id, without spaces or control characters")
             }
         }
-        self.apps = apps
-        self.defaultLocale = Locales.primarySubtag(defaultLocale)
-        self.selfSenderIDs = selfSenderIDs
-        self.limits = limits
+        fields = Fields(apps: apps, defaultLocale: Locales.primarySubtag(defaultLocale), selfSenderIDs: selfSenderIDs,
+                        limits: limits)
     }
 
     /// The app an event names, or the only one when it names none.
