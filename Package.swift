@@ -30,6 +30,9 @@ let package = Package(
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
         .target(name: "CMallocShims"),
         .target(name: "CThreadShims"),
+        // SHA-256's compression with the CPU's SHA extensions, which Swift
+        // cannot emit: our own C, no library (PayloadBuilder stays pure).
+        .target(name: "CDigestShims"),
         // A memory pool for nghttp2 sessions (nghttp2_mem), by size class.
         .target(name: "CNGHTTP2Shims", dependencies: ["CNGHTTP2"]),
 
@@ -38,7 +41,7 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl", "CCurlShims"], swiftSettings: swiftSettings),
         // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
         .target(name: "PushGWSync", dependencies: ["CThreadShims"], swiftSettings: swiftSettings),
-        .target(name: "PayloadBuilder", swiftSettings: swiftSettings),
+        .target(name: "PayloadBuilder", dependencies: ["CDigestShims"], swiftSettings: swiftSettings),
         .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "CNGHTTP2Shims"],
                 swiftSettings: swiftSettings),
         // FCM HTTP v1: OAuth2 service-account tokens (RS256, libcurl) and the

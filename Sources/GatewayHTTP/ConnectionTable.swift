@@ -62,7 +62,9 @@ struct ConnectionTable {
 final class ConnectionEntry: Sendable {
     let socket: Int32
     private let origin: ContinuousClock.Instant
-    private let timeout: Duration
+    /// The request timeout in nanoseconds (added per request as a number,
+    /// not as a `Duration` to an instant).
+    private let timeout: Int64
     /// Nanoseconds after `origin`; `Self.none` while the handler has the
     /// request, or once cut.
     private let deadline: Atomic<Int64>
@@ -74,8 +76,8 @@ final class ConnectionEntry: Sendable {
     init(socket: Int32, origin: ContinuousClock.Instant, timeout: Duration, now: ContinuousClock.Instant) {
         self.socket = socket
         self.origin = origin
-        self.timeout = timeout
-        deadline = Atomic(Self.nanoseconds(now + timeout, after: origin))
+        self.timeout = timeout.wholeNanoseconds
+        deadline = Atomic(Self.nanoseconds(now, after: origin) + self.timeout)
     }
 
     /// The request was fully received (or answered early): the handler has
@@ -88,7 +90,7 @@ final class ConnectionEntry: Sendable {
     /// within the timeout.
     func completed(now: ContinuousClock.Instant) {
         target.store(-1, ordering: .relaxed)
-        deadline.store(Self.nanoseconds(now + timeout, after: origin), ordering: .relaxed)
+        deadline.store(Self.nanoseconds(now, after: origin) + timeout, ordering: .relaxed)
     }
 
     func targetArrived(length: Int) {

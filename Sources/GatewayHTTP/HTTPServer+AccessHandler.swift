@@ -35,13 +35,24 @@ final class RequestState: @unchecked Sendable {
     /// The body of the response queued, lent to libmicrohttpd until it
     /// destroys the response (`queue`); set once, by the daemon's thread.
     @exclusivity(unchecked) var sentBody: [UInt8] = []
+    /// Where `sentBody`'s memory goes when the state goes (once
+    /// libmicrohttpd is done with the answer): the server's, if it has one.
+    let answerStorage: AnswerStorage?
+
+    init(answerStorage: AnswerStorage?) {
+        self.answerStorage = answerStorage
+    }
+
+    deinit {
+        answerStorage?.keep(&sentBody)
+    }
 }
 
 let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, requestContext in
     guard let connection, let requestContext, let uploadSize else { return .NO }
     let server = server(context)
     if requestContext.pointee == nil {
-        let state = RequestState()
+        let state = RequestState(answerStorage: server.answerStorage)
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         var screening = RequestScreen.Screening()
         let refusal = screen(connection, method: method, url: url, version: version,
@@ -99,8 +110,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     }
     guard !state.started else { return .YES }
     state.started = true
-    let request = request(url: url, method: method, state: state)
-    state.body = []
+    let request = takeRequest(url: url, method: method, state: state)
     entry(of: connection)?.answering()
     // Called where the server holds it: a copy of the existential (made
     // below, for the task) cost a copy and a destroy on every request.
@@ -166,6 +176,18 @@ private let screenHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, va
 private func request(url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, state: RequestState) -> HTTPRequest {
     HTTPRequest(method: name(of: method), path: path(of: url), authorization: state.authorization,
                 body: state.body, bodyTooLarge: state.tooLarge)
+}
+
+/// `request(url:method:state:)` for the request's last call: the body and
+/// the authorization are moved out of `state`, which needs them no more
+/// (copied, each was retained, then released when `state` went).
+private func takeRequest(url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, state: RequestState) -> HTTPRequest {
+    var body: [UInt8] = []
+    swap(&body, &state.body)
+    var authorization: String?
+    swap(&authorization, &state.authorization)
+    return HTTPRequest(method: name(of: method), path: path(of: url), authorization: authorization,
+                       body: body, bodyTooLarge: state.tooLarge)
 }
 
 /// The request's method; the usual ones as literals (a string made from

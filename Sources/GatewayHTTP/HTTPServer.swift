@@ -48,6 +48,9 @@ public final class HTTPServer: @unchecked Sendable {
     let closing = Atomic<Bool>(false)
     /// Open connections and their request deadlines.
     let watch: ConnectionWatch
+    /// Where the memory of sent answers goes, for the handler to write
+    /// later answers into; nil: freed.
+    let answerStorage: AnswerStorage?
 
     /// - Parameters:
     ///   - loops: event loops to run on, one daemon each, shared with their
@@ -55,8 +58,13 @@ public final class HTTPServer: @unchecked Sendable {
     ///     nil: the server starts `limits.threads` loops of its own.
     ///   - log: receives libmicrohttpd's own messages, one line each,
     ///     instead of its plain-text writes to standard error.
+    ///   - answerStorage: where each sent answer's memory goes once
+    ///     libmicrohttpd is done with it, for the handler to write later
+    ///     answers into (the handler's own); nil: freed.
     public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler,
-                loops: [HTTP2EventLoop]? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
+                loops: [HTTP2EventLoop]? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
+                answerStorage: AnswerStorage? = nil) {
+        self.answerStorage = answerStorage
         self.address = address
         requestedPort = port
         self.limits = limits

@@ -1,4 +1,5 @@
 import PushGWSync
+import TestSupport
 import XCTest
 
 /// One conversion of `Duration` for the whole project: poll timeouts wait
@@ -18,5 +19,29 @@ final class DurationUnitsTests: XCTestCase {
         XCTAssertEqual(Duration.nanoseconds(7).wholeNanoseconds, 7)
         XCTAssertEqual(Duration.milliseconds(250).inSeconds, 0.25, accuracy: 1e-12)
         XCTAssertEqual(Duration.seconds(2).inSeconds, 2)
+    }
+
+    /// `wholeNanoseconds` (one division of the attoseconds) against its
+    /// rule from `components`: whole seconds and the truncated rest, for
+    /// durations of either sign from attoseconds to centuries (fixed seed).
+    func testWholeNanosecondsTruncateAsTheComponentsDo() {
+        func rule(_ duration: Duration) -> Int64 {
+            let (seconds, attoseconds) = duration.components
+            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        }
+        var generator = SplitMix64(seed: 0xD0_2A7E)
+        for _ in 0..<10_000 {
+            let seconds = Int64(bitPattern: generator.next()) % 5_000_000_000
+            let attoseconds = Int64(bitPattern: generator.next()) % 1_000_000_000_000_000_000
+            let sameSign = (seconds < 0) == (attoseconds < 0) ? attoseconds : -attoseconds
+            for duration in [Duration(secondsComponent: seconds, attosecondsComponent: sameSign),
+                             .nanoseconds(seconds), .nanoseconds(seconds % 1_000) + .seconds(seconds % 100)] {
+                XCTAssertEqual(duration.wholeNanoseconds, rule(duration), "\(duration)")
+            }
+        }
+        for duration: Duration in [.zero, .nanoseconds(-1), .init(secondsComponent: 0, attosecondsComponent: -999_999_999),
+                                   .init(secondsComponent: -3, attosecondsComponent: -1), .seconds(9_000_000_000)] {
+            XCTAssertEqual(duration.wholeNanoseconds, rule(duration), "\(duration)")
+        }
     }
 }

@@ -234,6 +234,26 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(Array(sent.payload)), first["body"], "render == what notify sends")
     }
 
+    /// Renders written into the memory of answers sent before (handed back
+    /// by the server to the dispatcher's `answerStorage`) are the same
+    /// answers, for the same event and for another one in between.
+    func testRendersIntoReusedAnswerMemoryGiveTheSameAnswers() async throws {
+        let testbed = try ServiceTestbed()
+        let first = ServiceTestbed.event(tokens: [ServiceTestbed.token(3), ServiceTestbed.token(4)])
+        let other = ServiceTestbed.event(tokens: [ServiceTestbed.token(5)])
+        let reference = try await testbed.call("POST", "/v1/render", body: first)
+        XCTAssertEqual(reference.status, 200)
+        let between = try await testbed.call("POST", "/v1/render", body: other)
+        XCTAssertEqual(between.status, 200)
+        for _ in 0..<3 {
+            let again = try await testbed.call("POST", "/v1/render", body: first)
+            XCTAssertTrue(again.body == reference.body, String(decoding: again.body, as: UTF8.self))
+            let otherAgain = try await testbed.call("POST", "/v1/render", body: other)
+            XCTAssertTrue(otherAgain.body == between.body, String(decoding: otherAgain.body, as: UTF8.self))
+        }
+        XCTAssertGreaterThan(testbed.dispatcher.answerStorage.keptCount, 0, "sent answers' memory comes back")
+    }
+
     func testMetricsAreExposedInPrometheusFormat() async throws {
         let testbed = try ServiceTestbed()
         _ = try await testbed.call("POST", "/v1/notify", body: ServiceTestbed.event(tokens: [ServiceTestbed.token(1)]))

@@ -61,7 +61,7 @@ final class ServiceTestbed {
                                 avatars: avatars, metrics: metrics, settings: settings, logger: logger)
         server = HTTPServer(address: "127.0.0.1", port: 0, limits: limits,
                             handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics),
-                            loops: loops)
+                            loops: loops, answerStorage: dispatcher.answerStorage)
         try server.start()
     }
 

@@ -49,6 +49,49 @@ final class ReportOutputTests: XCTestCase {
         }
     }
 
+    /// The app given by its index (`decodeIndexed`), written into reused
+    /// memory or not, gives the answer the app given as a value gives, for
+    /// every golden event: into nothing, into memory too small (grown),
+    /// into memory large enough holding other bytes, and into an array
+    /// shared with another value (which must keep its bytes).
+    func testTheAppByIndexIntoReusedMemoryGivesTheSameAnswerAsTheAppByValue() throws {
+        for name in try GoldenPayloadTests.caseNames() {
+            let (body, config) = try GoldenPayloadTests.input(name)
+            let (event, appIndex) = try EventDecoder(config: config).decodeIndexed(body)
+            let (_, app) = try EventDecoder(config: config).decode(body)
+            let renderer = EventRenderer(config: config)
+            let avatar = AvatarState(unresolvedURL: event.sender.avatarURL)
+            let reference = try renderer.renderReport(event, app: app, avatar: avatar, now: Self.now)
+            var large: [UInt8] = Array(repeating: 0x5A, count: 300)
+            large.reserveCapacity(64 * 1024)
+            let shared = [UInt8](repeating: 0x41, count: 20_000)
+            let storages: [(String, [UInt8])] = [("none", []), ("too small", [1, 2, 3]), ("large", large), ("shared", shared)]
+            for (what, storage) in storages {
+                let answer = try renderer.renderReport(event, appIndex: appIndex, avatar: avatar, now: Self.now, reusing: storage)
+                XCTAssertTrue(answer == reference, "\(name), \(what): \(String(decoding: answer, as: UTF8.self))")
+            }
+            XCTAssertEqual(shared, [UInt8](repeating: 0x41, count: 20_000), "a shared array keeps its bytes")
+        }
+    }
+
+    /// An answer larger than its room (moved to memory of its own) is the
+    /// same when written into reused memory.
+    func testALargeAnswerIntoReusedMemoryIsTheSame() throws {
+        let (base, app) = try baseEvent()
+        var event = base
+        // Each request near the 4 KiB payload limit: past the 2 KiB per
+        // device the answer's room is made for.
+        event.message.text = String(repeating: "a long text ", count: 400)
+        let renderer = EventRenderer(config: EventFixture.demo)
+        let avatar = AvatarState(unresolvedURL: event.sender.avatarURL)
+        let reference = try renderer.renderReport(event, app: app, avatar: avatar, now: Self.now)
+        var storage: [UInt8] = []
+        storage.reserveCapacity(12 * 1024)
+        let answer = try renderer.renderReport(event, appIndex: 0, avatar: avatar, now: Self.now, reusing: storage)
+        XCTAssertGreaterThan(reference.count, ReportOutput.estimatedCount(recipients: event.recipients.count), "moved")
+        XCTAssertTrue(answer == reference)
+    }
+
     /// Strings that need escapes (or are not ASCII, or are empty) in every
     /// field the report writes: event id, tokens (also in the APNs path and
     /// the FCM body), topic, project, origins, persona and avatar.
@@ -77,6 +120,27 @@ final class ReportOutputTests: XCTestCase {
                                           "awkward \(text.prefix(20).debugDescription)")
             }
         }
+    }
+
+    /// The targets' escaped forms (made when set) follow every change of
+    /// topic, origin and project: the answer after each change is the
+    /// reference answer, with awkward strings and the production origins.
+    func testTargetsChangedAfterTheyAreMadeAreWrittenAsChanged() throws {
+        let (event, _) = try baseEvent()
+        var apns = APNsTarget(topic: "com.example")
+        var fcm = FCMTarget(projectID: "p")
+        for text in ["q\"uote", "back\\slash/", "Nghĩa 🎧\u{1}", "plain"] {
+            apns.topic = text
+            apns.baseURL = "https://h\"" + text
+            fcm.projectID = text
+            fcm.baseURL = "https://f\\" + text
+            assertReportMatchesRender(event, app: AppProfile(name: "chat", apns: apns, fcm: fcm), config: EventFixture.demo,
+                                      avatar: .none, "changed to \(text.debugDescription)")
+        }
+        apns.baseURL = APNsTarget.production
+        fcm.baseURL = FCMTarget.production
+        assertReportMatchesRender(event, app: AppProfile(name: "chat", apns: apns, fcm: fcm), config: EventFixture.demo,
+                                  avatar: .none, "production origins")
     }
 
     /// The persona is written from the strings the plan escaped: groups or

@@ -62,6 +62,11 @@ public final class Dispatcher: Sendable {
     /// configuration is wrong; empty when none (`/readyz`).
     public var providersKnownBad: [String] { health.knownBad }
 
+    /// Memory for `/v1/render` answers: the server this dispatcher answers
+    /// through hands each sent answer's back here (`HTTPServer`'s
+    /// `answerStorage`), and the next render is written into it.
+    public let answerStorage = AnswerStorage()
+
     public init(config: RenderConfig, senders: [String: [Platform: any NotificationSender]], avatars: any AvatarResolving,
                 dedup: any DedupStore = InMemoryDedupStore(), metrics: GatewayMetrics, settings: Settings = Settings(),
                 budget: RetryBudget = RetryBudget(), logger: Logger = Logger(),
@@ -87,28 +92,33 @@ public final class Dispatcher: Sendable {
     /// The provider requests `/v1/notify` would send for `body`, without sending.
     public func render(body: [UInt8]) async -> HTTPResponse {
         do throws(EventError) {
-            let (event, app) = try EventDecoder(config: config).decode(body)
-            return try renderAnswer(event, app: app, avatar: await avatars.resolve(event.sender.avatarURL))
+            let (event, appIndex) = try EventDecoder(config: config).decodeIndexed(body)
+            return try renderAnswer(event, appIndex: appIndex, avatar: await avatars.resolve(event.sender.avatarURL))
         } catch {
             return HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)
         }
     }
 
-    /// `render(body:)` when the avatar needs no network; nil otherwise.
+    /// `render(body:)` when the avatar needs no network; nil otherwise. The
+    /// answer is written into memory from `answerStorage` (a sent answer's,
+    /// when the server hands them back) when it has some.
     public func renderWithoutWaiting(body: [UInt8]) -> HTTPResponse? {
         do throws(EventError) {
-            let (event, app) = try EventDecoder(config: config).decode(body)
+            let (event, appIndex) = try EventDecoder(config: config).decodeIndexed(body)
             guard let avatar = avatars.resolveWithoutWaiting(event.sender.avatarURL) else { return nil }
-            return try renderAnswer(event, app: app, avatar: avatar)
+            return try renderAnswer(event, appIndex: appIndex, avatar: avatar, reusing: answerStorage.take())
         } catch {
             return HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)
         }
     }
 
-    /// The `/v1/render` answer once the avatar is decided.
-    private func renderAnswer(_ event: Event, app: AppProfile, avatar: AvatarState) throws(EventError) -> HTTPResponse {
+    /// The `/v1/render` answer once the avatar is decided, written into
+    /// `storage`'s memory when it fits (see `EventRenderer.renderReport`).
+    private func renderAnswer(_ event: consuming Event, appIndex: Int, avatar: consuming AvatarState,
+                              reusing storage: consuming [UInt8] = []) throws(EventError) -> HTTPResponse {
         // Written while rendering: no request values made only to be written out.
-        let report = try EventRenderer(config: config).renderReport(event, app: app, avatar: avatar, now: wallClock())
+        let report = try EventRenderer(config: config).renderReport(event, appIndex: appIndex, avatar: avatar, now: wallClock(),
+                                                                    reusing: storage)
         return HTTPResponse(status: 200, body: report)
     }
 

@@ -98,7 +98,8 @@ public final class Gateway: Sendable {
         limits.maximumConnections = configuration.maxConnections
         limits.maximumConnectionsPerAddress = configuration.maxConnectionsPerAddress
         server = HTTPServer(address: configuration.listenAddress, port: configuration.listenPort, limits: limits, handler: handler,
-                            loops: loops, log: { logger.log(ServerMessageLevel.level(of: $0), "http server", [("detail", $0)]) })
+                            loops: loops, log: { logger.log(ServerMessageLevel.level(of: $0), "http server", [("detail", $0)]) },
+                            answerStorage: dispatcher.answerStorage)
         do {
             try server.start()
         } catch {

@@ -17,9 +17,10 @@ public struct EventDecoder: Sendable {
     }
 
     /// `decode(_:)`, with the app as its index in `config.apps`: the fast
-    /// path checks the app's profile where it is, and only the answer
-    /// copies it out (the fast path copied it to check it, then returned it).
-    func decodeIndexed(_ body: [UInt8]) throws(EventError) -> (event: Event, appIndex: Int) {
+    /// path checks the app's profile where it is, and only a caller that
+    /// needs its own copies it out (`EventRenderer.renderReport(_:appIndex:…)`
+    /// reads it in place: a copy retained and released every string in it).
+    public func decodeIndexed(_ body: [UInt8]) throws(EventError) -> (event: Event, appIndex: Int) {
         if body.count > config.limits.maximumBodyBytes {
             throw EventError(.bodyTooLarge, field: nil,
                              "the body is \(body.count) bytes; at most \(config.limits.maximumBodyBytes) are accepted")

@@ -152,6 +152,20 @@ struct ByteWriter: ~Copyable {
 
     // MARK: JSON
 
+    /// `text` JSON-escaped, without quotes, as `appendJSONStringContent` writes it.
+    static func escaped(_ text: String) -> [UInt8] {
+        var writer = ByteWriter(capacity: text.utf8.count + 16)
+        writer.appendJSONStringContent(text)
+        return writer.bytes
+    }
+
+    /// `text` as a quoted JSON string, as `appendJSONString` writes it.
+    static func quoted(_ text: String) -> [UInt8] {
+        var writer = ByteWriter(capacity: text.utf8.count + 16)
+        writer.appendJSONString(text)
+        return writer.bytes
+    }
+
     /// Appends `text` as a quoted JSON string.
     mutating func appendJSONString(_ text: String) {
         append(UInt8(ascii: "\""))

@@ -32,25 +32,54 @@ public struct EventRenderer: Sendable {
     /// Written straight into the answer's storage, sized for a usual answer;
     /// a larger one moves to memory of its own and is copied once.
     public func renderReport(_ event: Event, app: AppProfile, avatar: AvatarState, now: Int64) throws(EventError) -> [UInt8] {
+        try renderReport(event, app: app, avatar: avatar, now: now, reusing: [])
+    }
+
+    /// `renderReport(_:app:avatar:now:)` for the app at `appIndex` in
+    /// `config.apps` (as `EventDecoder.decodeIndexed` gives it), written
+    /// into `storage`'s memory when it is large enough and not shared (an
+    /// answer sent before, handed back: a new one is a large allocation,
+    /// glibc's slow path); else into new memory. Only the memory of
+    /// `storage` is used, never its bytes; the answer is the same.
+    ///
+    /// Takes the event, the avatar and the renderer (`consuming`), as the
+    /// writing needs them (see the private overload): a caller done with
+    /// them hands them over without a copy.
+    public consuming func renderReport(_ event: consuming Event, appIndex: Int, avatar: consuming AvatarState, now: Int64,
+                                       reusing storage: consuming [UInt8] = []) throws(EventError) -> [UInt8] {
+        let app = config.apps[appIndex]
+        return try renderReport(event, app: app, avatar: avatar, now: now, reusing: storage)
+    }
+
+    /// Everything it uses is its own (`consuming`, `self` too): the closures
+    /// that write into the array's memory capture owned values by address,
+    /// where borrowed ones were each copied into their context (the event,
+    /// the configuration and the avatar: 23 retains and their releases).
+    private consuming func renderReport(_ event: consuming Event, app: consuming AppProfile, avatar: consuming AvatarState,
+                                        now: Int64, reusing storage: consuming [UInt8]) throws(EventError) -> [UInt8] {
         var failure: EventError?
         var overflow: [UInt8]?
         // One allocation for the answer and, after its room, the plan's
         // store (`ReportOutput.makeStore()`): the store's own was a second
         // large malloc and free per event.
         let answerRoom = ReportOutput.estimatedCount(recipients: event.recipients.count)
-        let report = [UInt8](unsafeUninitializedCapacity: answerRoom + RenderPlan.storeCapacity) {
-            buffer, initialized in
-            initialized = 0
-            do throws(EventError) {
-                switch try renderRetrying(event, app: app, avatar: avatar, now: now, output: {
-                    ReportOutput(eventID: event.eventID, writingInto: UnsafeMutableBufferPointer(rebasing: buffer[..<answerRoom]),
-                                 storeRoom: UnsafeMutableBufferPointer(rebasing: buffer[answerRoom...]))
-                }) {
-                case let .inPlace(count): initialized = count
-                case let .moved(bytes): overflow = bytes
+        var report = storage
+        // Emptied with its memory kept (memory of its own if it was shared),
+        // then grown only when too small.
+        report.removeAll(keepingCapacity: true)
+        report.append(addingCapacity: answerRoom + RenderPlan.storeCapacity) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initialized in
+                do throws(EventError) {
+                    switch try renderRetrying(event, app: app, avatar: avatar, now: now, output: {
+                        ReportOutput(eventID: event.eventID, writingInto: UnsafeMutableBufferPointer(rebasing: buffer[..<answerRoom]),
+                                     storeRoom: UnsafeMutableBufferPointer(rebasing: buffer[answerRoom...]))
+                    }) {
+                    case let .inPlace(count): initialized = count
+                    case let .moved(bytes): overflow = bytes
+                    }
+                } catch {
+                    failure = error
                 }
-            } catch {
-                failure = error
             }
         }
         if let failure { throw failure }

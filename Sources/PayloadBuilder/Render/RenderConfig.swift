@@ -1,13 +1,49 @@
 /// What rendering needs to know about the deployment: the configured apps,
 /// the default locale and the self-sender rule. A `Sendable` value built once
 /// at start-up; nothing here is read from the environment.
+///
+/// Its fields live in one shared, immutable box (as `AppProfile`'s): a copy
+/// (a renderer handed the configuration for one event) is one retain, not
+/// one per array, set and string. Setting a field makes a new box.
 public struct RenderConfig: Sendable {
-    public var apps: [AppProfile]
+    /// The fields; `let`s, so they are read in place.
+    private final class Fields: Sendable {
+        let apps: [AppProfile]
+        let defaultLocale: String
+        let selfSenderIDs: Set<String>
+        let limits: EventLimits
+
+        init(apps: [AppProfile], defaultLocale: String, selfSenderIDs: Set<String>, limits: EventLimits) {
+            self.apps = apps
+            self.defaultLocale = defaultLocale
+            self.selfSenderIDs = selfSenderIDs
+            self.limits = limits
+        }
+    }
+
+    private var fields: Fields
+
+    public var apps: [AppProfile] {
+        get { fields.apps }
+        set { fields = Fields(apps: newValue, defaultLocale: defaultLocale, selfSenderIDs: selfSenderIDs, limits: limits) }
+    }
+
     /// The locale for recipients that carry none (primary subtag, e.g. `en`).
-    public var defaultLocale: String
+    public var defaultLocale: String {
+        get { fields.defaultLocale }
+        set { fields = Fields(apps: apps, defaultLocale: newValue, selfSenderIDs: selfSenderIDs, limits: limits) }
+    }
+
     /// Senders whose events are never sent (e.g. the site owner's own replies).
-    public var selfSenderIDs: Set<String>
-    public var limits: EventLimits
+    public var selfSenderIDs: Set<String> {
+        get { fields.selfSenderIDs }
+        set { fields = Fields(apps: apps, defaultLocale: defaultLocale, selfSenderIDs: newValue, limits: limits) }
+    }
+
+    public var limits: EventLimits {
+        get { fields.limits }
+        set { fields = Fields(apps: apps, defaultLocale: defaultLocale, selfSenderIDs: selfSenderIDs, limits: newValue) }
+    }
 
     public init(apps: [AppProfile], defaultLocale: String = "en", selfSenderIDs: Set<String> = [],
                 limits: EventLimits = EventLimits()) throws(ConfigError) {
@@ -22,10 +58,8 @@ public struct RenderConfig: Sendable {
                 throw ConfigError(setting: "apps[\(index)].apns.topic", "a bundle id, without spaces or control characters")
             }
         }
-        self.apps = apps
-        self.defaultLocale = Locales.primarySubtag(defaultLocale)
-        self.selfSenderIDs = selfSenderIDs
-        self.limits = limits
+        fields = Fields(apps: apps, defaultLocale: Locales.primarySubtag(defaultLocale), selfSenderIDs: selfSenderIDs,
+                        limits: limits)
     }
 
     /// The app an event names, or the only one when it names none.
@@ -63,27 +97,70 @@ public struct EventLimits: Sendable {
 
 /// One app the gateway sends as: its APNs topic and FCM project, and how its
 /// data keys are named.
+///
+/// A value whose fields live in one shared, immutable box: a copy (one per
+/// event, from the configuration) is a retain, where the fields themselves
+/// were eleven strings and arrays to retain and release, 500 instructions
+/// per event. Setting a field makes a new box (configuration only).
 public struct AppProfile: Sendable {
-    public var name: String
+    /// The fields; `let`s, so a profile's fields are read in place.
+    private final class Fields: Sendable {
+        let name: String
+        let apns: APNsTarget?
+        let fcm: FCMTarget?
+        let dataKeys: DataKeyNames
+
+        init(name: String, apns: APNsTarget?, fcm: FCMTarget?, dataKeys: DataKeyNames) {
+            self.name = name
+            self.apns = apns
+            self.fcm = fcm
+            self.dataKeys = dataKeys
+        }
+    }
+
+    private var fields: Fields
+
+    public var name: String {
+        get { fields.name }
+        set { fields = Fields(name: newValue, apns: apns, fcm: fcm, dataKeys: dataKeys) }
+    }
+
     /// Where and as what to send direct APNs requests; nil if the app has no APNs key.
-    public var apns: APNsTarget?
+    public var apns: APNsTarget? {
+        get { fields.apns }
+        set { fields = Fields(name: name, apns: newValue, fcm: fcm, dataKeys: dataKeys) }
+    }
+
     /// Which FCM project to send through; nil if the app has no service account.
-    public var fcm: FCMTarget?
-    public var dataKeys: DataKeyNames
+    public var fcm: FCMTarget? {
+        get { fields.fcm }
+        set { fields = Fields(name: name, apns: apns, fcm: newValue, dataKeys: dataKeys) }
+    }
+
+    public var dataKeys: DataKeyNames {
+        get { fields.dataKeys }
+        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: newValue) }
+    }
 
     public init(name: String, apns: APNsTarget? = nil, fcm: FCMTarget? = nil, dataKeys: DataKeyNames = DataKeyNames()) {
-        self.name = name
-        self.apns = apns
-        self.fcm = fcm
-        self.dataKeys = dataKeys
+        fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys)
     }
 }
 
 /// The APNs side of an app: topic (bundle id) and origin.
 public struct APNsTarget: Sendable {
-    public var topic: String
+    public var topic: String {
+        didSet { quotedTopic = ByteWriter.quoted(topic) }
+    }
     /// `https://api.push.apple.com`, the sandbox, or a simulator; no trailing slash.
-    public var baseURL: String
+    public var baseURL: String {
+        didSet { escapedBaseURL = ByteWriter.escaped(baseURL) }
+    }
+    /// `topic` as a quoted JSON string and `baseURL` JSON-escaped, made when
+    /// set: the `/v1/render` answer copies them for every device (escaping
+    /// each cost about 150 instructions per device).
+    private(set) var quotedTopic: [UInt8]
+    private(set) var escapedBaseURL: [UInt8]
 
     public static let production = "https://api.push.apple.com"
     public static let sandbox = "https://api.sandbox.push.apple.com"
@@ -91,17 +168,27 @@ public struct APNsTarget: Sendable {
     public init(topic: String, baseURL: String = APNsTarget.production) {
         self.topic = topic
         self.baseURL = RenderConfig.trimmingSlash(baseURL)
+        quotedTopic = ByteWriter.quoted(topic)
+        escapedBaseURL = ByteWriter.escaped(self.baseURL)
     }
 }
 
 /// The FCM side of an app: project and origin.
 public struct FCMTarget: Sendable {
     public var projectID: String {
-        didSet { sendPath = FCMTarget.sendPath(projectID: projectID) }
+        didSet {
+            sendPath = FCMTarget.sendPath(projectID: projectID)
+            escapedSendPath = ByteWriter.escaped(sendPath)
+        }
     }
-    public var baseURL: String
+    public var baseURL: String {
+        didSet { escapedBaseURL = ByteWriter.escaped(baseURL) }
+    }
     /// The path of `sendURL`, made when the project is set rather than per event.
     public private(set) var sendPath: String
+    /// `baseURL` and `sendPath` JSON-escaped, made when set (see `APNsTarget`).
+    private(set) var escapedBaseURL: [UInt8]
+    private(set) var escapedSendPath: [UInt8]
 
     public static let production = "https://fcm.googleapis.com"
 
@@ -109,6 +196,8 @@ public struct FCMTarget: Sendable {
         self.projectID = projectID
         self.baseURL = RenderConfig.trimmingSlash(baseURL)
         sendPath = FCMTarget.sendPath(projectID: projectID)
+        escapedBaseURL = ByteWriter.escaped(self.baseURL)
+        escapedSendPath = ByteWriter.escaped(sendPath)
     }
 
     /// `POST` target of one message.

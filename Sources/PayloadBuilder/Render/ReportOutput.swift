@@ -41,7 +41,7 @@ struct ReportOutput: RenderOutput, ~Copyable {
 
     /// `{"platform":…,"token":…,"method":"POST","url":"<origin>`; returns
     /// where the token was written, quoted.
-    private mutating func beginRequest(_ platform: Platform, token: String, origin: String) -> Range<Int> {
+    private mutating func beginRequest(_ platform: Platform, token: String, escapedOrigin: [UInt8]) -> Range<Int> {
         if wroteRequest { out.append(UInt8(ascii: ",")) }
         wroteRequest = true
         out.appendLiteral("{\"platform\":")
@@ -51,14 +51,15 @@ struct ReportOutput: RenderOutput, ~Copyable {
         out.appendJSONString(token)
         let quotedToken = tokenStart..<out.count
         out.appendLiteral(",\"method\":\"POST\",\"url\":\"")
-        RenderReport.appendOrigin(origin, of: platform, to: &out)
+        // As `RenderReport.appendOrigin` writes it: escaped once, when set.
+        out.append(escapedOrigin)
         return quotedToken
     }
 
     mutating func fcm(recipientIndex: Int, token: String, badge: Int?, target: borrowing FCMTarget,
                       template: FCMTemplate, store: inout ByteWriter) {
-        let quotedToken = beginRequest(.fcm, token: token, origin: target.baseURL)
-        out.appendJSONStringContent(target.sendPath)
+        let quotedToken = beginRequest(.fcm, token: token, escapedOrigin: target.escapedBaseURL)
+        out.append(target.escapedSendPath)
         // `ProviderRequest.fcmHeaders`.
         out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\",\"content-type\":\"application/json\"},\"body\":")
         template.write(quotedToken: quotedToken, badge: badge, store: store, into: &out)
@@ -67,13 +68,13 @@ struct ReportOutput: RenderOutput, ~Copyable {
 
     mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
                        ids: APNsID, template: APNsTemplate, store: inout ByteWriter) {
-        let quotedToken = beginRequest(.apns, token: token, origin: target.baseURL)
+        let quotedToken = beginRequest(.apns, token: token, escapedOrigin: target.escapedBaseURL)
         // The path `/3/device/<token>`: escaping is per byte, so the token's
         // escaped bytes are those just written, without their quotes.
         out.appendLiteral("/3/device/")
         out.appendCopy(of: quotedToken.lowerBound + 1..<quotedToken.upperBound - 1)
         out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\",\"apns-topic\":")
-        out.appendJSONString(target.topic)
+        out.append(target.quotedTopic)
         out.appendLiteral(",\"apns-push-type\":\"alert\",")
         // The same members as in the FCM body's `apns.headers`: copied from there.
         out.append(plan.fragments.escaped.apnsPriorityAndExpiration, of: store)
