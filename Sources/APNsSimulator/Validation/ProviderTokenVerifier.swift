@@ -12,14 +12,9 @@
 ///   to by its first token → 403 `UnrelatedKeyIdInToken`.
 /// - `iat` older than the maximum age (1 hour) → 403 `ExpiredProviderToken`,
 ///   also for the token already in use.
-/// - A valid token with a different `iat`, less than the minimum interval
-///   (20 minutes) after the connection adopted its current one *and* issued
-///   less than that interval after the current one → 429
-///   `TooManyProviderTokenUpdates`; the current token stays in use. (A
-///   connection that took up a shared token late may take its successor,
-///   issued 40 minutes later, at once: Apple is believed to count updates
-///   of the key's token, which a shared token makes every 20 minutes at
-///   most, not of each connection's.)
+/// - A valid token with a different `iat` less than the minimum interval (20 minutes)
+///   after the connection adopted its current one → 429
+///   `TooManyProviderTokenUpdates`; the current token stays in use.
 ///
 /// A token with the same `kid` and `iat` as the one in use but another
 /// (randomized) ECDSA signature is the same token, not an update.
@@ -71,10 +66,7 @@ struct ProviderTokenVerifier {
             self.current?.token = token
             return nil
         }
-        if let current, now - current.adoptedAt < minimumRefreshInterval,
-           Double(claims.issuedAt - current.issuedAt) < minimumRefreshInterval {
-            return Self.tooManyUpdates
-        }
+        if let current, now - current.adoptedAt < minimumRefreshInterval { return Self.tooManyUpdates }
         current = (token, claims.keyID, claims.issuedAt, now)
         boundKeyID = claims.keyID
         return nil
