@@ -71,6 +71,40 @@ final class APNsClientTests: XCTestCase {
         XCTAssertEqual(expired.timestamp, 1_767_225_600_456, "a 410 ExpiredToken's timestamp is kept too")
     }
 
+    /// A connection that took up the shared provider token late (35
+    /// minutes into its life) meets its successor (minted at 40 minutes)
+    /// within 20 minutes: APNs answers TooManyProviderTokenUpdates
+    /// (PROTOCOLS.md A4, per connection). That connection is retired, so
+    /// the retry after the usual 429 back-off (the dispatcher's) goes over a
+    /// fresh connection, whose first token the new one is; on the same
+    /// connection it would be refused for up to 20 minutes (found in review).
+    func testTooManyProviderTokenUpdatesRetiresTheConnectionSoTheRetryGoesOverAFreshOne() async throws {
+        let testbed = try APNsTestbed(simulatorOnTestClock: true)
+        let start = testbed.clock.now
+        let requests = try testbed.requests(count: 3)
+        let early = try testbed.client()
+        guard case .success(.accepted) = await early.send([requests[0]])[0] else { return XCTFail("first send") }
+        early.shutdown()
+
+        testbed.clock.set(start + 35 * 60)
+        let client = try testbed.client()
+        defer { client.shutdown() }
+        guard case .success(.accepted) = await client.send([requests[1]])[0] else { return XCTFail("the late connection's first send") }
+        XCTAssertEqual(testbed.tokens.mintCount, 1, "the late connection took up the first token")
+
+        testbed.clock.set(start + 41 * 60)
+        let refused = await client.send([requests[2]])[0]
+        guard case let .success(.rejected(rejection)) = refused else { return XCTFail("\(refused)") }
+        XCTAssertEqual(rejection.reason, .tooManyProviderTokenUpdates)
+        XCTAssertEqual(rejection.action, .retry(after: nil))
+
+        let retried = await client.send([requests[2]])[0]
+
+        guard case .success(.accepted) = retried else { return XCTFail("refused again on the late connection: \(retried)") }
+        XCTAssertEqual(testbed.tokens.mintCount, 2, "one new token, not minted early")
+        XCTAssertEqual(testbed.simulator.statistics.connectionsAccepted, 3, "the retry went over a fresh connection")
+    }
+
     /// PROTOCOLS.md A5: after `UnrelatedKeyIdInToken`, `IdleTimeout` or
     /// `Shutdown` the next send goes over a new connection; after other
     /// rejections the connection stays.

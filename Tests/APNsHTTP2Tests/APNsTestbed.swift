@@ -32,18 +32,22 @@ final class APNsTestbed {
     let clock: TestClock
     let caFile: String
 
-    init(configure: (inout APNsSimulatorConfiguration) -> Void = { _ in }) throws {
+    /// - Parameter simulatorOnTestClock: the simulator reads `clock` too
+    ///   (provider token ages and refresh intervals), else the real time.
+    init(simulatorOnTestClock: Bool = false, configure: (inout APNsSimulatorConfiguration) -> Void = { _ in }) throws {
         key = try ES256SigningKey.generate()
+        let clock = TestClock()
         var configuration = APNsSimulatorConfiguration(teamID: Self.teamID, keys: [Self.keyID: key.publicKeyPEM],
                                                        topics: [Self.topic])
         configuration.recordsNotifications = false
+        if simulatorOnTestClock { configuration.clock = { Double(clock.now) } }
         configure(&configuration)
         simulator = try APNsSimulator(configuration: configuration)
         try simulator.start()
         caFile = NSTemporaryDirectory() + "pushgw-test-ca-\(UUID().uuidString).pem"
         try simulator.writeCA(to: caFile)
         tokens = try ProviderTokenCache(keyID: Self.keyID, teamID: Self.teamID, signingKey: key)
-        clock = TestClock()
+        self.clock = clock
     }
 
     deinit {

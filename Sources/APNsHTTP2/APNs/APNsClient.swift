@@ -115,15 +115,19 @@ public final class APNsClient: Sendable {
     }
 
     /// PROTOCOLS.md A5: retry `UnrelatedKeyIdInToken` and `IdleTimeout` on
-    /// a new connection, and use a new connection after `Shutdown`.
+    /// a new connection, and use a new connection after `Shutdown`; and
+    /// after `TooManyProviderTokenUpdates` (see below).
     ///
     /// Only the body's reason is read (on the loop thread, for every non-200
     /// answer): the reasons that ask for it come from Apple's table alone, never
     /// from the fallback on the status, so an answer without a reason never does.
     static let asksForANewConnection: @Sendable (HTTP2Response) -> Bool = { response in
         guard let reason = APNsRejection.Body(response.body).reason else { return false }
+        // TooManyProviderTokenUpdates: the connection took up the shared token
+        // shortly before it was replaced (APNs counts updates per connection,
+        // PROTOCOLS.md A4); a fresh connection takes the new one as its first.
         return reason == APNsReason.unrelatedKeyIDInToken.rawValue || reason == APNsReason.idleTimeout.rawValue
-            || reason == APNsReason.shutdown.rawValue
+            || reason == APNsReason.shutdown.rawValue || reason == APNsReason.tooManyProviderTokenUpdates.rawValue
     }
 
     /// Closes the connections.
