@@ -31,6 +31,9 @@ final class RequestState: @unchecked Sendable {
     @exclusivity(unchecked) var started = false
     /// The `Authorization` header's value, as the screen read it.
     @exclusivity(unchecked) var authorization: String?
+    /// For a chunked body: the room its trailers may take in the
+    /// connection's memory beside the headers (`RequestScreen`); nil otherwise.
+    @exclusivity(unchecked) var trailerRoom: Int?
     let response = Locked<HTTPResponse?>(nil)
     /// The body of the response queued, lent to libmicrohttpd until it
     /// destroys the response (`queue`); set once, by the daemon's thread.
@@ -56,7 +59,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         var screening = RequestScreen.Screening()
         let refusal = screen(connection, method: method, url: url, version: version,
-                             memory: server.limits.connectionMemory, into: &screening)
+                             memory: server.limits.connectionMemory, into: &screening, trailerRoom: &state.trailerRoom)
         state.authorization = screening.authorization
         if let refusal {
             state.started = true
@@ -110,6 +113,15 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     }
     guard !state.started else { return .YES }
     state.started = true
+    // Trailers arrive with the body's end, after the headers were screened:
+    // they must leave room for the answer too, or it could not be written
+    // after the handler had sent the notifications.
+    if let room = state.trailerRoom, trailerBytes(connection) > room {
+        let refusal = RequestScreen.headersTooLarge(room: room)
+        entry(of: connection)?.answering()
+        server.handler.answered(path: path(of: url), refusal)
+        return queue(refusal, on: connection, lending: state, closing: server)
+    }
     let request = takeRequest(url: url, method: method, state: state)
     entry(of: connection)?.answering()
     // Called where the server holds it: a copy of the existential (made
@@ -146,7 +158,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 /// request line and the answer's header (`RequestScreen.answerHeaderRoom`).
 private func screen(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
                     version: UnsafePointer<CChar>?, memory: Int,
-                    into screening: inout RequestScreen.Screening) -> HTTPResponse? {
+                    into screening: inout RequestScreen.Screening, trailerRoom: inout Int?) -> HTTPResponse? {
     var intact = true
     let target = entry(of: connection)?.targetLength
     if let url, let version, version.pointee != 0, let target {
@@ -158,8 +170,24 @@ private func screen(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, 
     let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
     let requestLine = (method.map { strlen($0) } ?? 0) + (target ?? url.map { strlen($0) } ?? 0)
         + (version.map { strlen($0) } ?? 0) + 4
-    return screening.refusal(targetIntact: intact, hostRequired: hostRequired,
-                             headerRoom: memory - RequestScreen.answerHeaderRoom - requestLine)
+    let headerRoom = memory - RequestScreen.answerHeaderRoom - requestLine
+    if screening.isChunked { trailerRoom = headerRoom - screening.headerBytes }
+    return screening.refusal(targetIntact: intact, hostRequired: hostRequired, headerRoom: headerRoom)
+}
+
+/// The room a chunked body's trailers take in the connection's memory,
+/// counted as the screen counts headers.
+private func trailerBytes(_ connection: OpaquePointer) -> Int {
+    var total = 0
+    _ = withUnsafeMutablePointer(to: &total) { pointer in
+        MHD_get_connection_values_n(connection, .FOOTER_KIND, countTrailer, pointer)
+    }
+    return total
+}
+
+private let countTrailer: MHD_KeyValueIteratorN = { context, _, _, keySize, _, valueSize in
+    context!.assumingMemoryBound(to: Int.self).pointee += keySize + valueSize + RequestScreen.headerEntryBytes
+    return .YES
 }
 
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside

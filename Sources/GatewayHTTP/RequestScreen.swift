@@ -49,6 +49,9 @@ struct RequestScreen {
         private var badName = false
         private var contentLengths = 0
         private var transferEncodings = 0
+        /// A `Transfer-Encoding` was given: a chunked body, which may end
+        /// with trailers (they take room in the connection's memory too).
+        var isChunked: Bool { transferEncodings > 0 }
         private var onlyChunked = true
         private var authorizations = 0
         private var encodedContent = false
@@ -106,9 +109,7 @@ struct RequestScreen {
         /// `headerRoom`: the most `headerBytes` that leaves room for the answer's own header.
         func refusal(targetIntact: Bool, hostRequired: Bool = false, headerRoom: Int = .max) -> HTTPResponse? {
             guard targetIntact else { return error(.badRequest, "the request target contains a NUL byte") }
-            if headerBytes > headerRoom {
-                return error(.headerFieldsTooLarge, "the request's headers are too large (keep them under \(max(0, headerRoom) / 1024) KiB)")
-            }
+            if headerBytes > headerRoom { return RequestScreen.headersTooLarge(room: headerRoom) }
             if badName { return error(.badRequest, "a header name is empty or holds a character other than letters, digits and !#$%&'*+-.^_`|~ (a space before the colon?)") }
             if badByte { return error(.badRequest, "a header contains a NUL or CR byte") }
             if hosts > 1 { return error(.badRequest, "Host is given more than once") }
@@ -137,6 +138,12 @@ struct RequestScreen {
     /// besides its name and value: `: ` and CRLF, read in place, and its
     /// entry in the header list (five words and the kind, 48 bytes).
     static let headerEntryBytes = 4 + 48
+
+    /// 431 `header_fields_too_large`: headers (or a chunked body's
+    /// trailers with them) beyond `room` bytes.
+    static func headersTooLarge(room: Int) -> HTTPResponse {
+        error(.headerFieldsTooLarge, "the request's headers and trailers are too large (keep them under \(max(0, room) / 1024) KiB)")
+    }
 
     /// Room kept in the connection's memory for the answer's status line
     /// and headers, which libmicrohttpd builds there too: without it a

@@ -53,4 +53,37 @@ final class HeaderSizeTests: XCTestCase {
         XCTAssertGreaterThan(refused, 0, "and reaches it")
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, sent)
     }
+
+    /// A chunked body's trailers land in the same memory after the headers
+    /// were screened: a large one let the notify be handled and then no
+    /// answer be written (found in review). Every size is answered, or
+    /// closed with nothing sent.
+    func testTrailersNearTheLimitAreAnsweredOrNotHandledAtAll() async throws {
+        let testbed = try ServiceTestbed()
+        var refused = 0
+        for (step, size) in stride(from: 14_000, through: 16_400, by: 24).enumerated() {
+            let body = ServiceTestbed.event(id: "big-trailer-\(step)", tokens: [ServiceTestbed.token(step % 50)])
+            let head = "POST /v1/notify HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n\(String(body.count, radix: 16))\r\n"
+            let tail = "\r\n0\r\nX-Trail: \(String(repeating: "t", count: size))\r\n\r\n"
+            let before = testbed.simulator.statistics.acceptedTotal
+            let connection = try RawConnection(port: testbed.server.port)
+            defer { connection.close() }
+            connection.send(Array(head.utf8) + body + Array(tail.utf8))
+            let reply = connection.readReply()
+            let delivered = testbed.simulator.statistics.acceptedTotal - before
+            let label = "a trailer of \(size) bytes: \(reply)"
+            switch reply.status {
+            case 200?: XCTAssertEqual(delivered, 1, label)
+            case 431?:
+                refused += 1
+                XCTAssertEqual(delivered, 0, label)
+            case nil:
+                XCTAssertEqual(reply, .closed, label)
+                XCTAssertEqual(delivered, 0, "closed without an answer, so not handled: \(label)")
+            default: XCTFail(label)
+            }
+        }
+        XCTAssertGreaterThan(refused, 0, "the sweep reached the limit")
+    }
 }
