@@ -55,6 +55,7 @@ final class ReportOutputTests: XCTestCase {
     /// into memory large enough holding other bytes, and into an array
     /// shared with another value (which must keep its bytes).
     func testTheAppByIndexIntoReusedMemoryGivesTheSameAnswerAsTheAppByValue() throws {
+        var reusedInPlace = 0
         for name in try GoldenPayloadTests.caseNames() {
             let (body, config) = try GoldenPayloadTests.input(name)
             let (event, appIndex) = try EventDecoder(config: config).decodeIndexed(body)
@@ -62,16 +63,25 @@ final class ReportOutputTests: XCTestCase {
             let renderer = EventRenderer(config: config)
             let avatar = AvatarState(unresolvedURL: event.sender.avatarURL)
             let reference = try renderer.renderReport(event, app: app, avatar: avatar, now: Self.now)
-            var large: [UInt8] = Array(repeating: 0x5A, count: 300)
-            large.reserveCapacity(64 * 1024)
             let shared = [UInt8](repeating: 0x41, count: 20_000)
-            let storages: [(String, [UInt8])] = [("none", []), ("too small", [1, 2, 3]), ("large", large), ("shared", shared)]
+            let storages: [(String, [UInt8])] = [("none", []), ("too small", [1, 2, 3]), ("shared", shared)]
             for (what, storage) in storages {
                 let answer = try renderer.renderReport(event, appIndex: appIndex, avatar: avatar, now: Self.now, reusing: storage)
                 XCTAssertTrue(answer == reference, "\(name), \(what): \(String(decoding: answer, as: UTF8.self))")
             }
             XCTAssertEqual(shared, [UInt8](repeating: 0x41, count: 20_000), "a shared array keeps its bytes")
+            // Memory of its own, large and dirty, handed over (consumed): the
+            // answer is written over the old bytes, in place (the array above
+            // still held by `storages` was always copied, found in review).
+            var large: [UInt8] = Array(repeating: 0x5A, count: 300)
+            large.reserveCapacity(64 * 1024)
+            large.append(contentsOf: [UInt8](repeating: 0x7B, count: 60 * 1024))
+            let address = large.withUnsafeBufferPointer { $0.baseAddress }
+            let answer = try renderer.renderReport(event, appIndex: appIndex, avatar: avatar, now: Self.now, reusing: consume large)
+            XCTAssertTrue(answer == reference, "\(name), large: \(String(decoding: answer, as: UTF8.self))")
+            if answer.withUnsafeBufferPointer({ $0.baseAddress }) == address { reusedInPlace += 1 }
         }
+        XCTAssertGreaterThan(reusedInPlace, 10, "most answers were written into the memory handed over")
     }
 
     /// An answer larger than its room (moved to memory of its own) is the
@@ -85,9 +95,9 @@ final class ReportOutputTests: XCTestCase {
         let renderer = EventRenderer(config: EventFixture.demo)
         let avatar = AvatarState(unresolvedURL: event.sender.avatarURL)
         let reference = try renderer.renderReport(event, app: app, avatar: avatar, now: Self.now)
-        var storage: [UInt8] = []
+        var storage = [UInt8](repeating: 0x7B, count: 100)
         storage.reserveCapacity(12 * 1024)
-        let answer = try renderer.renderReport(event, appIndex: 0, avatar: avatar, now: Self.now, reusing: storage)
+        let answer = try renderer.renderReport(event, appIndex: 0, avatar: avatar, now: Self.now, reusing: consume storage)
         XCTAssertGreaterThan(reference.count, ReportOutput.estimatedCount(recipients: event.recipients.count), "moved")
         XCTAssertTrue(answer == reference)
     }

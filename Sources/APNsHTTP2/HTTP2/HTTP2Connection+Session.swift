@@ -113,7 +113,10 @@ extension HTTP2Connection {
                 answeredFlag.store(true, ordering: .relaxed)
             }
             let response = stream.takeResponse(status: status)
-            if let timesAnswer { timesAnswer(ContinuousClock.now - PendingStream.origin - stream.startedSinceOrigin) }
+            // A stream that timed out already failed: its late answer is not timed.
+            if let timesAnswer, !stream.finished {
+                timesAnswer(ContinuousClock.now - PendingStream.origin - stream.startedSinceOrigin)
+            }
             if status != 200, let retires = retiresConnection, retires(response) { shutdown() }
             complete(stream, .success(response))
         case (nil, NGHTTP2_REFUSED_STREAM.rawValue):

@@ -39,8 +39,9 @@ public struct HTTP2ConnectionOptions: Sendable {
     public var retiresConnection: (@Sendable (HTTP2Response) -> Bool)?
 
     /// Told the time of every answered request (any status), from `send`
-    /// until its complete response, its wait for a stream slot included: for
-    /// a latency histogram. Runs on the connection's event-loop thread, so it
+    /// until its complete response, its wait for a stream slot and the
+    /// pool's resends of it when a connection had not processed it included:
+    /// for a latency histogram. Runs on the connection's event-loop thread, so it
     /// must be quick and must not block. A request that got no answer
     /// (timeout, reset, lost connection) is not timed: it fails instead.
     public var timesAnswer: (@Sendable (Duration) -> Void)?
