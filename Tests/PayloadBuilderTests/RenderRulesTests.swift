@@ -366,6 +366,31 @@ final class RenderRulesTests: XCTestCase {
         XCTAssertEqual(error?.field, "data")
     }
 
+    /// A group title and a sender name each within their 1 KiB but
+    /// together too large (each is written three times) are shortened to
+    /// 64 characters and "…" instead of the event being refused (found in
+    /// review: 200 CJK characters each gave `invalid_event`).
+    func testLongNamesAreShortenedRatherThanTheEventRefused() throws {
+        let title = String(repeating: "群", count: 200)
+        let name = String(repeating: "名", count: 200)
+        let rendered = try render {
+            $0[path: "conversation.title"] = .string(title)
+            $0[path: "sender.display_name"] = .string(name)
+            $0[path: "message.text"] = .string("hello")
+        }
+        let apns = body(try request(rendered, .apns))
+        XCTAssertEqual(apns[path: "aps.alert.title"], .string(String(repeating: "群", count: 64) + "…"))
+        XCTAssertEqual(apns[path: "notifee_options.ios.communicationInfo.sender.displayName"],
+                       .string(String(repeating: "名", count: 64) + "…"))
+        XCTAssertEqual(apns[path: "aps.alert.body"], .string(String(repeating: "名", count: 64) + "…: hello"), "the text is whole")
+        XCTAssertLessThanOrEqual(try request(rendered, .apns).body.count, 4096)
+        XCTAssertEqual(body(try request(rendered, .fcm))[path: "message.notification.title"],
+                       .string(String(repeating: "群", count: 64) + "…"))
+        // Names that fit are never shortened.
+        guard case let .string(usual)? = body(try request(try render(), .apns))[path: "aps.alert.title"] else { return XCTFail() }
+        XCTAssertFalse(usual.hasSuffix("…"), usual)
+    }
+
     // MARK: data key names
 
     func testRenamedAndOmittedDataKeysFollowTheConfiguration() throws {
@@ -476,11 +501,12 @@ final class RenderRulesTests: XCTestCase {
     }
 
     /// The error must name a field the caller sent: this event has no
-    /// `conversation.title` (nor any data), its sender's name fills the payload.
+    /// `conversation.title`; its sender's name and its data fill the payload
+    /// (the name is shortened, the data is not).
     func testAnOversizedEventIsNotBlamedOnAConversationTitleItDoesNotHave() throws {
         let (event, app) = try decoded {
             $0[path: "conversation.title"] = nil
-            $0[path: "data"] = nil
+            $0[path: "data"] = .object([(key: "blob", value: .string(String(repeating: "d", count: 3_900)))])
             $0[path: "sender.display_name"] = .string(String(repeating: "N", count: 1024))
         }
         XCTAssertNil(event.conversation.title)
@@ -488,7 +514,7 @@ final class RenderRulesTests: XCTestCase {
             try EventRenderer(config: EventFixture.demo).render(event, app: app, avatar: .none, now: Self.now)
         }
         XCTAssertEqual(error?.code, .invalidEvent)
-        XCTAssertNotEqual(error?.field, "conversation.title", error?.description ?? "")
+        XCTAssertEqual(error?.field, "data", error?.description ?? "")
     }
 
     // MARK: helpers

@@ -91,14 +91,33 @@ public struct EventRenderer: Sendable {
     private func renderRetrying<Output: RenderOutput & ~Copyable>(
         _ event: Event, app: AppProfile, avatar: AvatarState, now: Int64, output makeOutput: () -> Output
     ) throws(EventError) -> Output.Result {
+        var avatar = avatar
+        var failure: EventError
         do {
             return try renderOnce(event, app: app, avatar: avatar, now: now, into: makeOutput())
         } catch {
-            guard let url = avatar.forwardedURL else { throw error }
-            return try renderOnce(event, app: app, avatar: .dropped(url: url, reason: AvatarState.doesNotFitReason), now: now,
-                                  into: makeOutput())
+            failure = error
         }
+        if let url = avatar.forwardedURL {
+            avatar = .dropped(url: url, reason: AvatarState.doesNotFitReason)
+            do {
+                return try renderOnce(event, app: app, avatar: avatar, now: now, into: makeOutput())
+            } catch {
+                failure = error
+            }
+        }
+        // Names last: a title and a sender name each within its own limit
+        // can together leave no room (each is written three times), and a
+        // valid event is shortened rather than refused. The caller's extra
+        // data is not: refused as it is.
+        guard Event.shortenableNames.contains(failure.field ?? ""),
+              let shortened = event.withNamesShortened(to: Self.shortenedNameLength) else { throw failure }
+        return try renderOnce(shortened, app: app, avatar: avatar, now: now, into: makeOutput())
     }
+
+    /// The graphemes a title or sender name keeps, with an ellipsis, when
+    /// the names alone leave no room in the payload.
+    static let shortenedNameLength = 64
 
     private func renderOnce<Output: RenderOutput & ~Copyable>(
         _ event: Event, app: AppProfile, avatar: AvatarState, now: Int64, into output: consuming Output
