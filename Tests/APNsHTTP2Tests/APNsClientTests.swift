@@ -106,13 +106,15 @@ final class APNsClientTests: XCTestCase {
     }
 
     /// PROTOCOLS.md A5: after `UnrelatedKeyIdInToken`, `IdleTimeout` or
-    /// `Shutdown` the next send goes over a new connection; after other
-    /// rejections the connection stays.
+    /// `Shutdown` (and `TooManyProviderTokenUpdates`, see the test above)
+    /// the next send goes over a new connection; after other rejections the
+    /// connection stays.
     func testAnswersThatAskForANewConnectionRetireTheOneThatCarriedThem() async throws {
         let reasons: [(APNsSimulatorResponse, Bool)] = [
             (APNsSimulatorResponse(status: 403, reason: "UnrelatedKeyIdInToken"), true),
             (APNsSimulatorResponse(status: 400, reason: "IdleTimeout"), true),
             (.shutdown, true),
+            (APNsSimulatorResponse(status: 429, reason: "TooManyProviderTokenUpdates"), true),
             (.serviceUnavailable, false),
             (.badDeviceToken, false),
         ]

@@ -60,6 +60,7 @@ final class HeaderSizeTests: XCTestCase {
     /// closed with nothing sent.
     func testTrailersNearTheLimitAreAnsweredOrNotHandledAtAll() async throws {
         let testbed = try ServiceTestbed()
+        var answered = 0
         var refused = 0
         for (step, size) in stride(from: 14_000, through: 16_400, by: 24).enumerated() {
             let body = ServiceTestbed.event(id: "big-trailer-\(step)", tokens: [ServiceTestbed.token(step % 50)])
@@ -74,7 +75,9 @@ final class HeaderSizeTests: XCTestCase {
             let delivered = testbed.simulator.statistics.acceptedTotal - before
             let label = "a trailer of \(size) bytes: \(reply)"
             switch reply.status {
-            case 200?: XCTAssertEqual(delivered, 1, label)
+            case 200?:
+                answered += 1
+                XCTAssertEqual(delivered, 1, label)
             case 431?:
                 refused += 1
                 XCTAssertEqual(delivered, 0, label)
@@ -84,6 +87,7 @@ final class HeaderSizeTests: XCTestCase {
             default: XCTFail(label)
             }
         }
-        XCTAssertGreaterThan(refused, 0, "the sweep reached the limit")
+        XCTAssertGreaterThan(answered, 0, "the sweep starts below the limit")
+        XCTAssertGreaterThan(refused, 0, "and reaches it")
     }
 }

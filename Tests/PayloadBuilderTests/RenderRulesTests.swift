@@ -391,6 +391,51 @@ final class RenderRulesTests: XCTestCase {
         XCTAssertFalse(usual.hasSuffix("…"), usual)
     }
 
+    /// The cases the review of the names rule found (each refused, or the
+    /// text wiped out, before): names short in characters but long in
+    /// bytes; extra data larger than either name (blamed first) that fits
+    /// once the names are cut; names that would leave the text a few
+    /// characters; an avatar that fits once the names are cut.
+    func testNamesAreCutWheneverTheyLeaveTheTextNoRoom() throws {
+        let family = "👨‍👩‍👧‍👦"  // one character, 25 bytes
+        let emoji = try render {
+            $0[path: "conversation.title"] = .string(String(repeating: family, count: 40))
+            $0[path: "sender.display_name"] = .string(String(repeating: family, count: 40))
+            $0[path: "message.text"] = .string("hello")
+        }
+        XCTAssertEqual(body(try request(emoji, .apns))[path: "aps.alert.title"], .string(String(repeating: family, count: 7) + "…"),
+                       "at most 192 bytes")
+
+        let withData = try render {
+            $0[path: "conversation.title"] = .string(String(repeating: "群", count: 200))
+            $0[path: "sender.display_name"] = .string(String(repeating: "名", count: 200))
+            $0[path: "data"] = .object([(key: "blob", value: .string(String(repeating: "d", count: 700)))])
+            $0[path: "message.text"] = .string("hello")
+        }
+        XCTAssertEqual(body(try request(withData, .fcm))[path: "message.data.blob"], .string(String(repeating: "d", count: 700)))
+
+        let text = "Can you send the signed contract back before Friday noon? Thanks a lot, see you at the meeting"
+        for length in stride(from: 120, through: 200, by: 4) {
+            let rendered = try render {
+                $0[path: "conversation.title"] = .string(String(repeating: "群", count: 200))
+                $0[path: "sender.display_name"] = .string(String(repeating: "名", count: length))
+                $0[path: "message.text"] = .string(text)
+            }
+            guard case let .string(shown)? = body(try request(rendered, .fcm))[path: "message.data.text"] else { return XCTFail() }
+            XCTAssertEqual(shown, text, "a name of \(length) characters does not cut the text")
+        }
+
+        let url = "https://cdn.example.com/avatar/" + String(repeating: "a", count: 200) + ".png"
+        let avatar = AvatarState.ok(url: url, mime: "image/png", bytes: 100, sha256: String(repeating: "0", count: 64))
+        let kept = try render({
+            $0[path: "conversation.title"] = .string(String(repeating: "群", count: 200))
+            $0[path: "sender.display_name"] = .string(String(repeating: "名", count: 200))
+            $0[path: "message.text"] = .string("hello")
+        }, avatar: avatar)
+        XCTAssertEqual(kept.avatar, avatar, "the avatar fits once the names are cut")
+        XCTAssertEqual(body(try request(kept, .fcm))[path: "message.data.avatar_url"], .string(url))
+    }
+
     // MARK: data key names
 
     func testRenamedAndOmittedDataKeysFollowTheConfiguration() throws {
@@ -502,7 +547,7 @@ final class RenderRulesTests: XCTestCase {
 
     /// The error must name a field the caller sent: this event has no
     /// `conversation.title`; its sender's name and its data fill the payload
-    /// (the name is shortened, the data is not).
+    /// (the name is cut and the data still does not fit: it is named).
     func testAnOversizedEventIsNotBlamedOnAConversationTitleItDoesNotHave() throws {
         let (event, app) = try decoded {
             $0[path: "conversation.title"] = nil

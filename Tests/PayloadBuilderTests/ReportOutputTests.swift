@@ -77,9 +77,12 @@ final class ReportOutputTests: XCTestCase {
             large.reserveCapacity(64 * 1024)
             large.append(contentsOf: [UInt8](repeating: 0x7B, count: 60 * 1024))
             let address = large.withUnsafeBufferPointer { $0.baseAddress }
+            let capacity = large.capacity
             let answer = try renderer.renderReport(event, appIndex: appIndex, avatar: avatar, now: Self.now, reusing: consume large)
             XCTAssertTrue(answer == reference, "\(name), large: \(String(decoding: answer, as: UTF8.self))")
-            if answer.withUnsafeBufferPointer({ $0.baseAddress }) == address { reusedInPlace += 1 }
+            // The same address alone could be malloc handing back the freed
+            // block (found in review); the capacity kept is the memory's own.
+            if answer.withUnsafeBufferPointer({ $0.baseAddress }) == address, answer.capacity >= capacity { reusedInPlace += 1 }
         }
         XCTAssertGreaterThan(reusedInPlace, 10, "most answers were written into the memory handed over")
     }

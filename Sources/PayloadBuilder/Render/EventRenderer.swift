@@ -91,33 +91,32 @@ public struct EventRenderer: Sendable {
     private func renderRetrying<Output: RenderOutput & ~Copyable>(
         _ event: Event, app: AppProfile, avatar: AvatarState, now: Int64, output makeOutput: () -> Output
     ) throws(EventError) -> Output.Result {
-        var avatar = avatar
+        // What gives way when the payload is too large, in order: the
+        // avatar, then the names (each written three times, cut to 64
+        // characters and "…"), the avatar tried again with them. The caller's
+        // extra data never does: refused as it is. Every attempt after the
+        // first is on the failure path only.
+        let dropped = avatar.forwardedURL.map { AvatarState.dropped(url: $0, reason: AvatarState.doesNotFitReason) }
         var failure: EventError
         do {
             return try renderOnce(event, app: app, avatar: avatar, now: now, into: makeOutput())
         } catch {
             failure = error
         }
-        if let url = avatar.forwardedURL {
-            avatar = .dropped(url: url, reason: AvatarState.doesNotFitReason)
+        if let dropped {
             do {
-                return try renderOnce(event, app: app, avatar: avatar, now: now, into: makeOutput())
+                return try renderOnce(event, app: app, avatar: dropped, now: now, into: makeOutput())
             } catch {
                 failure = error
             }
         }
-        // Names last: a title and a sender name each within its own limit
-        // can together leave no room (each is written three times), and a
-        // valid event is shortened rather than refused. The caller's extra
-        // data is not: refused as it is.
-        guard Event.shortenableNames.contains(failure.field ?? ""),
-              let shortened = event.withNamesShortened(to: Self.shortenedNameLength) else { throw failure }
+        guard let shortened = event.withNamesShortened() else { throw failure }
+        if let dropped {
+            if let result = try? renderOnce(shortened, app: app, avatar: avatar, now: now, into: makeOutput()) { return result }
+            return try renderOnce(shortened, app: app, avatar: dropped, now: now, into: makeOutput())
+        }
         return try renderOnce(shortened, app: app, avatar: avatar, now: now, into: makeOutput())
     }
-
-    /// The graphemes a title or sender name keeps, with an ellipsis, when
-    /// the names alone leave no room in the payload.
-    static let shortenedNameLength = 64
 
     private func renderOnce<Output: RenderOutput & ~Copyable>(
         _ event: Event, app: AppProfile, avatar: AvatarState, now: Int64, into output: consuming Output

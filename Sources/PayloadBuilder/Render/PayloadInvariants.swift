@@ -291,11 +291,11 @@ public struct PayloadInvariants: Sendable {
             let payloadBytes = Self.compact(payload).count
             try require(.apnsPayloadSize, payloadBytes <= Self.payloadLimit,
                         "\(who): message.apns.payload has \(payloadBytes) bytes, over \(Self.payloadLimit)")
-            // README "Size fitting": notification + data + apns.payload + 128 bytes for FCM's own keys.
+            // README "Size fitting": notification + data + apns.payload + 256 bytes for what FCM adds.
             let counted = Self.compact(message["notification"] ?? .null).count + Self.compact(message["data"] ?? .null).count
-                + payloadBytes + 128
+                + payloadBytes + 256
             try require(.fcmCountedSize, counted <= Self.payloadLimit,
-                        "\(who): notification + data + apns.payload + 128 = \(counted) bytes, over \(Self.payloadLimit)")
+                        "\(who): notification + data + apns.payload + 256 = \(counted) bytes, over \(Self.payloadLimit)")
         }
     }
 
@@ -356,7 +356,7 @@ extension PayloadInvariants {
         public static let canonicalBody = Invariant("canonical-body")
         /// A direct APNs payload, and the `apns.payload` of an FCM message, is at most 4096 bytes.
         public static let apnsPayloadSize = Invariant("apns-payload-size")
-        /// FCM: notification + data + apns.payload + 128 bytes is at most 4096 (README, "Size fitting").
+        /// FCM: notification + data + apns.payload + 256 bytes is at most 4096 (README, "Size fitting").
         public static let fcmCountedSize = Invariant("fcm-counted-size")
         /// No header value from the event holds an ASCII control character (CR and LF above all).
         public static let headerControlCharacters = Invariant("header-control-characters")

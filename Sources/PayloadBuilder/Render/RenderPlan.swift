@@ -97,19 +97,20 @@ final class RenderPlan {
             throw EventError(.invalidEvent, field: field,
                              "the notification cannot fit the \(limit)-byte payload limit even with the text removed; shorten \(field)")
         }
-        // The text comes before the avatar: one that would leave fewer than
-        // `textKeptWithAvatar` characters is given up (the renderer renders
-        // again without it, reason `does_not_fit`). A long avatar URL (it is
-        // written twice) cut a short message to a few characters before.
-        if avatarURL != nil, best < Self.textKeptWithAvatar {
-            throw EventError(.invalidEvent, field: "sender.avatar_url",
-                             "the avatar URL leaves the text only \(best) characters of the \(limit)-byte payload limit")
+        // The text comes before the avatar and long names: when they would
+        // leave it fewer than `textKeptWithAvatar` characters, the renderer
+        // renders again without the avatar (reason `does_not_fit`), then
+        // with the names cut. A long avatar URL (written twice) or long names
+        // (three times) cut a short message to a few characters before.
+        if best < Self.textKeptWithAvatar, avatarURL != nil || event.hasShortenableNames {
+            throw EventError(.invalidEvent, field: avatarURL != nil ? "sender.avatar_url" : largestFixedField(of: event),
+                             "only \(best) characters of the text fit the \(limit)-byte payload limit")
         }
         let chosen = content(language: language, shortenedTo: best)
         return build(chosen.content, chosen.dataText, &store)
     }
 
-    /// The fewest characters of a shortened text that keep the avatar.
+    /// The fewest characters of a shortened text that keep the avatar and long names.
     static let textKeptWithAvatar = 100
 
     /// The fitted template for `language`, built once per event and language.
