@@ -110,6 +110,34 @@ final class HTTP2PoolResendTests: XCTestCase {
         }
     }
 
+    /// A client that does not wait for SETTINGS (20 streams at once where
+    /// the simulator, as APNs, takes one until it has seen a valid token)
+    /// gets a GOAWAY saying so, as APNs answered (PROTOCOLS.md A6): the
+    /// first request answered, no other processed. Before, the simulator
+    /// refused the extra streams one by one, so such a client passed.
+    func testTheSimulatorEndsAConnectionThatOpensMoreStreamsThanAllowed() async throws {
+        let testbed = try APNsTestbed()
+        var options = HTTP2ConnectionOptions()
+        options.streamsBeforeSettings = 100
+        // Ready before the connection is made, and given to it at once: they
+        // wait for the handshake and go out together, before the server's
+        // SETTINGS is read.
+        let sent = try requests(testbed, count: 20, timeout: .seconds(10))
+        let connection = try HTTP2Connection(host: "127.0.0.1", port: testbed.simulator.port,
+                                             tls: TLSConfiguration(caFile: testbed.caFile), options: options)
+        defer { connection.shutdown() }
+
+        let results = await connection.send(sent)
+
+        XCTAssertEqual(testbed.simulator.statistics.goAwaysSent, 1)
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+        XCTAssertEqual((try? results[0].get())?.status, 200)
+        for (index, result) in results.enumerated().dropFirst() {
+            guard case let .failure(error) = result else { return XCTFail("request \(index) answered: \(result)") }
+            XCTAssertTrue(error.wasNotProcessed, "request \(index): \(error)")
+        }
+    }
+
     /// An empty path (`HTTP2Connection.send` is public) on a stream that
     /// has no room for header values yet: no crash.
     func testAnEmptyPathOnAFreshStreamHasItsHeaderBlock() {

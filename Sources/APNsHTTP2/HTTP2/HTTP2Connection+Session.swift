@@ -30,7 +30,7 @@ extension HTTP2Connection {
             throw TransportError(.protocolError, "nghttp2_option_new: out of memory")
         }
         defer { nghttp2_option_del(option) }
-        nghttp2_option_set_peer_max_concurrent_streams(option, 1)
+        nghttp2_option_set_peer_max_concurrent_streams(option, options.streamsBeforeSettings)
         let pool = pgw_h2_pool_new()
         let context = Unmanaged.passUnretained(self).toOpaque()
         var session: OpaquePointer?

@@ -46,5 +46,10 @@ public struct HTTP2ConnectionOptions: Sendable {
     /// (timeout, reset, lost connection) is not timed: it fails instead.
     public var timesAnswer: (@Sendable (Duration) -> Void)?
 
+    /// Streams opened before the server's first SETTINGS say how many it
+    /// takes: 1, as APNs allows until it has seen a valid token (nghttp2
+    /// would assume 100). Tests raise it to act as a client that does not wait.
+    var streamsBeforeSettings: UInt32 = 1
+
     public init() {}
 }

@@ -42,6 +42,8 @@ final class FCMSimulatorCore: HTTP2Service {
 
     var handshakeTimeout: Duration { configuration.handshakeTimeout }
     var goAwayDebugData: [UInt8] { [] }
+    /// Google's behaviour is not documented: nghttp2's per-stream refusal.
+    var streamLimitGoAwayDebugData: [UInt8]? { nil }
     var idleTimeout: Duration? { configuration.idleTimeout }
     var idleGoAwayDebugData: [UInt8] { [] }
 

@@ -15,7 +15,7 @@ public struct APNsSimulatorStatistics: Sendable, Equatable {
     public var connectionsRefused = 0
     /// Connections closed by `dropConnectionAfterStreams`.
     public var connectionsDropped = 0
-    /// GOAWAY frames sent by `goAwayAfterStreams`.
+    /// GOAWAY frames sent by `goAwayAfterStreams`, or for a stream opened beyond the limit.
     public var goAwaysSent = 0
     /// Requests received but never answered: silent mode, a dropped
     /// connection, or streams above a GOAWAY's last-stream-id.

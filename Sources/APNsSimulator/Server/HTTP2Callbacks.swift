@@ -59,6 +59,15 @@ let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
     return 0
 }
 
+/// A frame nghttp2 refused. A request stream beyond the advertised limit,
+/// before the client acknowledged it, is refused alone by nghttp2; the
+/// connection decides whether that ends the connection instead.
+let onInvalidFrame: nghttp2_on_invalid_frame_recv_callback = { _, frame, libErrorCode, userData in
+    guard let frame, libErrorCode == NGHTTP2_ERR_REFUSED_STREAM.rawValue, isRequestHeaders(frame) else { return 0 }
+    connection(userData).streamLimitExceeded(streamID: frame.pointee.hd.stream_id)
+    return 0
+}
+
 /// A stream closed (answered, reset by the peer, or refused).
 let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
     connection(userData).streamClosed(streamID: streamID)

@@ -19,6 +19,7 @@ final class HTTP2ServerSession {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, onInvalidFrame)
         var session: OpaquePointer?
         let result = nghttp2_session_server_new(&session, callbacks, userData)
         guard result == 0, let session else { throw NGHTTP2Failure.error("nghttp2_session_server_new", result) }

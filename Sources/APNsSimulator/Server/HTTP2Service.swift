@@ -26,6 +26,11 @@ protocol HTTP2Service: Sendable {
     var idleTimeout: Duration? { get }
     /// The debug data of the idle-timeout GOAWAY.
     var idleGoAwayDebugData: [UInt8] { get }
+    /// A request opening a stream beyond the advertised limit before the
+    /// client acknowledged it (nghttp2 refuses those one by one): the debug
+    /// data of the GOAWAY that ends the connection instead, as APNs does;
+    /// nil keeps nghttp2's per-stream refusal.
+    var streamLimitGoAwayDebugData: [UInt8]? { get }
 
     /// Counts a new TCP connection and returns its 1-based number.
     func connectionAccepted() -> Int
@@ -33,7 +38,7 @@ protocol HTTP2Service: Sendable {
     func recordRefused()
     /// A connection was dropped by the `dropConnectionAfterStreams` fault.
     func recordDropped()
-    /// A GOAWAY was sent by the `goAwayAfterStreams` fault.
+    /// A GOAWAY was sent by the `goAwayAfterStreams` fault, or for a stream beyond the limit.
     func recordGoAway()
     /// `count` requests were received and will never be answered.
     func recordUnanswered(_ count: Int)

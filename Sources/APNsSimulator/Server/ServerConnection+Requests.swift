@@ -72,6 +72,18 @@ extension ServerConnection {
         }
     }
 
+    /// A request opened `streamID` beyond the stream limit: with the
+    /// service's GOAWAY for it, the connection ends, the streams before it
+    /// still answered (APNs, PROTOCOLS.md A6); without, nghttp2 has refused
+    /// that stream alone.
+    func streamLimitExceeded(streamID: Int32) {
+        guard let debugData = service.streamLimitGoAwayDebugData, goAwayLastStreamID == nil else { return }
+        let last = max(0, streamID - 2)
+        goAwayLastStreamID = last
+        session?.submitGoAway(lastStreamID: last, debugData: debugData)
+        service.recordGoAway()
+    }
+
     func streamClosed(streamID: Int32) {
         streams[streamID] = nil
         if incomingHeaders?.streamID == streamID { incomingHeaders = nil }

@@ -47,6 +47,9 @@ final class SimulatorCore: HTTP2Service {
     /// Apple's reason for closing an idle connection (PROTOCOLS.md A5).
     var idleGoAwayDebugData: [UInt8] { Self.idleGoAwayDebugData }
     private static let idleGoAwayDebugData = Array(#"{"reason":"IdleTimeout"}"#.utf8)
+    /// APNs answered more streams than allowed with a GOAWAY saying so (PROTOCOLS.md A6).
+    var streamLimitGoAwayDebugData: [UInt8]? { Self.streamLimitGoAwayDebugData }
+    private static let streamLimitGoAwayDebugData = Array("Maximum active streams violated for this endpoint".utf8)
     private static let goAwayDebugData = Array(#"{"reason":"Shutdown"}"#.utf8)
 
     func makeHandler(connection number: Int) -> any HTTP2RequestHandler {
