@@ -61,10 +61,7 @@ struct FileSettings {
             if let networks = try avatar.strings("private_networks") {
                 configuration.avatar.privateNetworks = try ConfigurationLoader.avatarNetworks(networks, "avatar.private_networks")
             }
-            if let caFile = try filePath(avatar, "ca_file") {
-                configuration.avatar.caFile = caFile.value
-                configuration.avatar.caFileSetting = caFile
-            }
+            if let caFile = try filePath(avatar, "ca_file") { configuration.avatar.caFileSetting = caFile }
             for setting in WholeNumberSetting.all where setting.isAvatarSetting {
                 if let number = try avatar.integer(setting.keyInObject, setting.range) { setting.apply(&configuration, number) }
             }

@@ -114,10 +114,7 @@ public struct ConfigurationLoader {
                 networks.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) },
                 "PUSHGW_AVATAR_PRIVATE_NETWORKS")
         }
-        if let caFile = sourced("PUSHGW_AVATAR_CA_FILE") {
-            configuration.avatar.caFile = caFile.value
-            configuration.avatar.caFileSetting = caFile
-        }
+        if let caFile = sourced("PUSHGW_AVATAR_CA_FILE") { configuration.avatar.caFileSetting = caFile }
     }
 
     /// API and metrics tokens: the environment's replace the file's (the

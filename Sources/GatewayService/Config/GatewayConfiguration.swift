@@ -113,8 +113,9 @@ public struct GatewayConfiguration: Sendable {
         public var cacheEntries = AvatarPolicy.defaults.cacheCapacity
         public var cacheTTL = AvatarPolicy.defaults.cacheTTL
         public var fetchThreads = AvatarPolicy.defaults.maxConcurrentFetches
-        /// CAs to trust for avatar downloads instead of the system's, and the setting that named it.
-        public var caFile: String?
+        /// CAs to trust for avatar downloads instead of the system's.
+        public var caFile: String? { caFileSetting?.value }
+        /// The path and the setting that named it (for errors about the file).
         var caFileSetting: Sourced?
 
         /// The resolver's rules from these settings.
