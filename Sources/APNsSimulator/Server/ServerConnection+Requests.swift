@@ -66,9 +66,7 @@ extension ServerConnection {
             schedule(streamID, due: ContinuousClock.now + faults.responseDelay)
         }
         if let limit = faults.goAwayAfterStreams, goAwayLastStreamID == nil, completedRequests >= limit {
-            goAwayLastStreamID = highestCompletedStreamID
-            session?.submitGoAway(lastStreamID: highestCompletedStreamID, debugData: service.goAwayDebugData)
-            service.recordGoAway()
+            goAway(lastStreamID: highestCompletedStreamID, debugData: service.goAwayDebugData)
         }
     }
 
@@ -78,10 +76,7 @@ extension ServerConnection {
     /// that stream alone.
     func streamLimitExceeded(streamID: Int32) {
         guard let debugData = service.streamLimitGoAwayDebugData, goAwayLastStreamID == nil else { return }
-        let last = max(0, streamID - 2)
-        goAwayLastStreamID = last
-        session?.submitGoAway(lastStreamID: last, debugData: debugData)
-        service.recordGoAway()
+        goAway(lastStreamID: max(0, streamID - 2), debugData: debugData)
     }
 
     func streamClosed(streamID: Int32) {

@@ -136,15 +136,20 @@ final class ServerConnection {
         serve()
     }
 
+    /// Sends GOAWAY with `lastStreamID` and counts it: streams above it are
+    /// neither processed nor answered, and the connection closes once the
+    /// ones below are answered (`isFinished`).
+    func goAway(lastStreamID: Int32, debugData: [UInt8]) {
+        goAwayLastStreamID = lastStreamID
+        session?.submitGoAway(lastStreamID: lastStreamID, debugData: debugData)
+        service.recordGoAway()
+    }
+
     /// The faults that act as soon as the connection is up. True when the
     /// connection must then be held open without serving.
     private func applyConnectFaults() -> Bool {
         let faults = service.faults
-        if faults.goAwayAfterStreams == 0 {
-            goAwayLastStreamID = 0
-            session?.submitGoAway(lastStreamID: 0, debugData: service.goAwayDebugData)
-            service.recordGoAway()
-        }
+        if faults.goAwayAfterStreams == 0 { goAway(lastStreamID: 0, debugData: service.goAwayDebugData) }
         if let delay = faults.malformedFrameAfter {
             guard delay > .zero else {
                 sendMalformedFrame()
