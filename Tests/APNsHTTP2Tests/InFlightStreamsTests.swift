@@ -2,7 +2,7 @@
 import XCTest
 
 /// The connection's table of open streams: slots reused, a stream removed
-/// once, every open stream visited.
+/// once, every open stream visited, the bodies not yet sent counted.
 final class InFlightStreamsTests: XCTestCase {
     private func streams(_ count: Int) -> [PendingStream] {
         let batch = BatchCompletion(requests: Array(repeating: HTTP2Request(path: "/"), count: count)) { _ in }
@@ -52,5 +52,43 @@ final class InFlightStreamsTests: XCTestCase {
         XCTAssertEqual(visited(table), [])
         XCTAssertFalse(table.remove(all[0]))
         XCTAssertEqual(all.map(\.slot), [-1, -1, -1])
+    }
+
+    /// What the open streams still need of the connection's flow-control
+    /// window: each body whole when opened, less what nghttp2 took, less a
+    /// removed stream's part never sent.
+    func testUnsentBodyBytesFollowOpeningSendingAndRemoval() {
+        let requests = [HTTP2Request(path: "/a", body: Array(repeating: 1, count: 800)),
+                        HTTP2Request(path: "/b", body: Array(repeating: 2, count: 300)),
+                        HTTP2Request(path: "/c")]
+        let batch = BatchCompletion(requests: requests) { _ in }
+        let all = (0..<3).map { PendingStream(batch: batch, index: $0, startedAt: .now) }
+        var table = InFlightStreams()
+        for stream in all { table.insert(stream) }
+        XCTAssertEqual(table.unsentBodyBytes, 1_100, "a request without a body needs no window")
+
+        var buffer = [UInt8](repeating: 0, count: 1_000)
+        let first = buffer.withUnsafeMutableBufferPointer { all[0].nextBodyChunk(into: $0.baseAddress!, capacity: 500) }
+        XCTAssertEqual(first.count, 500)
+        XCTAssertFalse(first.done)
+        table.bodySent(first.count, by: all[0])
+        XCTAssertEqual(table.unsentBodyBytes, 600)
+        XCTAssertEqual(all[0].unsentBodyCount, 300)
+
+        XCTAssertTrue(table.remove(all[0]), "reset with 300 bytes never sent")
+        XCTAssertEqual(table.unsentBodyBytes, 300)
+        XCTAssertFalse(table.remove(all[0]))
+        XCTAssertEqual(table.unsentBodyBytes, 300, "a second removal takes nothing off")
+
+        let second = buffer.withUnsafeMutableBufferPointer { all[1].nextBodyChunk(into: $0.baseAddress!, capacity: 1_000) }
+        XCTAssertTrue(second.done)
+        table.bodySent(second.count, by: all[1])
+        XCTAssertEqual(table.unsentBodyBytes, 0)
+        XCTAssertTrue(table.remove(all[1]))
+        XCTAssertEqual(table.unsentBodyBytes, 0, "a body all sent is not taken off twice")
+
+        table.insert(all[0])
+        table.removeAll()
+        XCTAssertEqual(table.unsentBodyBytes, 0)
     }
 }

@@ -18,6 +18,7 @@ extension HTTP2Connection {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunkCallback)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamCloseCallback)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceivedCallback)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSentCallback)
         // The session's memory comes from a pool of its own (nghttp2 copies
         // `mem`): a stream's blocks are reused by the next streams instead of
         // going through malloc each time. Without a pool (no memory for
@@ -138,6 +139,12 @@ extension HTTP2Connection {
         if pingAck { pingSentAt = nil }
     }
 
+    /// A DATA frame of the stream's body was sent.
+    fileprivate func bodyFrameSent(streamID: Int32, byteCount: Int) {
+        guard let stream = pendingStream(streamID) else { return }
+        stream._withUnsafeGuaranteedRef { inFlight.bodySent(byteCount, by: $0) }
+    }
+
     /// Carries out what the lifecycle decided.
     func apply(_ action: ConnectionLifecycle.Action) {
         switch action {
@@ -178,6 +185,15 @@ private let onDataChunkCallback: nghttp2_on_data_chunk_recv_callback = { _, _, s
 
 private let onStreamCloseCallback: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
     withConnection(userData) { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
+    return 0
+}
+
+/// nghttp2 counts a DATA frame against the flow-control windows once it is
+/// sent, which is when this is called: the stream's unsent body is counted
+/// down here, in step with the window it is compared with.
+private let onFrameSentCallback: nghttp2_on_frame_send_callback = { _, frame, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_DATA.rawValue) else { return 0 }
+    withConnection(userData) { $0.bodyFrameSent(streamID: frame.pointee.hd.stream_id, byteCount: frame.pointee.hd.length) }
     return 0
 }
 

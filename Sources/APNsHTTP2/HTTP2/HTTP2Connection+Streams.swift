@@ -28,7 +28,10 @@ extension HTTP2Connection {
         }
         var list = takeWaiting()
         defer { putBack(&list) }
+        let window = Int(nghttp2_session_get_remote_window_size(session))
         while waitingHead < list.count, streams.count < limit {
+            guard Self.bodyFitsWindow(list[waitingHead]!.unsentBodyCount, unsent: streams.unsentBodyBytes, window: window,
+                                      streamsOpen: streams.count) else { break }
             // Moved out of the list, not copied: a stream that closes while
             // the list still holds others must be held by nothing else to be
             // reused (`recycle`).
@@ -51,6 +54,25 @@ extension HTTP2Connection {
             streams.insert(consume stream)
         }
     }
+
+    /// Whether a request whose body is `body` bytes may open a stream now:
+    /// when the connection's flow-control window (`window`, what the server
+    /// still takes) has room for its body beside the bodies of open streams
+    /// not yet sent (`unsent`). Bodies beyond the window would go out in
+    /// pieces as the server widens it, and nghttp2 puts each stream cut off
+    /// at the window's edge behind all the others: its caller's batch would
+    /// be answered last, and with every batch waiting for a straggler the
+    /// server ran out of whole requests (BENCHMARKS.md, session 14). Held
+    /// here, requests go in the order sent. Always when no stream is open
+    /// (nothing else would widen the window), and for a body larger than a
+    /// whole default window (it goes in pieces whatever is done).
+    static func bodyFitsWindow(_ body: Int, unsent: Int, window: Int, streamsOpen: Int) -> Bool {
+        body == 0 || unsent + body <= window || streamsOpen == 0 || body > defaultWindow
+    }
+
+    /// HTTP/2's initial flow-control window (RFC 9113 §6.9.2), which the
+    /// connection's stays at until the server widens it.
+    static let defaultWindow = 65_535
 
     /// Streams this connection may have open: the peer's
     /// SETTINGS_MAX_CONCURRENT_STREAMS as it stands now, within our own bound.

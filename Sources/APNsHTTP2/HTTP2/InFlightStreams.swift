@@ -9,12 +9,15 @@ struct InFlightStreams {
     private var slots: [PendingStream?] = []
     private var freeSlots: [Int] = []
     private(set) var count = 0
+    /// Body bytes of the open streams that nghttp2 has not sent yet.
+    private(set) var unsentBodyBytes = 0
 
     var isEmpty: Bool { count == 0 }
 
     /// Takes `stream` in; `consuming`: the caller's reference moves into the
     /// table (no retain and release to copy it).
     mutating func insert(_ stream: consuming PendingStream) {
+        unsentBodyBytes += stream.unsentBodyCount
         if let slot = freeSlots.popLast() {
             stream.slot = slot
             slots[slot] = consume stream
@@ -25,6 +28,12 @@ struct InFlightStreams {
         count += 1
     }
 
+    /// A DATA frame of `byteCount` bytes of `stream`'s body was sent.
+    mutating func bodySent(_ byteCount: Int, by stream: PendingStream) {
+        stream.bodyBytesSent += byteCount
+        unsentBodyBytes -= byteCount
+    }
+
     /// Takes `stream` out; false when it is not in the table.
     mutating func remove(_ stream: PendingStream) -> Bool {
         let slot = stream.slot
@@ -33,6 +42,7 @@ struct InFlightStreams {
         stream.slot = -1
         freeSlots.append(slot)
         count -= 1
+        unsentBodyBytes -= stream.unsentBodyCount
         return true
     }
 
@@ -47,5 +57,6 @@ struct InFlightStreams {
         slots.removeAll()
         freeSlots.removeAll()
         count = 0
+        unsentBodyBytes = 0
     }
 }

@@ -57,7 +57,7 @@ final class PendingStream: @unchecked Sendable {
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
-        hasBody = !batch.requests[index].body.isEmpty
+        bodyCount = batch.requests[index].body.count
     }
 
     /// A stream taken back by its connection (`recycle`) set up for another
@@ -67,7 +67,7 @@ final class PendingStream: @unchecked Sendable {
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
-        hasBody = !batch.requests[index].body.isEmpty
+        bodyCount = batch.requests[index].body.count
     }
 
     /// Forgets the request of a stream that nghttp2 has closed and whose
@@ -84,16 +84,29 @@ final class PendingStream: @unchecked Sendable {
         responseHeaders = []
         responseBody = []
         bodyOffset = 0
+        bodyBytesSent = 0
         headerPrototype = nil
     }
 
     /// The request's timeout (for messages).
     var timeout: Duration { batch.requests[index].timeout }
 
-    /// The request has a body (a DATA frame follows its headers). Noted when
-    /// the stream is set up, where the batch is at hand, not read through
-    /// it (a retain and a release) when the stream is submitted.
-    private(set) var hasBody: Bool
+    /// The size of the request's body. Noted when the stream is set up,
+    /// where the batch is at hand, not read through it (a retain and a
+    /// release) when the stream is submitted.
+    private(set) var bodyCount: Int
+
+    /// The request has a body (a DATA frame follows its headers).
+    var hasBody: Bool { bodyCount > 0 }
+
+    /// Body bytes sent in DATA frames (`bodyOffset` is what nghttp2 has
+    /// read, a frame ahead of what it has sent and counted against the
+    /// connection's flow-control window).
+    var bodyBytesSent = 0
+
+    /// Body bytes not yet sent: what the stream still needs of the
+    /// connection's flow-control window.
+    var unsentBodyCount: Int { bodyCount - bodyBytesSent }
 
     /// Copies the next part of the body, up to `capacity` bytes, into
     /// `buffer`; returns the count and whether the body is now all sent.

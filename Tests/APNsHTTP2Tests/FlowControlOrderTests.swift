@@ -1,0 +1,40 @@
+@testable import APNsHTTP2
+import APNsSimulator
+import XCTest
+
+/// Requests whose bodies together exceed the server's connection
+/// flow-control window (nghttp2's default 64 KiB, which APNs advertises
+/// too) reach the server in the order they were sent: none is cut at the
+/// window's edge and put behind the others.
+final class FlowControlOrderTests: XCTestCase {
+    func testBodiesBeyondTheConnectionWindowAreAnsweredInTheOrderSent() async throws {
+        let testbed = try APNsTestbed()
+        let client = try testbed.client(connections: 1)
+        defer { client.shutdown() }
+        let requests = try testbed.requests(count: 400, text: String(repeating: "flow control ", count: 40))
+        let bodyBytes = requests.reduce(0) { $0 + $1.body.count }
+        XCTAssertGreaterThan(bodyBytes, 4 * 65_535, "the bodies fill the window several times over")
+
+        let outcomes = await client.send(requests)
+        let sentIDs = outcomes.compactMap { outcome -> String? in
+            if case let .success(.accepted(apnsID)) = outcome { return apnsID }
+            return nil
+        }
+        XCTAssertEqual(sentIDs.count, requests.count, "every request is accepted")
+        let answered = testbed.simulator.statistics.acceptedIDs
+        XCTAssertEqual(answered.count, requests.count)
+        let firstOutOfOrder = sentIDs.indices.first { $0 < answered.count && sentIDs[$0] != answered[$0] }
+        XCTAssertNil(firstOutOfOrder, "the server answered in the order sent (first difference at \(firstOutOfOrder ?? -1))")
+    }
+
+    func testABodyWaitsForRoomInTheWindowUnlessNothingElseCouldMakeRoom() {
+        XCTAssertTrue(HTTP2Connection.bodyFitsWindow(800, unsent: 64_000, window: 64_800, streamsOpen: 80))
+        XCTAssertFalse(HTTP2Connection.bodyFitsWindow(800, unsent: 64_001, window: 64_800, streamsOpen: 80))
+        XCTAssertFalse(HTTP2Connection.bodyFitsWindow(1_491, unsent: 0, window: 1_422, streamsOpen: 3),
+                       "open streams will be answered, and the server widens the window as it reads")
+        XCTAssertTrue(HTTP2Connection.bodyFitsWindow(1_491, unsent: 0, window: 1_422, streamsOpen: 0), "nothing else would widen it")
+        XCTAssertTrue(HTTP2Connection.bodyFitsWindow(0, unsent: 70_000, window: 0, streamsOpen: 900), "no body, no window needed")
+        XCTAssertTrue(HTTP2Connection.bodyFitsWindow(70_000, unsent: 800, window: 60_000, streamsOpen: 2),
+                      "a body beyond a whole default window goes in pieces anyway")
+    }
+}
