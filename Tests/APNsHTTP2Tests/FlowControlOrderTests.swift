@@ -37,4 +37,28 @@ final class FlowControlOrderTests: XCTestCase {
         XCTAssertTrue(HTTP2Connection.bodyFitsWindow(70_000, unsent: 800, window: 60_000, streamsOpen: 2),
                       "a body beyond a whole default window goes in pieces anyway")
     }
+
+    /// Bodies waiting for the window when their requests time out (a server
+    /// that reads but never answers) end once each, in a timeout; the
+    /// connection then carries requests as before.
+    func testRequestsBeyondTheWindowToASilentServerEachEndOnceInATimeout() async throws {
+        let testbed = try APNsTestbed()
+        testbed.simulator.setFaults(APNsSimulatorFaults(silent: true))
+        let client = try testbed.client(connections: 1, requestTimeout: .milliseconds(400))
+        defer { client.shutdown() }
+        let requests = try testbed.requests(count: 400, text: String(repeating: "flow control ", count: 40))
+        let outcomes = await client.send(requests)
+        XCTAssertEqual(outcomes.count, requests.count)
+        let kinds = outcomes.compactMap { outcome -> TransportError.Kind? in
+            if case let .failure(error) = outcome { return error.kind }
+            return nil
+        }
+        XCTAssertEqual(kinds.count, requests.count, "nothing is accepted by a silent server")
+        XCTAssertEqual(Set(kinds), [.timeout])
+
+        testbed.simulator.setFaults(APNsSimulatorFaults())
+        let later = await client.send(Array(requests[..<50]))
+        let accepted = later.filter { if case .success(.accepted) = $0 { return true } else { return false } }
+        XCTAssertEqual(accepted.count, 50, "the connection goes on: \(later.prefix(3))")
+    }
 }

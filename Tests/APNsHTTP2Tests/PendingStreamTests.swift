@@ -30,4 +30,24 @@ final class PendingStreamTests: XCTestCase {
         XCTAssertEqual(stream.responseHeaders, [])
         XCTAssertEqual(stream.responseBody, [])
     }
+
+    /// A body waits for the connection's window to take it whole only when
+    /// it fits one frame, none of it is sent, and the connection's window
+    /// (not the stream's, nor the frame size) is what cuts it.
+    func testABodyWaitsWholeForTheWindowOnlyWhenTheConnectionWindowWouldCutIt() {
+        func stream(body: Int) -> PendingStream {
+            let batch = BatchCompletion(requests: [HTTP2Request(path: "/", body: Array(repeating: 7, count: body))]) { _ in }
+            return PendingStream(batch: batch, index: 0, startedAt: .now)
+        }
+        let small = stream(body: 816)
+        XCTAssertTrue(small.waitsForWindow(capacity: 500, connectionWindow: 500))
+        XCTAssertFalse(small.waitsForWindow(capacity: 816, connectionWindow: 816), "it fits")
+        XCTAssertFalse(small.waitsForWindow(capacity: 500, connectionWindow: 60_000), "the stream's own window cuts it: waiting for the connection's would not help")
+        XCTAssertFalse(stream(body: 20_000).waitsForWindow(capacity: 16_384, connectionWindow: 10_000), "beyond one frame it goes in pieces anyway")
+        XCTAssertFalse(stream(body: 0).waitsForWindow(capacity: 0, connectionWindow: 0))
+
+        var buffer = [UInt8](repeating: 0, count: 816)
+        _ = buffer.withUnsafeMutableBufferPointer { small.nextBodyChunk(into: $0.baseAddress!, capacity: 300) }
+        XCTAssertFalse(small.waitsForWindow(capacity: 100, connectionWindow: 100), "once begun, the rest goes as the window allows")
+    }
 }

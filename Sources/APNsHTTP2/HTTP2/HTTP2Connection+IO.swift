@@ -7,6 +7,7 @@ extension HTTP2Connection {
     /// in one TLS write: one record and one syscall for many frames.
     func flushOutput() throws(TransportError) {
         guard let session, let socket else { return }
+        resumeDeferredBodies()
         while true {
             if outputOffset == output.count {
                 // Gathered in a local array, the buffer swapped out and back:
@@ -53,7 +54,9 @@ extension HTTP2Connection {
     /// written before the rest of the input is read: the server gets new
     /// work while this thread still reads a large batch of answers, instead
     /// of waiting for all of it (BENCHMARKS.md, session 8: against nghttpd's
-    /// 100 streams, one connection, 78% → 91% of h2load's rate).
+    /// 100 streams, one connection, 78% → 91% of h2load's rate). When the
+    /// server widens the connection's window, the bodies that waited for it
+    /// are written at once (`bodyFitsWindow`).
     ///
     /// A write failure waits until the input is read: answers already in
     /// the socket must be processed before anything else can fail the
@@ -78,6 +81,14 @@ extension HTTP2Connection {
                         throw TransportError(.protocolError, nghttp2Message("nghttp2_session_mem_recv", Int32(consumed)))
                     }
                     start = end
+                    if connectionWindowOpened {
+                        connectionWindowOpened = false
+                        // The bodies that waited for the window go now, before
+                        // more answers are read and more streams opened.
+                        if writeFailure == nil, !deferredBodies.isEmpty {
+                            do throws(TransportError) { try flushOutput() } catch { writeFailure = error }
+                        }
+                    }
                     let before = inFlight.count
                     submitWaiting()
                     refilled += max(0, inFlight.count - before)

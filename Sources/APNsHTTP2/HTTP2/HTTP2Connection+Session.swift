@@ -145,6 +145,27 @@ extension HTTP2Connection {
         stream._withUnsafeGuaranteedRef { inFlight.bodySent(byteCount, by: $0) }
     }
 
+    /// nghttp2 asked for a body that waits for the window to take it whole.
+    fileprivate func bodyDeferred(streamID: Int32, window: Int) {
+        deferredBodies.append(streamID)
+        deferredAtWindow = window
+    }
+
+    /// Hands the waiting bodies back to nghttp2 in the order they waited,
+    /// once the server has widened the window: before any stream opens or
+    /// any frame is written, so that they keep their place ahead of later
+    /// requests. One that still does not fit waits again.
+    func resumeDeferredBodies() {
+        guard !deferredBodies.isEmpty, let session,
+              Int(nghttp2_session_get_remote_window_size(session)) > deferredAtWindow else { return }
+        var waiting: [Int32] = []
+        swap(&waiting, &deferredBodies)
+        // A stream closed meanwhile (reset, timed out) is refused: nothing to resume.
+        for streamID in waiting { _ = nghttp2_session_resume_data(session, streamID) }
+        waiting.removeAll(keepingCapacity: true)
+        if deferredBodies.isEmpty { swap(&waiting, &deferredBodies) }
+    }
+
     /// Carries out what the lifecycle decided.
     func apply(_ action: ConnectionLifecycle.Action) {
         switch action {
@@ -207,6 +228,8 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
             debug = String(decoding: UnsafeBufferPointer(start: opaque, count: min(goaway.opaque_data_len, 512)), as: UTF8.self)
         }
         withConnection(userData) { $0.frameReceived(goaway: true, lastStreamID: goaway.last_stream_id, debug: debug, pingAck: false) }
+    } else if type == UInt8(NGHTTP2_WINDOW_UPDATE.rawValue), frame.pointee.hd.stream_id == 0 {
+        withConnection(userData) { $0.connectionWindowOpened = true }
     } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
         withConnection(userData) { $0.frameReceived(goaway: false, debug: nil, pingAck: true) }
     }
@@ -215,9 +238,15 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
 
 /// The source is the stream (held by the connection's in-flight table
 /// while nghttp2 may read its body), lent without a retain.
-let readBodyCallback: nghttp2_data_source_read_callback = { _, _, buffer, length, flags, source, _ in
-    guard let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    let (count, done) = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr)._withUnsafeGuaranteedRef {
+let readBodyCallback: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, source, userData in
+    guard let session, let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr)
+    let window = Int(nghttp2_session_get_remote_window_size(session))
+    if stream._withUnsafeGuaranteedRef({ $0.waitsForWindow(capacity: length, connectionWindow: window) }) {
+        withConnection(userData) { $0.bodyDeferred(streamID: streamID, window: window) }
+        return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+    }
+    let (count, done) = stream._withUnsafeGuaranteedRef {
         $0.nextBodyChunk(into: buffer, capacity: length)
     }
     if done { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }

@@ -7,6 +7,7 @@ import Synchronization
 extension HTTP2Connection {
     func submitWaiting() {
         defer { releaseSubmitted() }
+        resumeDeferredBodies()
         guard let session, lifecycle.opensStreams else { return }
         let limit = streamLimit(session)
         // Refill in groups rather than one stream per freed slot: fewer, larger
@@ -28,7 +29,7 @@ extension HTTP2Connection {
         }
         var list = takeWaiting()
         defer { putBack(&list) }
-        let window = Int(nghttp2_session_get_remote_window_size(session))
+        let window = Int(nghttp2_session_get_remote_window_size(session)) + Self.windowLookahead
         while waitingHead < list.count, streams.count < limit {
             guard Self.bodyFitsWindow(list[waitingHead]!.unsentBodyCount, unsent: streams.unsentBodyBytes, window: window,
                                       streamsOpen: streams.count) else { break }
@@ -56,19 +57,28 @@ extension HTTP2Connection {
     }
 
     /// Whether a request whose body is `body` bytes may open a stream now:
-    /// when the connection's flow-control window (`window`, what the server
-    /// still takes) has room for its body beside the bodies of open streams
-    /// not yet sent (`unsent`). Bodies beyond the window would go out in
-    /// pieces as the server widens it, and nghttp2 puts each stream cut off
-    /// at the window's edge behind all the others: its caller's batch would
-    /// be answered last, and with every batch waiting for a straggler the
-    /// server ran out of whole requests (BENCHMARKS.md, session 14). Held
-    /// here, requests go in the order sent. Always when no stream is open
-    /// (nothing else would widen the window), and for a body larger than a
-    /// whole default window (it goes in pieces whatever is done).
+    /// when `window` has room for its body beside the bodies of open
+    /// streams not yet sent (`unsent`). `window` is the connection's
+    /// flow-control window (what the server still takes) and
+    /// `windowLookahead` beyond it. Always when no stream is open (nothing
+    /// else would widen the window), and for a body larger than a whole
+    /// default window (it goes in pieces whatever is done).
+    ///
+    /// Why: with hundreds of streams open, bodies beyond the window went
+    /// out in pieces as the server widened it, and nghttp2 puts a stream
+    /// cut off at the window's edge behind all the others: its caller's
+    /// batch was answered last, and with every batch waiting for a
+    /// straggler the server ran out of whole requests (BENCHMARKS.md,
+    /// session 14). The streams opened within the lookahead send their
+    /// headers at once; their bodies wait whole (`waitsForWindow`) and go
+    /// first when the window widens, so the server gets work back without
+    /// waiting for headers to be encoded, and requests keep their order.
     static func bodyFitsWindow(_ body: Int, unsent: Int, window: Int, streamsOpen: Int) -> Bool {
         body == 0 || unsent + body <= window || streamsOpen == 0 || body > defaultWindow
     }
+
+    /// Bodies of streams opened beyond the connection's window: one window's worth.
+    static let windowLookahead = defaultWindow
 
     /// HTTP/2's initial flow-control window (RFC 9113 §6.9.2), which the
     /// connection's stays at until the server widens it.

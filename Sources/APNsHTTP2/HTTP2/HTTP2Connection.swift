@@ -93,6 +93,14 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// TLS must read before it can write on: the socket is not full, so
     /// polling for writability would only spin; the write waits for input.
     var writeNeedsReadable = false
+    /// Streams whose bodies wait for the connection's flow-control window
+    /// to take each whole (`PendingStream.waitsForWindow`), in the order
+    /// nghttp2 asked for them, and the window they last waited at.
+    var deferredBodies: [Int32] = []
+    var deferredAtWindow = 0
+    /// The server widened the connection's window during the read now in
+    /// progress: the bodies waiting for it are written before anything else.
+    var connectionWindowOpened = false
     /// Records read ahead with the end of the handshake are inside OpenSSL,
     /// out of `poll`'s sight: the first turn reads before any poll.
     var needsFirstRead = true

@@ -108,6 +108,19 @@ final class PendingStream: @unchecked Sendable {
     /// connection's flow-control window.
     var unsentBodyCount: Int { bodyCount - bodyBytesSent }
 
+    /// Whether the body, none of it sent yet, waits for the connection's
+    /// flow-control window to take it whole: it fits one DATA frame, and
+    /// the window (`connectionWindow`) is what keeps nghttp2's `capacity`
+    /// below it. Cut at the window's edge, the stream would be put behind
+    /// every other (see `HTTP2Connection.bodyFitsWindow`).
+    func waitsForWindow(capacity: Int, connectionWindow: Int) -> Bool {
+        bodyOffset == 0 && capacity < bodyCount && connectionWindow < bodyCount && bodyCount <= Self.wholeFrameBody
+    }
+
+    /// The largest DATA frame payload every HTTP/2 peer takes (the least
+    /// SETTINGS_MAX_FRAME_SIZE, RFC 9113 §6.5.2).
+    static let wholeFrameBody = 16_384
+
     /// Copies the next part of the body, up to `capacity` bytes, into
     /// `buffer`; returns the count and whether the body is now all sent.
     func nextBodyChunk(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, done: Bool) {
