@@ -28,6 +28,9 @@ final class HeaderBlockPrototype {
     let headerCount: Int
     /// An `authorization` entry follows `:path`.
     let hasAuthorization: Bool
+    /// The entries of the request's headers sent never indexed, each with
+    /// its name's place in the connection's `unindexed` list.
+    let unindexedEntries: [(entry: Int, name: Int)]
     /// What the entries were copied from, by identity (`StringIdentity`):
     /// the method, the authorization (or its absence), then each header's
     /// name and value. In the same allocation as the rest: read for every
@@ -62,10 +65,14 @@ final class HeaderBlockPrototype {
         for header in fixed { texts.append((header.name, header.value, false)) }
         texts.append((Array(":path".utf8), [], true))
         if let authorization = request.authorization { texts.append((Array("authorization".utf8), Array(authorization.utf8), true)) }
+        var unindexedEntries: [(entry: Int, name: Int)] = []
         for header in request.headers {
             let name = Array(header.name.utf8)
-            texts.append((name, Array(header.value.utf8), unindexed.contains(name)))
+            let place = unindexed.firstIndex(of: name)
+            if let place { unindexedEntries.append((texts.count, place)) }
+            texts.append((name, Array(header.value.utf8), place != nil))
         }
+        self.unindexedEntries = unindexedEntries
         // One allocation: identities, entries, scratch entries, then the bytes.
         let identityCount = 2 + 2 * headerCount
         let identitiesBytes = identityCount * MemoryLayout<StringIdentity>.stride

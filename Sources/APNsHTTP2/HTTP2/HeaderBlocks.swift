@@ -28,6 +28,14 @@ struct HeaderBlocks {
     /// Value positions of `prototype` (as `mismatchedValues` numbers them)
     /// that a later request repeated.
     private var repeated: UInt64 = 0
+    /// The `unindexed` names (bit i: name i) not yet sent on this
+    /// connection. Each goes with incremental indexing the first time, so
+    /// that the name enters both HPACK tables, and never indexed after,
+    /// its name then a reference into the table: PROTOCOLS.md A1's rule for
+    /// `apns-id`, `apns-expiration` and `apns-collapse-id`. Every request
+    /// after the first carries those names as a byte or two each instead
+    /// of their Huffman-coded text.
+    private var namesNotYetIndexed: UInt64
 
     static let usesBeforeReplacing = 8
 
@@ -41,6 +49,7 @@ struct HeaderBlocks {
     init(fixed: [(name: [UInt8], value: [UInt8])], unindexed: [[UInt8]]) {
         self.fixed = fixed
         self.unindexed = unindexed
+        namesNotYetIndexed = unindexed.isEmpty ? 0 : UInt64.max >> (64 - min(64, unindexed.count))
     }
 
     /// Calls `body` with `stream`'s header block: valid during the call for
@@ -53,6 +62,7 @@ struct HeaderBlocks {
                 stream.headerPrototype = prototype
                 let entries = prototype.scratch
                 entries.baseAddress!.update(from: prototype.entries.baseAddress!, count: entries.count)
+                if namesNotYetIndexed != 0 { indexNamesTheFirstTime(entries, prototype) }
                 // The stream's own bytes: `:path`, then each value that differs,
                 // each string read once (a read costs a retain and a release):
                 // its bytes go into the arena as its length is learned, the
@@ -101,6 +111,15 @@ struct HeaderBlocks {
                 }
                 return body(UnsafeBufferPointer(entries))
             }
+        }
+    }
+
+    /// Sends each name of `namesNotYetIndexed` that this block has with
+    /// incremental indexing (this once) and takes it off the list.
+    private mutating func indexNamesTheFirstTime(_ entries: UnsafeMutableBufferPointer<nghttp2_nv>, _ prototype: HeaderBlockPrototype) {
+        for (entry, name) in prototype.unindexedEntries where name < 64 && namesNotYetIndexed & (1 << UInt64(name)) != 0 {
+            entries[entry].flags = HeaderBlockPrototype.noCopy
+            namesNotYetIndexed &= ~(1 << UInt64(name))
         }
     }
 
