@@ -58,8 +58,11 @@ measured() {  # server-pid command...
     local server="$1" before after TIMEFORMAT='%U %S'
     shift
     before="$(awk '{ print $14 + $15 }' "/proc/$server/stat")"
-    { time "$@" > "$work/out" 2>/dev/null; } 2> "$work/time"
+    local status=0
+    { time "$@" > "$work/out" 2> "$work/err" || status=$?; } 2> "$work/time"
     after="$(awk '{ print $14 + $15 }' "/proc/$server/stat")"
+    # A client that fails says why here (its rate then reads 0).
+    if (( status != 0 )); then echo "$(basename "$1") exited with status $status: $(tail -c 600 "$work/err")" >&2; fi
     echo "$(awk '{ print $1 + $2 }' "$work/time") $((after - before))"
 }
 # "RATE CLIENT_US SERVER_US": sends per second, and the client's and the

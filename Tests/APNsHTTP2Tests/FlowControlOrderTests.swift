@@ -38,15 +38,18 @@ final class FlowControlOrderTests: XCTestCase {
                       "a body beyond a whole default window goes in pieces anyway")
     }
 
-    /// Bodies waiting for the window when their requests time out (a server
-    /// that reads but never answers) end once each, in a timeout; the
-    /// connection then carries requests as before.
+    /// Requests beyond the window to a server that reads but never answers
+    /// end once each, in a timeout; the connection then carries requests as
+    /// before.
     func testRequestsBeyondTheWindowToASilentServerEachEndOnceInATimeout() async throws {
         let testbed = try APNsTestbed()
-        testbed.simulator.setFaults(APNsSimulatorFaults(silent: true))
         let client = try testbed.client(connections: 1, requestTimeout: .milliseconds(400))
         defer { client.shutdown() }
         let requests = try testbed.requests(count: 400, text: String(repeating: "flow control ", count: 40))
+        // One answer first: until then the server takes one stream at a time (PROTOCOLS.md A6).
+        let warm = await client.send(Array(requests[..<1]))
+        guard case .success(.accepted) = warm[0] else { return XCTFail("warm-up: \(warm)") }
+        testbed.simulator.setFaults(APNsSimulatorFaults(silent: true))
         let outcomes = await client.send(requests)
         XCTAssertEqual(outcomes.count, requests.count)
         let kinds = outcomes.compactMap { outcome -> TransportError.Kind? in
@@ -55,10 +58,32 @@ final class FlowControlOrderTests: XCTestCase {
         }
         XCTAssertEqual(kinds.count, requests.count, "nothing is accepted by a silent server")
         XCTAssertEqual(Set(kinds), [.timeout])
+        XCTAssertGreaterThan(testbed.simulator.statistics.unansweredStreams, 100, "many streams were open at once")
 
         testbed.simulator.setFaults(APNsSimulatorFaults())
         let later = await client.send(Array(requests[..<50]))
         let accepted = later.filter { if case .success(.accepted) = $0 { return true } else { return false } }
         XCTAssertEqual(accepted.count, 50, "the connection goes on: \(later.prefix(3))")
+    }
+
+    /// A server may widen the connection's window only once all of it is
+    /// used (RFC 9113 leaves when to the receiver): bodies held back until
+    /// the window has room for them whole would wait for ever. They go cut
+    /// at the window's edge after a while, and every request is answered.
+    func testAServerThatWidensTheWindowOnlyWhenItIsUsedUpAnswersEveryRequest() async throws {
+        let testbed = try APNsTestbed()
+        testbed.simulator.setFaults(APNsSimulatorFaults(widensWindowOnlyWhenUsedUp: true))
+        let client = try testbed.client(connections: 1, requestTimeout: .seconds(5))
+        defer { client.shutdown() }
+        let requests = try testbed.requests(count: 300, text: String(repeating: "flow control ", count: 40))
+        let outcomes = await client.send(requests)
+        let failures = outcomes.compactMap { outcome -> String? in
+            if case let .failure(error) = outcome { return "\(error.kind)" }
+            return nil
+        }
+        XCTAssertEqual(failures.count, 0, "\(failures.count) of \(requests.count) failed: \(Set(failures))")
+        let later = await client.send(Array(requests[..<20]))
+        let accepted = later.filter { if case .success(.accepted) = $0 { return true } else { return false } }
+        XCTAssertEqual(accepted.count, 20, "the connection goes on")
     }
 }

@@ -18,11 +18,14 @@ final class HeaderBlocksTests: XCTestCase {
         }
     }
 
-    private let unindexedNames = ["apns-id", "apns-expiration", "apns-collapse-id"]
+    /// Never indexed: `:path`, `authorization`, and these.
+    private let unindexedNames = ["x-secret"]
+    /// Indexed the first time on a connection, never indexed after (APNs's rule).
+    private let indexedOnceNames = ["apns-id", "apns-expiration", "apns-collapse-id"]
 
     private func makeBlocks() -> HeaderBlocks {
         HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array("example.com:8443".utf8))],
-                     unindexed: unindexedNames.map { Array($0.utf8) })
+                     unindexed: unindexedNames.map { Array($0.utf8) }, indexedOnce: indexedOnceNames.map { Array($0.utf8) })
     }
 
     /// What the block must say: the fixed pseudo headers, then the request's
@@ -36,7 +39,10 @@ final class HeaderBlocksTests: XCTestCase {
         var fields = [field(":method", request.method, false), field(":scheme", "https", false), field(":authority", "example.com:8443", false),
                       field(":path", request.path, true)]
         if let token = request.authorization { fields.append(field("authorization", token, true)) }
-        for header in request.headers { fields.append(field(header.name, header.value, !first && unindexedNames.contains(header.name))) }
+        for header in request.headers {
+            let neverIndexed = unindexedNames.contains(header.name) || (!first && indexedOnceNames.contains(header.name))
+            fields.append(field(header.name, header.value, neverIndexed))
+        }
         return fields
     }
 
@@ -79,7 +85,7 @@ final class HeaderBlocksTests: XCTestCase {
             HTTP2Request(path: "/3/device/\(String(repeating: "ab", count: 32))", authorization: "bearer eyJhbGciOiJFUzI1NiJ9.e30.c2ln",
                          headers: headers),
             HTTP2Request(path: "/3/device/x", headers: headers),
-            HTTP2Request(method: "PUT", path: "/", authorization: "", headers: []),
+            HTTP2Request(method: "PUT", path: "/", authorization: "", headers: [HTTPHeader("x-secret", "s3cr3t")]),
             // Non-ASCII text and canonically equivalent spellings keep their own bytes.
             HTTP2Request(path: "/caf\u{E9}", headers: [HTTPHeader("apns-topic", "com.example.\u{212A}"),
                                                        HTTPHeader("x-e", "cafe\u{301}"), HTTPHeader("apns-id", "")]),
@@ -173,5 +179,17 @@ final class HeaderBlocksTests: XCTestCase {
             XCTAssertEqual(read(entries), expected(after))
             XCTAssertEqual(read(firstEntries), expected(before, first: true))
         }
+    }
+
+    /// A block nghttp2 did not take leaves its first-time names for the next.
+    func testNamesOfABlockNotSentAreIndexedByTheNextBlock() {
+        var blocks = makeBlocks()
+        let (refused, refusedEntries) = submit(notification(0), &blocks)
+        withExtendedLifetime(refused) { XCTAssertEqual(read(refusedEntries), expected(notification(0), first: true)) }
+        blocks.lastBlockNotSent()
+        let (stream, entries) = submit(notification(1), &blocks)
+        withExtendedLifetime(stream) { XCTAssertEqual(read(entries), expected(notification(1), first: true)) }
+        let (later, laterEntries) = submit(notification(2), &blocks)
+        withExtendedLifetime(later) { XCTAssertEqual(read(laterEntries), expected(notification(2))) }
     }
 }

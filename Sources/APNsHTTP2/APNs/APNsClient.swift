@@ -34,7 +34,7 @@ public final class APNsClient: Sendable {
         if options.keptResponseHeaders == nil { options.keptResponseHeaders = ["apns-id", "retry-after"] }
         // PROTOCOLS.md (HPACK): values that change per request are literals
         // kept out of APNs's small dynamic table.
-        options.unindexedRequestHeaders += ["apns-id", "apns-expiration", "apns-collapse-id"]
+        options.requestHeadersIndexedOnce += ["apns-id", "apns-expiration", "apns-collapse-id"]
         options.retiresConnection = Self.asksForANewConnection
         pool = try HTTP2ConnectionPool(host: self.origin.host, port: self.origin.port, tls: tls,
                                        connections: connections, options: options, backoff: backoff, loops: loops)

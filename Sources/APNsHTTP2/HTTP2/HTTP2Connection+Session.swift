@@ -149,15 +149,18 @@ extension HTTP2Connection {
     fileprivate func bodyDeferred(streamID: Int32, window: Int) {
         deferredBodies.append(streamID)
         deferredAtWindow = window
+        if deferredSince == nil { deferredSince = ContinuousClock.now }
     }
 
     /// Hands the waiting bodies back to nghttp2 in the order they waited,
     /// once the server has widened the window: before any stream opens or
     /// any frame is written, so that they keep their place ahead of later
-    /// requests. One that still does not fit waits again.
-    func resumeDeferredBodies() {
+    /// requests. One that still does not fit waits again. `force`: now,
+    /// whatever the window (they have waited too long).
+    func resumeDeferredBodies(force: Bool = false) {
         guard !deferredBodies.isEmpty, let session,
-              Int(nghttp2_session_get_remote_window_size(session)) > deferredAtWindow else { return }
+              force || Int(nghttp2_session_get_remote_window_size(session)) > deferredAtWindow else { return }
+        deferredSince = nil
         var waiting: [Int32] = []
         swap(&waiting, &deferredBodies)
         // A stream closed meanwhile (reset, timed out) is refused: nothing to resume.
@@ -229,7 +232,10 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
         }
         withConnection(userData) { $0.frameReceived(goaway: true, lastStreamID: goaway.last_stream_id, debug: debug, pingAck: false) }
     } else if type == UInt8(NGHTTP2_WINDOW_UPDATE.rawValue), frame.pointee.hd.stream_id == 0 {
-        withConnection(userData) { $0.connectionWindowOpened = true }
+        withConnection(userData) { connection in
+            connection.connectionWindowOpened = true
+            connection.cutsBodiesAtWindowEdge = false
+        }
     } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
         withConnection(userData) { $0.frameReceived(goaway: false, debug: nil, pingAck: true) }
     }
@@ -242,7 +248,8 @@ let readBodyCallback: nghttp2_data_source_read_callback = { session, streamID, b
     guard let session, let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
     let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr)
     let window = Int(nghttp2_session_get_remote_window_size(session))
-    if stream._withUnsafeGuaranteedRef({ $0.waitsForWindow(capacity: length, connectionWindow: window) }) {
+    if !withConnection(userData, { $0.cutsBodiesAtWindowEdge }),
+       stream._withUnsafeGuaranteedRef({ $0.waitsForWindow(capacity: length, connectionWindow: window) }) {
         withConnection(userData) { $0.bodyDeferred(streamID: streamID, window: window) }
         return Int(NGHTTP2_ERR_DEFERRED.rawValue)
     }

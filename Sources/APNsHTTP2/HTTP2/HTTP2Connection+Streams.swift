@@ -48,6 +48,7 @@ extension HTTP2Connection {
                     : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
             }
             if streamID < 0 {
+                blocks.lastBlockNotSent()
                 complete(stream, .failure(TransportError(.notSent, nghttp2Message("nghttp2_submit_request", streamID))))
                 continue
             }
@@ -149,6 +150,10 @@ extension HTTP2Connection {
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
         }
         expireWaiting(now: now, "no stream slot on \(host) within the timeout")
+        if let since = deferredSince, now - since >= Self.windowWaitLimit {
+            cutsBodiesAtWindowEdge = true
+            resumeDeferredBodies(force: true)
+        }
         if let pingSentAt {
             if now - pingSentAt > options.pingTimeout {
                 fatal = TransportError(.connectionLost, "PING to \(host) unanswered for \(options.pingTimeout)")

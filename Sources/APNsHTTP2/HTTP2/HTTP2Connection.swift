@@ -101,6 +101,16 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// The server widened the connection's window during the read now in
     /// progress: the bodies waiting for it are written before anything else.
     var connectionWindowOpened = false
+    /// When bodies began to wait with the window not grown since.
+    var deferredSince: ContinuousClock.Instant?
+    /// Bodies go cut at the window's edge, as nghttp2 would send them, until
+    /// the server next widens the window: it had not within
+    /// `windowWaitLimit`, and may be one that widens it only once all of it
+    /// is used (RFC 9113 leaves when to the receiver), which a body waiting
+    /// for room would never do.
+    var cutsBodiesAtWindowEdge = false
+    /// How long bodies wait whole for the window before they go cut.
+    static let windowWaitLimit: Duration = .milliseconds(100)
     /// Records read ahead with the end of the handshake are inside OpenSSL,
     /// out of `poll`'s sight: the first turn reads before any poll.
     var needsFirstRead = true
@@ -157,7 +167,7 @@ public final class HTTP2Connection: @unchecked Sendable {
         // `:scheme` and `:authority`, shared by every stream of the connection.
         let authority = port == 443 ? host : "\(host):\(port)"
         headerBlocks = HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array(authority.utf8))],
-                                    unindexed: options.unindexedHeaderBytes)
+                                    unindexed: options.unindexedHeaderBytes, indexedOnce: options.indexedOnceHeaderBytes)
         tls = context
         self.onClose = onClose
         connectDeadline = ContinuousClock.now + options.connectTimeout

@@ -31,6 +31,17 @@ public struct HTTP2ConnectionOptions: Sendable {
     }
     /// `unindexedRequestHeaders` as bytes, compared without allocating.
     private(set) var unindexedHeaderBytes: [[UInt8]] = []
+    /// Request headers sent with incremental indexing the first time on a
+    /// connection, so that the name enters both sides' HPACK tables, and
+    /// never indexed after, the name then a reference into the table (a
+    /// byte or two instead of its text). APNs asks so for `apns-id`,
+    /// `apns-expiration` and `apns-collapse-id` (PROTOCOLS.md A1). Not for a
+    /// secret: its first value would be kept in the server's table.
+    public var requestHeadersIndexedOnce: [String] = [] {
+        didSet { indexedOnceHeaderBytes = requestHeadersIndexedOnce.map { Array($0.utf8) } }
+    }
+    /// `requestHeadersIndexedOnce` as bytes.
+    private(set) var indexedOnceHeaderBytes: [[UInt8]] = []
 
     /// Asked about every response whose status is not 200: true ends the
     /// connection that carried it gracefully (no new streams; the open ones

@@ -28,9 +28,9 @@ final class HeaderBlockPrototype {
     let headerCount: Int
     /// An `authorization` entry follows `:path`.
     let hasAuthorization: Bool
-    /// The entries of the request's headers sent never indexed, each with
-    /// its name's place in the connection's `unindexed` list.
-    let unindexedEntries: [(entry: Int, name: Int)]
+    /// The entries of the request's headers named in the connection's
+    /// `indexedOnce` list, each with its name's place in it.
+    let indexedOnceEntries: [(entry: Int, name: Int)]
     /// What the entries were copied from, by identity (`StringIdentity`):
     /// the method, the authorization (or its absence), then each header's
     /// name and value. In the same allocation as the rest: read for every
@@ -51,9 +51,12 @@ final class HeaderBlockPrototype {
     static let maximumHeaders = 62
 
     /// Copies `request`'s block. `fixed` are the connection's own pseudo
-    /// headers (`:scheme`, `:authority`); headers named in `unindexed` are
-    /// sent never indexed, like `:path` and `authorization` (APNs asks so).
-    init(request: UnsafePointer<HTTP2Request>, fixed: [(name: [UInt8], value: [UInt8])], unindexed: [[UInt8]]) {
+    /// headers (`:scheme`, `:authority`); headers named in `unindexed` or
+    /// `indexedOnce` are sent never indexed, like `:path` and
+    /// `authorization` (APNs asks so; `HeaderBlocks` indexes each
+    /// `indexedOnce` name the first time on its connection).
+    init(request: UnsafePointer<HTTP2Request>, fixed: [(name: [UInt8], value: [UInt8])], unindexed: [[UInt8]],
+         indexedOnce: [[UInt8]] = []) {
         let request = request.pointee
         kept = (request.method, request.authorization, request.headers)
         headerCount = request.headers.count
@@ -65,14 +68,14 @@ final class HeaderBlockPrototype {
         for header in fixed { texts.append((header.name, header.value, false)) }
         texts.append((Array(":path".utf8), [], true))
         if let authorization = request.authorization { texts.append((Array("authorization".utf8), Array(authorization.utf8), true)) }
-        var unindexedEntries: [(entry: Int, name: Int)] = []
+        var indexedOnceEntries: [(entry: Int, name: Int)] = []
         for header in request.headers {
             let name = Array(header.name.utf8)
-            let place = unindexed.firstIndex(of: name)
-            if let place { unindexedEntries.append((texts.count, place)) }
-            texts.append((name, Array(header.value.utf8), place != nil))
+            let place = indexedOnce.firstIndex(of: name)
+            if let place { indexedOnceEntries.append((texts.count, place)) }
+            texts.append((name, Array(header.value.utf8), place != nil || unindexed.contains(name)))
         }
-        self.unindexedEntries = unindexedEntries
+        self.indexedOnceEntries = indexedOnceEntries
         // One allocation: identities, entries, scratch entries, then the bytes.
         let identityCount = 2 + 2 * headerCount
         let identitiesBytes = identityCount * MemoryLayout<StringIdentity>.stride

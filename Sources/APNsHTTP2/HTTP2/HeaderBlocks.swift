@@ -21,6 +21,7 @@ internal import CNGHTTP2
 struct HeaderBlocks {
     private let fixed: [(name: [UInt8], value: [UInt8])]
     private let unindexed: [[UInt8]]
+    private let indexedOnce: [[UInt8]]
     private var prototype: HeaderBlockPrototype?
     /// Streams whose blocks were made since `prototype` was (by it or, for
     /// requests of another form, by a prototype of their own).
@@ -28,7 +29,7 @@ struct HeaderBlocks {
     /// Value positions of `prototype` (as `mismatchedValues` numbers them)
     /// that a later request repeated.
     private var repeated: UInt64 = 0
-    /// The `unindexed` names (bit i: name i) not yet sent on this
+    /// The `indexedOnce` names (bit i: name i) not yet sent on this
     /// connection. Each goes with incremental indexing the first time, so
     /// that the name enters both HPACK tables, and never indexed after,
     /// its name then a reference into the table: PROTOCOLS.md A1's rule for
@@ -36,20 +37,25 @@ struct HeaderBlocks {
     /// after the first carries those names as a byte or two each instead
     /// of their Huffman-coded text.
     private var namesNotYetIndexed: UInt64
+    /// The names the last block made took off `namesNotYetIndexed`.
+    private var namesIndexedByLastBlock: UInt64 = 0
 
     static let usesBeforeReplacing = 8
 
     /// No fixed headers, no prototype: what a connection's `headerBlocks`
     /// holds while they are taken out (`submitWaiting`). Allocates nothing.
-    static var none: HeaderBlocks { HeaderBlocks(fixed: [], unindexed: []) }
+    static var none: HeaderBlocks { HeaderBlocks(fixed: [], unindexed: [], indexedOnce: []) }
 
     /// - Parameters:
     ///   - fixed: the connection's own pseudo headers (`:scheme`, `:authority`).
     ///   - unindexed: header names (lowercase bytes) to send never indexed.
-    init(fixed: [(name: [UInt8], value: [UInt8])], unindexed: [[UInt8]]) {
+    ///   - indexedOnce: header names to send with incremental indexing the
+    ///     first time on the connection, never indexed after.
+    init(fixed: [(name: [UInt8], value: [UInt8])], unindexed: [[UInt8]], indexedOnce: [[UInt8]] = []) {
         self.fixed = fixed
         self.unindexed = unindexed
-        namesNotYetIndexed = unindexed.isEmpty ? 0 : UInt64.max >> (64 - min(64, unindexed.count))
+        self.indexedOnce = indexedOnce
+        namesNotYetIndexed = indexedOnce.isEmpty ? 0 : UInt64.max >> (64 - min(64, indexedOnce.count))
     }
 
     /// Calls `body` with `stream`'s header block: valid during the call for
@@ -62,6 +68,7 @@ struct HeaderBlocks {
                 stream.headerPrototype = prototype
                 let entries = prototype.scratch
                 entries.baseAddress!.update(from: prototype.entries.baseAddress!, count: entries.count)
+                namesIndexedByLastBlock = 0
                 if namesNotYetIndexed != 0 { indexNamesTheFirstTime(entries, prototype) }
                 // The stream's own bytes: `:path`, then each value that differs,
                 // each string read once (a read costs a retain and a release):
@@ -117,10 +124,18 @@ struct HeaderBlocks {
     /// Sends each name of `namesNotYetIndexed` that this block has with
     /// incremental indexing (this once) and takes it off the list.
     private mutating func indexNamesTheFirstTime(_ entries: UnsafeMutableBufferPointer<nghttp2_nv>, _ prototype: HeaderBlockPrototype) {
-        for (entry, name) in prototype.unindexedEntries where name < 64 && namesNotYetIndexed & (1 << UInt64(name)) != 0 {
+        for (entry, name) in prototype.indexedOnceEntries where name < 64 && namesNotYetIndexed & (1 << UInt64(name)) != 0 {
             entries[entry].flags = HeaderBlockPrototype.noCopy
             namesNotYetIndexed &= ~(1 << UInt64(name))
+            namesIndexedByLastBlock |= 1 << UInt64(name)
         }
+    }
+
+    /// The last block made was not sent (nghttp2 refused the request): the
+    /// names it was to index wait for the next block that has them.
+    mutating func lastBlockNotSent() {
+        namesNotYetIndexed |= namesIndexedByLastBlock
+        namesIndexedByLastBlock = 0
     }
 
     /// The prototype for `request`, and the values (as `mismatchedValues`
@@ -129,7 +144,7 @@ struct HeaderBlocks {
         -> (HeaderBlockPrototype, UInt64) {
         guard headers.count <= HeaderBlockPrototype.maximumHeaders else {
             // Too many values to follow: a block of its own.
-            return (HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed), 0)
+            return (HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed, indexedOnce: indexedOnce), 0)
         }
         if let prototype, let mismatched = prototype.mismatchedValues(request, headers: headers) {
             if mismatched & repeated == 0 || uses < Self.usesBeforeReplacing {
@@ -141,9 +156,9 @@ struct HeaderBlocks {
             // Counted too: requests of one other form replace the prototype
             // after as many as any others would.
             uses += 1
-            return (HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed), 0)
+            return (HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed, indexedOnce: indexedOnce), 0)
         }
-        let made = HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed)
+        let made = HeaderBlockPrototype(request: request, fixed: fixed, unindexed: unindexed, indexedOnce: indexedOnce)
         prototype = made
         uses = 1
         repeated = 0

@@ -31,6 +31,13 @@ public struct APNsSimulatorFaults: Sendable, Equatable {
     /// open until the client closes it, as a broken server would. Read when
     /// a connection is accepted.
     public var malformedFrameAfter: Duration?
+    /// Widen the connection's flow-control window (WINDOW_UPDATE) only once
+    /// the client has used all of it, not when half is used as nghttp2 (and,
+    /// by what clients logged, APNs) does: a legal policy, RFC 9113 leaves
+    /// when to the receiver. A client that holds a body back until the
+    /// window has room for it whole waits for ever. Read when a connection
+    /// is accepted.
+    public var widensWindowOnlyWhenUsedUp: Bool
 
     /// No faults unless given.
     public init(
@@ -38,13 +45,15 @@ public struct APNsSimulatorFaults: Sendable, Equatable {
         dropConnectionAfterStreams: Int? = nil,
         responseDelay: Duration = .zero,
         silent: Bool = false,
-        malformedFrameAfter: Duration? = nil
+        malformedFrameAfter: Duration? = nil,
+        widensWindowOnlyWhenUsedUp: Bool = false
     ) {
         self.goAwayAfterStreams = goAwayAfterStreams
         self.dropConnectionAfterStreams = dropConnectionAfterStreams
         self.responseDelay = responseDelay
         self.silent = silent
         self.malformedFrameAfter = malformedFrameAfter
+        self.widensWindowOnlyWhenUsedUp = widensWindowOnlyWhenUsedUp
     }
 
     /// No faults at all.

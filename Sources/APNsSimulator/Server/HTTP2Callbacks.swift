@@ -45,13 +45,15 @@ let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, l
 }
 
 /// A whole frame arrived: a request's HEADERS ends its header block;
-/// END_STREAM on HEADERS or DATA completes a request.
+/// END_STREAM on HEADERS or DATA completes a request; DATA counts against
+/// the window where it is widened by hand.
 let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame else { return 0 }
     if isRequestHeaders(frame) {
         connection(userData).endHeaders(streamID: frame.pointee.hd.stream_id)
     }
     let type = frame.pointee.hd.type
+    if type == UInt8(NGHTTP2_DATA.rawValue) { connection(userData).dataReceived(length: frame.pointee.hd.length) }
     let endsStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     if endsStream, type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) {
         connection(userData).completeRequest(streamID: frame.pointee.hd.stream_id)

@@ -8,7 +8,9 @@ import CNGHTTP2
 final class HTTP2ServerSession {
     let pointer: OpaquePointer
 
-    init(userData: UnsafeMutableRawPointer) throws(APNsSimulatorError) {
+    /// - Parameter windowByHand: the connection's window is widened only
+    ///   by `consume(connectionBytes:)` (nghttp2's automatic WINDOW_UPDATE off).
+    init(userData: UnsafeMutableRawPointer, windowByHand: Bool = false) throws(APNsSimulatorError) {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
             throw APNsSimulatorError(operation: "nghttp2_session_callbacks_new", detail: "out of memory")
@@ -21,12 +23,26 @@ final class HTTP2ServerSession {
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
         nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, onInvalidFrame)
         var session: OpaquePointer?
-        let result = nghttp2_session_server_new(&session, callbacks, userData)
+        var option: OpaquePointer?
+        if windowByHand {
+            guard nghttp2_option_new(&option) == 0, let option else {
+                throw APNsSimulatorError(operation: "nghttp2_option_new", detail: "out of memory")
+            }
+            nghttp2_option_set_no_auto_window_update(option, 1)
+        }
+        defer { nghttp2_option_del(option) }
+        let result = nghttp2_session_server_new2(&session, callbacks, userData, option)
         guard result == 0, let session else { throw NGHTTP2Failure.error("nghttp2_session_server_new", result) }
         pointer = session
     }
 
     deinit { nghttp2_session_del(pointer) }
+
+    /// Counts `byteCount` bytes of the connection's DATA as read: nghttp2
+    /// then widens the window by all that was counted (with `windowByHand`).
+    func consume(connectionBytes byteCount: Int) {
+        _ = nghttp2_session_consume_connection(pointer, byteCount)
+    }
 
     /// Queues a SETTINGS frame carrying SETTINGS_MAX_CONCURRENT_STREAMS.
     func submitMaxConcurrentStreams(_ limit: Int) {

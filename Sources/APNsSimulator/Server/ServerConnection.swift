@@ -82,6 +82,9 @@ final class ServerConnection {
     var dropRequested = false
     /// When the `malformedFrameAfter` fault strikes, if it is set.
     var malformedFrameDue: ContinuousClock.Instant?
+    /// DATA bytes received since the window was last widened, under the
+    /// `widensWindowOnlyWhenUsedUp` fault (nil without it).
+    var windowUsed: Int?
     var peerClosed = false
     /// When the connection last received a byte (`idleTimeout` counts from it).
     var lastReceived = ContinuousClock.now
@@ -124,7 +127,9 @@ final class ServerConnection {
             return
         }
         do {
-            session = try HTTP2ServerSession(userData: Unmanaged.passUnretained(self).toOpaque())
+            let byHand = service.faults.widensWindowOnlyWhenUsedUp
+            session = try HTTP2ServerSession(userData: Unmanaged.passUnretained(self).toOpaque(), windowByHand: byHand)
+            if byHand { windowUsed = 0 }
         } catch {
             return
         }
@@ -135,6 +140,21 @@ final class ServerConnection {
         }
         serve()
     }
+
+    /// A DATA frame of `length` bytes arrived: under the
+    /// `widensWindowOnlyWhenUsedUp` fault the window is widened once the
+    /// client has used all of it (the initial 65,535 bytes), by that much.
+    func dataReceived(length: Int) {
+        guard let used = windowUsed, let session else { return }
+        windowUsed = used + length
+        if used + length >= Self.initialWindow {
+            session.consume(connectionBytes: used + length)
+            windowUsed = 0
+        }
+    }
+
+    /// HTTP/2's initial connection window (RFC 9113 §6.9.2), never changed here.
+    static let initialWindow = 65_535
 
     /// Sends GOAWAY with `lastStreamID` and counts it: streams above it are
     /// neither processed nor answered, and the connection closes once the
