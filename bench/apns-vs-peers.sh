@@ -10,10 +10,12 @@
 #
 # Usage: bench/apns-vs-peers.sh [SECONDS] [ROUNDS]   (default 5 s per figure, 3 rounds)
 # h2load and pushgw alternate, ROUNDS times each (this VM's speed drifts by
-# ±20% within minutes); the table gives each one's median, and each round's
-# own ratio is printed too, with the CPU per send of each client and of the
-# server it talks to (every thread, user and kernel), which drift far less
-# than the rates. aioapns, far slower, runs once.
+# ±20% within minutes); the table gives each one's median, then the median
+# of the rounds' own ratios (each round runs the two back to back, so it is
+# the figure the drift moves least). Each round's own ratio is printed too,
+# with the CPU per send of each client and of the server it talks to (every
+# thread, user and kernel), which drift far less than the rates. aioapns,
+# far slower, runs once.
 # Needs: nghttp2-server nghttp2-client (apt), python3-venv; installs aioapns in a
 # throwaway venv via bench/aioapns-setup.sh.
 set -euo pipefail
@@ -102,28 +104,32 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { prin
 for server in simulator nghttpd; do
     if [[ $server == simulator ]]; then origin="https://127.0.0.1:$simulator_port"; ca="$work/simulator-ca.pem"; server_pid=$simulator_pid
     else origin="https://127.0.0.1:$nghttpd_port"; ca="$work/server.crt"; server_pid=$nghttpd_pid; fi
-    h1s=""; h4s=""; p1s=""; p4s=""
+    h1s=""; h4s=""; p1s=""; p4s=""; r1s=""; r4s=""
     for round in $(seq "$rounds"); do
         read -r h1 h1c h1s_cpu < <(h2load_rate "$origin" "$ca" 1 "$server_pid")
         read -r p1 p1c p1s_cpu < <(pushgw_rate "$origin" "$ca" 1 "$server_pid")
         read -r h4 h4c h4s_cpu < <(h2load_rate "$origin" "$ca" 4 "$server_pid")
         read -r p4 p4c p4s_cpu < <(pushgw_rate "$origin" "$ca" 4 "$server_pid")
         h1s+=" $h1"; h4s+=" $h4"; p1s+=" $p1"; p4s+=" $p4"
+        # Each round's own ratio, in tenths of a percent (h2load and pushgw ran back to back).
+        r1s+=" $(( h1 > 0 ? 1000 * p1 / h1 : 0 ))"; r4s+=" $(( h4 > 0 ? 1000 * p4 / h4 : 0 ))"
         awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v s="$server" -v r="$round" 'BEGIN {
             printf "%-28s round %d: h2load %d / %d, pushgw %d / %d (%.0f%% / %.0f%%)\n", s, r, h1, h4, p1, p4, 100*p1/h1, 100*p4/h4 }'
         printf '%-28s          CPU us/send, 1 / 4 conn: client h2load %s / %s, pushgw %s / %s; server with h2load %s / %s, with pushgw %s / %s\n' \
             "" "$h1c" "$h4c" "$p1c" "$p4c" "$h1s_cpu" "$h4s_cpu" "$p1s_cpu" "$p4s_cpu"
     done
     a1="$(aioapns_rate "$origin" "$ca")"
-    results+="$server $(median <<<"$h1s") $(median <<<"$h4s") $(median <<<"$p1s") $(median <<<"$p4s") $a1"$'\n'
+    results+="$server $(median <<<"$h1s") $(median <<<"$h4s") $(median <<<"$p1s") $(median <<<"$p4s") $a1 $(median <<<"$r1s") $(median <<<"$r4s")"$'\n'
 done
 
 printf '\n%-28s %-10s %12s %12s   (medians of %s rounds)\n' server client "1 conn /s" "4 conn /s" "$rounds"
-while read -r server h1 h4 p1 p4 a1; do
+while read -r server h1 h4 p1 p4 a1 r1 r4; do
     [[ -n "$server" ]] || continue
     printf '%-28s %-10s %12s %12s\n' "$server" h2load "$h1" "$h4"
     printf '%-28s %-10s %12s %12s\n' "$server" pushgw "$p1" "$p4"
     printf '%-28s %-10s %12s %12s\n' "$server" aioapns "$a1" "-"
     awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v a1="$a1" -v s="$server" 'BEGIN {
         printf "%-28s pushgw/h2load: %.0f%% (1 conn), %.0f%% (4 conn); pushgw/aioapns: %.1fx (1 conn)\n", s, 100*p1/h1, 100*p4/h4, p1/a1 }'
+    awk -v r1="$r1" -v r4="$r4" -v s="$server" 'BEGIN {
+        printf "%-28s median of the rounds\047 own ratios: %.0f%% (1 conn), %.0f%% (4 conn)\n", s, r1 / 10, r4 / 10 }'
 done <<<"$results"
