@@ -112,9 +112,11 @@ for server in simulator nghttpd; do
         read -r p4 p4c p4s_cpu < <(pushgw_rate "$origin" "$ca" 4 "$server_pid")
         h1s+=" $h1"; h4s+=" $h4"; p1s+=" $p1"; p4s+=" $p4"
         # Each round's own ratio, in tenths of a percent (h2load and pushgw ran back to back).
-        r1s+=" $(( h1 > 0 ? 1000 * p1 / h1 : 0 ))"; r4s+=" $(( h4 > 0 ? 1000 * p4 / h4 : 0 ))"
+        # A round where h2load failed (rate 0) has no ratio.
+        if (( h1 > 0 )); then r1s+=" $(( 1000 * p1 / h1 ))"; fi
+        if (( h4 > 0 )); then r4s+=" $(( 1000 * p4 / h4 ))"; fi
         awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v s="$server" -v r="$round" 'BEGIN {
-            printf "%-28s round %d: h2load %d / %d, pushgw %d / %d (%.0f%% / %.0f%%)\n", s, r, h1, h4, p1, p4, 100*p1/h1, 100*p4/h4 }'
+            printf "%-28s round %d: h2load %d / %d, pushgw %d / %d (%.0f%% / %.0f%%)\n", s, r, h1, h4, p1, p4, h1 ? 100*p1/h1 : 0, h4 ? 100*p4/h4 : 0 }'
         printf '%-28s          CPU us/send, 1 / 4 conn: client h2load %s / %s, pushgw %s / %s; server with h2load %s / %s, with pushgw %s / %s\n' \
             "" "$h1c" "$h4c" "$p1c" "$p4c" "$h1s_cpu" "$h4s_cpu" "$p1s_cpu" "$p4s_cpu"
     done
@@ -129,7 +131,7 @@ while read -r server h1 h4 p1 p4 a1 r1 r4; do
     printf '%-28s %-10s %12s %12s\n' "$server" pushgw "$p1" "$p4"
     printf '%-28s %-10s %12s %12s\n' "$server" aioapns "$a1" "-"
     awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v a1="$a1" -v s="$server" 'BEGIN {
-        printf "%-28s pushgw/h2load: %.0f%% (1 conn), %.0f%% (4 conn); pushgw/aioapns: %.1fx (1 conn)\n", s, 100*p1/h1, 100*p4/h4, p1/a1 }'
+        printf "%-28s pushgw/h2load: %.0f%% (1 conn), %.0f%% (4 conn); pushgw/aioapns: %.1fx (1 conn)\n", s, h1 ? 100*p1/h1 : 0, h4 ? 100*p4/h4 : 0, a1 ? p1/a1 : 0 }'
     awk -v r1="$r1" -v r4="$r4" -v s="$server" 'BEGIN {
         printf "%-28s median of the rounds\047 own ratios: %.0f%% (1 conn), %.0f%% (4 conn)\n", s, r1 / 10, r4 / 10 }'
 done <<<"$results"

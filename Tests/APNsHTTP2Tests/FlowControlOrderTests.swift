@@ -82,6 +82,7 @@ final class FlowControlOrderTests: XCTestCase {
             return nil
         }
         XCTAssertEqual(failures.count, 0, "\(failures.count) of \(requests.count) failed: \(Set(failures))")
+        XCTAssertGreaterThan(testbed.simulator.statistics.windowsWidenedWhenUsedUp, 0, "the window was used up before it was widened")
         let later = await client.send(Array(requests[..<20]))
         let accepted = later.filter { if case .success(.accepted) = $0 { return true } else { return false } }
         XCTAssertEqual(accepted.count, 20, "the connection goes on")

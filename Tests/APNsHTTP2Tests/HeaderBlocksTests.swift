@@ -192,4 +192,17 @@ final class HeaderBlocksTests: XCTestCase {
         let (later, laterEntries) = submit(notification(2), &blocks)
         withExtendedLifetime(later) { XCTAssertEqual(read(laterEntries), expected(notification(2))) }
     }
+
+    /// A name listed both never indexed and indexed once is never indexed,
+    /// its first value included.
+    func testNeverIndexedWinsOverIndexedOnce() {
+        var blocks = HeaderBlocks(fixed: [], unindexed: [Array("apns-collapse-id".utf8)],
+                                  indexedOnce: indexedOnceNames.map { Array($0.utf8) })
+        let (stream, entries) = submit(notification(0), &blocks)
+        withExtendedLifetime(stream) {
+            let flags = Dictionary(read(entries).map { (String(decoding: $0.name, as: UTF8.self), $0.neverIndexed) }) { first, _ in first }
+            XCTAssertEqual(flags["apns-collapse-id"], true)
+            XCTAssertEqual(flags["apns-id"], false, "indexed the first time")
+        }
+    }
 }

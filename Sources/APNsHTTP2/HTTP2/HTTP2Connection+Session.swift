@@ -53,6 +53,9 @@ extension HTTP2Connection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        // Its round trip sets how long bodies wait for the window (`windowWaitLimit`).
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        pingSentAt = ContinuousClock.now
     }
 
     // MARK: nghttp2 callbacks (on the loop thread)
@@ -136,7 +139,10 @@ extension HTTP2Connection {
             }
             apply(action)
         }
-        if pingAck { pingSentAt = nil }
+        if pingAck {
+            if let sent = pingSentAt { roundTrip = ContinuousClock.now - sent }
+            pingSentAt = nil
+        }
     }
 
     /// A DATA frame of the stream's body was sent.
@@ -156,17 +162,21 @@ extension HTTP2Connection {
     /// once the server has widened the window: before any stream opens or
     /// any frame is written, so that they keep their place ahead of later
     /// requests. One that still does not fit waits again. `force`: now,
-    /// whatever the window (they have waited too long).
-    func resumeDeferredBodies(force: Bool = false) {
+    /// whatever the window (they have waited too long). Returns how many
+    /// streams were still open to take their bodies back.
+    @discardableResult
+    func resumeDeferredBodies(force: Bool = false) -> Int {
         guard !deferredBodies.isEmpty, let session,
-              force || Int(nghttp2_session_get_remote_window_size(session)) > deferredAtWindow else { return }
+              force || Int(nghttp2_session_get_remote_window_size(session)) > deferredAtWindow else { return 0 }
         deferredSince = nil
+        var resumed = 0
         var waiting: [Int32] = []
         swap(&waiting, &deferredBodies)
         // A stream closed meanwhile (reset, timed out) is refused: nothing to resume.
-        for streamID in waiting { _ = nghttp2_session_resume_data(session, streamID) }
+        for streamID in waiting where nghttp2_session_resume_data(session, streamID) == 0 { resumed += 1 }
         waiting.removeAll(keepingCapacity: true)
         if deferredBodies.isEmpty { swap(&waiting, &deferredBodies) }
+        return resumed
     }
 
     /// Carries out what the lifecycle decided.
@@ -234,7 +244,7 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
     } else if type == UInt8(NGHTTP2_WINDOW_UPDATE.rawValue), frame.pointee.hd.stream_id == 0 {
         withConnection(userData) { connection in
             connection.connectionWindowOpened = true
-            connection.cutsBodiesAtWindowEdge = false
+            connection.cutsBodiesAtWindowEdge = connection.forcedWindowCuts >= HTTP2Connection.forcedCutsBeforeGivingUp
         }
     } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
         withConnection(userData) { $0.frameReceived(goaway: false, debug: nil, pingAck: true) }

@@ -155,9 +155,10 @@ extension HTTP2Connection {
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
         }
         expireWaiting(now: now, "no stream slot on \(host) within the timeout")
-        if let since = deferredSince, now - since >= Self.windowWaitLimit {
+        if let since = deferredSince, now - since >= windowWaitLimit, resumeDeferredBodies(force: true) > 0 {
+            // Streams that closed meanwhile (timed out, refused) are not stuck.
             cutsBodiesAtWindowEdge = true
-            resumeDeferredBodies(force: true)
+            forcedWindowCuts += 1
         }
         if let pingSentAt {
             if now - pingSentAt > options.pingTimeout {

@@ -109,8 +109,17 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// is used (RFC 9113 leaves when to the receiver), which a body waiting
     /// for room would never do.
     var cutsBodiesAtWindowEdge = false
-    /// How long bodies wait whole for the window before they go cut.
-    static let windowWaitLimit: Duration = .milliseconds(100)
+    /// How long bodies wait whole for the window before they go cut: at
+    /// least 100 ms, and four round trips (a WINDOW_UPDATE comes a round
+    /// trip after the bytes that earned it).
+    var windowWaitLimit: Duration { max(.milliseconds(100), (roundTrip ?? .zero) * 4) }
+    /// Times bodies went cut after waiting; after `forcedCutsBeforeGivingUp`
+    /// the server is taken for one that widens its window only when it is
+    /// used up, and bodies go cut for the rest of the connection.
+    var forcedWindowCuts = 0
+    static let forcedCutsBeforeGivingUp = 2
+    /// The round trip of the connection's last PING (one is sent at the start).
+    var roundTrip: Duration?
     /// Records read ahead with the end of the handshake are inside OpenSSL,
     /// out of `poll`'s sight: the first turn reads before any poll.
     var needsFirstRead = true

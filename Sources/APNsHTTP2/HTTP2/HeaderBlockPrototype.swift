@@ -71,9 +71,11 @@ final class HeaderBlockPrototype {
         var indexedOnceEntries: [(entry: Int, name: Int)] = []
         for header in request.headers {
             let name = Array(header.name.utf8)
-            let place = indexedOnce.firstIndex(of: name)
+            let neverIndexed = unindexed.contains(name)
+            // Never indexed wins over indexed once: a value kept out of the tables stays out.
+            let place = neverIndexed ? nil : indexedOnce.firstIndex(of: name)
             if let place { indexedOnceEntries.append((texts.count, place)) }
-            texts.append((name, Array(header.value.utf8), place != nil || unindexed.contains(name)))
+            texts.append((name, Array(header.value.utf8), place != nil || neverIndexed))
         }
         self.indexedOnceEntries = indexedOnceEntries
         // One allocation: identities, entries, scratch entries, then the bytes.

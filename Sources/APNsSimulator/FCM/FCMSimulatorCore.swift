@@ -72,6 +72,7 @@ final class FCMSimulatorCore: HTTP2Service {
     func recordRefused() { control.withLock { $0.statistics.connectionsRefused += 1 } }
     func recordDropped() { control.withLock { $0.statistics.connectionsDropped += 1 } }
     func recordGoAway() { control.withLock { $0.statistics.goAwaysSent += 1 } }
+    func recordWindowWidenedWhenUsedUp() { control.withLock { $0.statistics.windowsWidenedWhenUsedUp += 1 } }
 
     func recordUnanswered(_ count: Int) {
         guard count > 0 else { return }

@@ -28,6 +28,9 @@ public struct FCMSimulatorStatistics: Sendable, Equatable {
     public var connectionsDropped = 0
     /// GOAWAY frames sent by the `goAwayAfterStreams` fault.
     public var goAwaysSent = 0
+    /// Connection windows widened by the `widensWindowOnlyWhenUsedUp`
+    /// fault: each time, the client had used all of the window.
+    public var windowsWidenedWhenUsedUp = 0
     /// Requests received but never answered (faults).
     public var unansweredStreams = 0
     /// Every accepted message (when `recordsMessages`).

@@ -36,7 +36,10 @@ public struct APNsSimulatorFaults: Sendable, Equatable {
     /// by what clients logged, APNs) does: a legal policy, RFC 9113 leaves
     /// when to the receiver. A client that holds a body back until the
     /// window has room for it whole waits for ever. Read when a connection
-    /// is accepted.
+    /// is accepted. Counts the DATA frames the simulator receives: not for
+    /// tests that also make nghttp2 drop DATA (streams reset for their
+    /// header size, beyond a GOAWAY, refused before SETTINGS), nor for
+    /// bodies over 64 KiB (stream windows are not widened under it).
     public var widensWindowOnlyWhenUsedUp: Bool
 
     /// No faults unless given.

@@ -20,6 +20,9 @@ public struct APNsSimulatorStatistics: Sendable, Equatable {
     /// Requests received but never answered: silent mode, a dropped
     /// connection, or streams above a GOAWAY's last-stream-id.
     public var unansweredStreams = 0
+    /// Connection windows widened by the `widensWindowOnlyWhenUsedUp`
+    /// fault: each time, the client had used all of the window.
+    public var windowsWidenedWhenUsedUp = 0
     /// The apns-id of every accepted notification, in answer order
     /// (when `recordsAcceptedIDs`).
     public var acceptedIDs: [String] = []

@@ -42,6 +42,9 @@ protocol HTTP2Service: Sendable {
     func recordGoAway()
     /// `count` requests were received and will never be answered.
     func recordUnanswered(_ count: Int)
+    /// The `widensWindowOnlyWhenUsedUp` fault widened a connection's window
+    /// the client had used up.
+    func recordWindowWidenedWhenUsedUp()
 
     /// A new handler for the requests of connection `number`, used by that
     /// connection's thread only.

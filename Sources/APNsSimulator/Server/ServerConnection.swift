@@ -150,6 +150,7 @@ final class ServerConnection {
         if used + length >= Self.initialWindow {
             session.consume(connectionBytes: used + length)
             windowUsed = 0
+            service.recordWindowWidenedWhenUsedUp()
         }
     }
 

@@ -174,6 +174,10 @@ final class SimulatorCore: HTTP2Service {
         control.withLock { $0.statistics.goAwaysSent += 1 }
     }
 
+    func recordWindowWidenedWhenUsedUp() {
+        control.withLock { $0.statistics.windowsWidenedWhenUsedUp += 1 }
+    }
+
     private static func countRejection(_ reason: String?, in statistics: inout APNsSimulatorStatistics) {
         statistics.rejectedTotal += 1
         statistics.rejectedPerReason[reason ?? "(none)", default: 0] += 1
