@@ -64,6 +64,7 @@ extension HTTP2Connection {
     /// would otherwise lose the streams it answered).
     func readInput(_ socket: TLSSocket, _ buffer: inout [UInt8]) throws(TransportError) {
         guard let session else { return }
+        needsFirstRead = false
         var writeFailure: TransportError?
         var refilled = 0
         readNeedsWritable = false
