@@ -16,6 +16,11 @@
 # with the CPU per send of each client and of the server it talks to (every
 # thread, user and kernel), which drift far less than the rates. aioapns,
 # far slower, runs once.
+# PIN=1 puts each server on CPU 0 and every client on CPU 1 (taskset), so
+# that a client's threads never take turns with the server's on one core:
+# the figures then compare what each client asks of the server and of its
+# own core. Unset (the default) both share the two cores as the scheduler
+# decides.
 # Needs: nghttp2-server nghttp2-client (apt), python3-venv; installs aioapns in a
 # throwaway venv via bench/aioapns-setup.sh.
 set -euo pipefail
@@ -47,6 +52,14 @@ start_nghttpd "$nghttpd_port"
 "$simulator" --port "$simulator_port" --team-id "$team_id" --key-id "$key_id" --public-key "$work/key.p8" \
     --topic "$topic" --ca-out "$work/simulator-ca.pem" --no-limit-streams-until-auth >/dev/null 2>&1 &
 simulator_pid=$!
+# With PIN=1: servers on CPU 0 (every thread, and the threads they start), clients on CPU 1.
+client_cpu=()
+if [[ -n "${PIN:-}" ]]; then
+    require_tools util-linux taskset
+    taskset -a -cp 0 "$nghttpd_pid" >/dev/null
+    taskset -a -cp 0 "$simulator_pid" >/dev/null
+    client_cpu=(taskset -c 1)
+fi
 pids+=("$simulator_pid")
 for _ in $(seq 50); do [[ -s "$work/simulator-ca.pem" ]] && break; sleep 0.1; done
 sleep 0.5
@@ -64,7 +77,7 @@ measured() {  # server-pid command...
     { time "$@" > "$work/out" 2> "$work/err" || status=$?; } 2> "$work/time"
     after="$(awk '{ print $14 + $15 }' "/proc/$server/stat")"
     # A client that fails says why here (its rate then reads 0).
-    if (( status != 0 )); then echo "$(basename "$1") exited with status $status: $(tail -c 600 "$work/err")" >&2; fi
+    if (( status != 0 )); then echo "${*:1:3} exited with status $status: $(tail -c 600 "$work/err")" >&2; fi
     echo "$(awk '{ print $1 + $2 }' "$work/time") $((after - before))"
 }
 # "RATE CLIENT_US SERVER_US": sends per second, and the client's and the
@@ -77,7 +90,7 @@ h2load_rate() {  # origin ca connections server-pid
     local count=$(( 30000 * seconds )) cpu
     # The devices pushgw-bench renders: 64 hex digits, the index at the end.
     for index in $(seq 0 499); do printf '%s/3/device/%064x\n' "$1" "$index"; done > "$work/uris.txt"
-    cpu="$(measured "$4" h2load -n "$count" -c "$3" -m 100 -t 1 -D "$seconds" -d "$work/payload.json" -i "$work/uris.txt" \
+    cpu="$(measured "$4" "${client_cpu[@]}" h2load -n "$count" -c "$3" -m 100 -t 1 -D "$seconds" -d "$work/payload.json" -i "$work/uris.txt" \
         -H "authorization: bearer $jwt" -H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-priority: 10" \
         -H "apns-expiration: 0" -H "apns-id: 6b2a4c8e-1f3d-4e5a-9b7c-0d1e2f3a4b5c" \
         -H "apns-collapse-id: 37791233165968:537")"
@@ -87,13 +100,13 @@ h2load_rate() {  # origin ca connections server-pid
 }
 pushgw_rate() {  # origin ca connections server-pid
     local cpu
-    cpu="$(measured "$4" "$bench" apns --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" \
+    cpu="$(measured "$4" "${client_cpu[@]}" "$bench" apns --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" \
         --team-id "$team_id" --topic "$topic" --connections "$3" --concurrency $(( 8 * $3 )) --batch 100 --seconds "$seconds")"
     # shellcheck disable=SC2086
     per_send "$(awk '{ print $2 }' "$work/out")" "$(sed -n 's/.*(\([0-9]*\) completed.*/\1/p' "$work/out")" $cpu
 }
 aioapns_rate() {  # origin ca
-    "$python" "$here/aioapns_send.py" --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" \
+    "${client_cpu[@]}" "$python" "$here/aioapns_send.py" --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" \
         --team-id "$team_id" --topic "$topic" --count 1000000 --concurrency 100 --connections 1 --seconds "$seconds" \
         --payload-file "$work/payload.json" \
         | awk '{ print $2 }'
