@@ -4,7 +4,9 @@
 # the client, user space): a figure that does not drift with the shared
 # box, unlike a rate. The server is Debian's nghttpd on 127.0.0.1 with a
 # throwaway certificate (not counted; it answers every POST with a 404
-# page). Headers, body, JWT and the 500 device paths are those of
+# page), or with --server simulator the in-repo APNs simulator (not
+# counted; it answers 200 with an apns-id, the path a gateway mostly
+# takes). Headers, body, JWT and the 500 device paths are those of
 # bench/apns-vs-peers.sh: `pushgw-bench apns --count N` (8 senders per
 # connection, batches of 100) against `h2load -n N -m 100`.
 #
@@ -14,7 +16,8 @@
 # request to retain/release, malloc/free and a few others, from the same
 # callgrind output (the `calls=` lines under each `cfn=`).
 #
-# Usage: bench/apns-instructions.sh [-n N] [--calls] [--only pushgw|h2load] [--keep DIR] [BINARY]
+# Usage: bench/apns-instructions.sh [-n N] [--calls] [--only pushgw|h2load] [--server nghttpd|simulator]
+#                                    [--keep DIR] [BINARY]
 #   --keep DIR: the callgrind outputs are moved there (for callgrind_annotate).
 #   BINARY: a pushgw-bench linked with --static-swift-stdlib (default: this
 #   tree's, built so first). Default N: 20000: about half a minute per
@@ -31,6 +34,7 @@ count=20000
 calls=0
 only=""
 keep=""
+server=nghttpd
 binary=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -38,13 +42,14 @@ while [[ $# -gt 0 ]]; do
         --calls) calls=1; shift ;;
         --only) only="$2"; shift 2 ;;
         --keep) keep="$2"; shift 2 ;;
-        -*) echo "usage: $0 [-n N] [--calls] [--only pushgw|h2load] [--keep DIR] [BINARY]" >&2; exit 2 ;;
+        --server) server="$2"; shift 2 ;;
+        -*) echo "usage: $0 [-n N] [--calls] [--only pushgw|h2load] [--server nghttpd|simulator] [--keep DIR] [BINARY]" >&2; exit 2 ;;
         *) binary="$1"; shift ;;
     esac
 done
 if ! [[ "$count" =~ ^[0-9]+$ && "$count" -ge 100 && "$count" -le 1000000 ]] || ! [[ "$only" =~ ^(|pushgw|h2load)$ ]] \
-    || [[ -n "$keep" && ! -d "$keep" ]]; then
-    echo "usage: $0 [-n N, 100..1000000] [--calls] [--only pushgw|h2load] [--keep DIR] [BINARY]" >&2
+    || ! [[ "$server" =~ ^(nghttpd|simulator)$ ]] || [[ -n "$keep" && ! -d "$keep" ]]; then
+    echo "usage: $0 [-n N, 100..1000000] [--calls] [--only pushgw|h2load] [--server nghttpd|simulator] [--keep DIR] [BINARY]" >&2
     exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -64,8 +69,21 @@ bench="$work/pushgw-bench"
 apns_throwaway_keys
 port="$(free_port)"
 origin="https://127.0.0.1:$port"
-start_nghttpd "$port"
-sleep 0.5
+if [[ $server == nghttpd ]]; then
+    start_nghttpd "$port"
+    ca="$work/server.crt"
+    sleep 0.5
+else
+    (cd "$root" && swift build -c release --product apns-simulator >&2)
+    ca="$work/simulator-ca.pem"
+    # As in apns-vs-peers.sh: no one-stream window before the first JWT
+    # (h2load opens its streams before it reads the server's SETTINGS).
+    "$root/.build/release/apns-simulator" --port "$port" --team-id "$team_id" --key-id "$key_id" \
+        --public-key "$work/key.p8" --topic "$topic" --ca-out "$ca" --no-limit-streams-until-auth >/dev/null 2>&1 &
+    pids+=("$!")
+    for _ in $(seq 50); do [[ -s "$ca" ]] && break; sleep 0.1; done
+    [[ -s "$ca" ]] || { echo "apns-simulator did not start" >&2; exit 1; }
+fi
 jwt="$("$bench" jwt --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id")"
 "$bench" payload > "$work/payload.json"
 for index in $(seq 0 499); do printf '%s/3/device/%064x\n' "$origin" "$index"; done > "$work/uris.txt"
@@ -75,7 +93,7 @@ profile() {  # client connections requests
     local out="$work/callgrind.$1.$2.$3"
     if [[ $1 == pushgw ]]; then
         timeout 1800 valgrind --tool=callgrind --callgrind-out-file="$out" "$bench" apns --origin "$origin" \
-            --ca-file "$work/server.crt" --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id" --topic "$topic" \
+            --ca-file "$ca" --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id" --topic "$topic" \
             --connections "$2" --concurrency $(( 8 * $2 )) --batch 100 --seconds 600 --count "$3" > "$out.log" 2>&1
         grep -q "^apns: .*($3 completed" "$out.log" || { echo "pushgw-bench did not complete $3 requests:" >&2; cat "$out.log" >&2; exit 1; }
     else
@@ -142,4 +160,4 @@ for client in pushgw h2load; do
         if [[ -n "$keep" ]]; then mv "$low" "$high" "$keep/"; else rm -f "$low" "$high"; fi
     done
 done
-printf '\n(N = %d; (count at 3N - count at N) / 2N)\n%s' "$count" "$results"
+printf '\n(server %s, N = %d; (count at 3N - count at N) / 2N)\n%s' "$server" "$count" "$results"

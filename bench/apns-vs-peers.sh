@@ -7,6 +7,13 @@
 # Concurrency: h2load keeps 100 streams open per connection (-m 100; more
 # does not make it faster); pushgw runs 8 senders per connection, each
 # sending batches of 100 (a busy gateway has many events in flight).
+# Threads: on 4 connections each client runs twice per round, with one
+# thread and with two (h2load -t 1 and -t 2; pushgw --loops 1 and its pool's
+# default, one event loop per two connections), and its faster run is its
+# figure for the round: which is faster depends on the server (two for the
+# simulator's thread per connection, one for single-threaded nghttpd, on a
+# box whose two cores the server shares), for both clients alike, and
+# the ceiling is h2load at its best. Every run's rate is printed.
 #
 # Usage: bench/apns-vs-peers.sh [SECONDS] [ROUNDS]   (default 5 s per figure, 3 rounds)
 # h2load and pushgw alternate, ROUNDS times each (this VM's speed drifts by
@@ -86,11 +93,11 @@ per_send() {  # rate sends client-seconds server-ticks
     awk -v rate="$1" -v n="$2" -v c="$3" -v t="$4" -v hz="$(getconf CLK_TCK)" \
         'BEGIN { printf "%d %.2f %.2f\n", rate, c * 1e6 / n, t * 1e6 / hz / n }'
 }
-h2load_rate() {  # origin ca connections server-pid
+h2load_rate() {  # origin ca connections server-pid threads
     local count=$(( 30000 * seconds )) cpu
     # The devices pushgw-bench renders: 64 hex digits, the index at the end.
     for index in $(seq 0 499); do printf '%s/3/device/%064x\n' "$1" "$index"; done > "$work/uris.txt"
-    cpu="$(measured "$4" "${client_cpu[@]}" h2load -n "$count" -c "$3" -m 100 -t 1 -D "$seconds" -d "$work/payload.json" -i "$work/uris.txt" \
+    cpu="$(measured "$4" "${client_cpu[@]}" h2load -n "$count" -c "$3" -m 100 -t "$5" -D "$seconds" -d "$work/payload.json" -i "$work/uris.txt" \
         -H "authorization: bearer $jwt" -H "apns-topic: $topic" -H "apns-push-type: alert" -H "apns-priority: 10" \
         -H "apns-expiration: 0" -H "apns-id: 6b2a4c8e-1f3d-4e5a-9b7c-0d1e2f3a4b5c" \
         -H "apns-collapse-id: 37791233165968:537")"
@@ -98,10 +105,11 @@ h2load_rate() {  # origin ca connections server-pid
     per_send "$(awk '/^finished in/ { gsub(",", "", $4); print int($4) }' "$work/out")" \
         "$(awk '/^requests:/ { print $6 }' "$work/out")" $cpu
 }
-pushgw_rate() {  # origin ca connections server-pid
+pushgw_rate() {  # origin ca connections server-pid loops (0: the pool's own, one per two connections)
     local cpu
     cpu="$(measured "$4" "${client_cpu[@]}" "$bench" apns --origin "$1" --ca-file "$2" --key-file "$work/key.p8" --key-id "$key_id" \
-        --team-id "$team_id" --topic "$topic" --connections "$3" --concurrency $(( 8 * $3 )) --batch 100 --seconds "$seconds")"
+        --team-id "$team_id" --topic "$topic" --connections "$3" --loops "$5" --concurrency $(( 8 * $3 )) --batch 100 \
+        --seconds "$seconds")"
     # shellcheck disable=SC2086
     per_send "$(awk '{ print $2 }' "$work/out")" "$(sed -n 's/.*(\([0-9]*\) completed.*/\1/p' "$work/out")" $cpu
 }
@@ -117,28 +125,36 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { prin
 for server in simulator nghttpd; do
     if [[ $server == simulator ]]; then origin="https://127.0.0.1:$simulator_port"; ca="$work/simulator-ca.pem"; server_pid=$simulator_pid
     else origin="https://127.0.0.1:$nghttpd_port"; ca="$work/server.crt"; server_pid=$nghttpd_pid; fi
-    h1s=""; h4s=""; p1s=""; p4s=""; r1s=""; r4s=""
+    h1s=""; h4s=""; p1s=""; p4s=""; r1s=""; r4s=""; h4t1s=""; h4t2s=""; p4t1s=""; p4t2s=""
     for round in $(seq "$rounds"); do
-        read -r h1 h1c h1s_cpu < <(h2load_rate "$origin" "$ca" 1 "$server_pid")
-        read -r p1 p1c p1s_cpu < <(pushgw_rate "$origin" "$ca" 1 "$server_pid")
-        read -r h4 h4c h4s_cpu < <(h2load_rate "$origin" "$ca" 4 "$server_pid")
-        read -r p4 p4c p4s_cpu < <(pushgw_rate "$origin" "$ca" 4 "$server_pid")
-        h1s+=" $h1"; h4s+=" $h4"; p1s+=" $p1"; p4s+=" $p4"
+        read -r h1 h1c h1s_cpu < <(h2load_rate "$origin" "$ca" 1 "$server_pid" 1)
+        read -r p1 p1c p1s_cpu < <(pushgw_rate "$origin" "$ca" 1 "$server_pid" 0)
+        # 4 connections: one thread, then two, for each client (see the top).
+        read -r h4t1 h4t1c h4t1s_cpu < <(h2load_rate "$origin" "$ca" 4 "$server_pid" 1)
+        read -r p4t1 p4t1c p4t1s_cpu < <(pushgw_rate "$origin" "$ca" 4 "$server_pid" 1)
+        read -r h4t2 h4t2c h4t2s_cpu < <(h2load_rate "$origin" "$ca" 4 "$server_pid" 2)
+        read -r p4t2 p4t2c p4t2s_cpu < <(pushgw_rate "$origin" "$ca" 4 "$server_pid" 0)
+        if (( h4t1 >= h4t2 )); then h4=$h4t1 h4c=$h4t1c h4s_cpu=$h4t1s_cpu; else h4=$h4t2 h4c=$h4t2c h4s_cpu=$h4t2s_cpu; fi
+        if (( p4t1 >= p4t2 )); then p4=$p4t1 p4c=$p4t1c p4s_cpu=$p4t1s_cpu; else p4=$p4t2 p4c=$p4t2c p4s_cpu=$p4t2s_cpu; fi
+        h1s+=" $h1"; h4s+=" $h4"; p1s+=" $p1"; p4s+=" $p4"; h4t1s+=" $h4t1"; h4t2s+=" $h4t2"; p4t1s+=" $p4t1"; p4t2s+=" $p4t2"
         # Each round's own ratio, in tenths of a percent (h2load and pushgw ran back to back).
         # A round where h2load failed (rate 0) has no ratio.
         if (( h1 > 0 )); then r1s+=" $(( 1000 * p1 / h1 ))"; fi
         if (( h4 > 0 )); then r4s+=" $(( 1000 * p4 / h4 ))"; fi
         awk -v p1="$p1" -v p4="$p4" -v h1="$h1" -v h4="$h4" -v s="$server" -v r="$round" 'BEGIN {
             printf "%-28s round %d: h2load %d / %d, pushgw %d / %d (%.0f%% / %.0f%%)\n", s, r, h1, h4, p1, p4, h1 ? 100*p1/h1 : 0, h4 ? 100*p4/h4 : 0 }'
+        printf '%-28s          4 conn, 1 / 2 threads: h2load %d / %d, pushgw %d / %d\n' "" "$h4t1" "$h4t2" "$p4t1" "$p4t2"
         printf '%-28s          CPU us/send, 1 / 4 conn: client h2load %s / %s, pushgw %s / %s; server with h2load %s / %s, with pushgw %s / %s\n' \
             "" "$h1c" "$h4c" "$p1c" "$p4c" "$h1s_cpu" "$h4s_cpu" "$p1s_cpu" "$p4s_cpu"
     done
     a1="$(aioapns_rate "$origin" "$ca")"
-    results+="$server $(median <<<"$h1s") $(median <<<"$h4s") $(median <<<"$p1s") $(median <<<"$p4s") $a1 $(median <<<"$r1s") $(median <<<"$r4s")"$'\n'
+    results+="$server $(median <<<"$h1s") $(median <<<"$h4s") $(median <<<"$p1s") $(median <<<"$p4s") $a1 $(median <<<"$r1s") $(median <<<"$r4s")"
+    results+=" $(median <<<"$h4t1s") $(median <<<"$h4t2s") $(median <<<"$p4t1s") $(median <<<"$p4t2s")"$'\n'
 done
 
-printf '\n%-28s %-10s %12s %12s   (medians of %s rounds)\n' server client "1 conn /s" "4 conn /s" "$rounds"
-while read -r server h1 h4 p1 p4 a1 r1 r4; do
+printf '\n%-28s %-10s %12s %12s   (medians of %s rounds; 4 conn: in each round the faster of 1 and 2 threads)\n' \
+    server client "1 conn /s" "4 conn /s" "$rounds"
+while read -r server h1 h4 p1 p4 a1 r1 r4 h4t1 h4t2 p4t1 p4t2; do
     [[ -n "$server" ]] || continue
     printf '%-28s %-10s %12s %12s\n' "$server" h2load "$h1" "$h4"
     printf '%-28s %-10s %12s %12s\n' "$server" pushgw "$p1" "$p4"
@@ -147,4 +163,5 @@ while read -r server h1 h4 p1 p4 a1 r1 r4; do
         printf "%-28s pushgw/h2load: %.0f%% (1 conn), %.0f%% (4 conn); pushgw/aioapns: %.1fx (1 conn)\n", s, h1 ? 100*p1/h1 : 0, h4 ? 100*p4/h4 : 0, a1 ? p1/a1 : 0 }'
     awk -v r1="$r1" -v r4="$r4" -v s="$server" 'BEGIN {
         printf "%-28s median of the rounds\047 own ratios: %.0f%% (1 conn), %.0f%% (4 conn)\n", s, r1 / 10, r4 / 10 }'
+    printf '%-28s 4 conn by threads (medians), 1 / 2: h2load %s / %s, pushgw %s / %s\n' "$server" "$h4t1" "$h4t2" "$p4t1" "$p4t2"
 done <<<"$results"

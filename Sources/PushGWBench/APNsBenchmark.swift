@@ -15,6 +15,8 @@ enum APNsBenchmark {
         var teamID = "DEF123GHIJ"
         var topic = "com.example.pushgw"
         var connections = 1
+        /// Event-loop threads for the connections; 0: the pool's own (one per two connections).
+        var loops = 0
         var concurrency = 4
         var batch = 50
         var seconds = 3.0
@@ -34,6 +36,7 @@ enum APNsBenchmark {
             case "--team-id": options.teamID = value
             case "--topic": options.topic = value
             case "--connections": options.connections = Int(value) ?? 0
+            case "--loops": options.loops = Int(value) ?? -1
             case "--concurrency": options.concurrency = Int(value) ?? 0
             case "--batch": options.batch = Int(value) ?? 0
             case "--seconds": options.seconds = Double(value) ?? 0
@@ -42,16 +45,18 @@ enum APNsBenchmark {
             }
             index += 2
         }
-        guard index == arguments.count, !options.origin.isEmpty, options.connections > 0, options.concurrency > 0, options.batch > 0,
-              options.seconds > 0, options.seconds <= 600, options.count > 0 else {
+        guard index == arguments.count, !options.origin.isEmpty, options.connections > 0, (0...64).contains(options.loops),
+              options.concurrency > 0, options.batch > 0, options.seconds > 0, options.seconds <= 600, options.count > 0 else {
             return usage("bad or missing options")
         }
         do {
             let key = try options.keyFile.map { try ES256SigningKey(pem: String(contentsOfFile: $0, encoding: .utf8)) }
                 ?? ES256SigningKey.generate()
             let tokens = try ProviderTokenCache(keyID: options.keyID, teamID: options.teamID, signingKey: key)
+            let loops = try (0..<options.loops).map { _ throws(TransportError) in try HTTP2EventLoop(name: "pushgw-bench-loop") }
+            defer { for loop in loops { loop.retire() } }
             let client = try APNsClient(origin: options.origin, tls: TLSConfiguration(caFile: options.caFile), tokens: tokens,
-                                        connections: options.connections,
+                                        connections: options.connections, loops: loops.isEmpty ? nil : loops,
                                         now: { Int64(Date().timeIntervalSince1970) })
             let requests = try renderRequests(topic: options.topic, origin: options.origin, count: 500)
             let result = await measure(client: client, requests: requests, options: options)
@@ -169,7 +174,7 @@ enum APNsBenchmark {
         FileHandle.standardError.write(Data("""
         pushgw-bench apns: \(problem)
         usage: pushgw-bench apns --origin https://127.0.0.1:PORT [--ca-file CA.pem] [--key-file key.p8]
-               [--key-id K] [--team-id T] [--topic TOPIC] [--connections N] [--concurrency C] [--batch B]
+               [--key-id K] [--team-id T] [--topic TOPIC] [--connections N] [--loops L] [--concurrency C] [--batch B]
                [--seconds S] [--count N]
 
         """.utf8))
