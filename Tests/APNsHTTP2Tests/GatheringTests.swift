@@ -10,6 +10,34 @@ final class GatheringTests: XCTestCase {
         XCTAssertEqual(gathering.add([0, 2], ["a", "c"]), ["a", "b", "c", "d", "e"])
     }
 
+    func testMovedPartsLeaveEmptyAndGiveTheSameResults() {
+        var gathering = Gathering<[Int]>(count: 4, parts: 2, missing: [])
+        var first = [[1], [3]]
+        XCTAssertNil(gathering.add([1, 3], moving: &first))
+        XCTAssertTrue(first.isEmpty)
+        // A part with more results than positions: the extra one is dropped.
+        var second = [[0], [2], [99]]
+        XCTAssertEqual(gathering.add([0, 2], moving: &second), [[0], [1], [2], [3]])
+        XCTAssertTrue(second.isEmpty)
+    }
+
+    func testTheGatheringKeepsNoCopyOfWhatItGivesBack() {
+        final class Payload {}
+        var gathering = Gathering<Payload?>(count: 1, parts: 1, missing: nil)
+        weak var watched: Payload?
+        do {
+            var part: [Payload?] = [Payload()]
+            watched = part[0]
+            var all = gathering.add([0], moving: &part)
+            XCTAssertTrue(part.isEmpty)
+            XCTAssertTrue(all?[0] === watched)
+            all = nil
+        }
+        // Moved out, not copied: once the caller lets go, nothing holds it.
+        XCTAssertNil(watched)
+        _ = gathering
+    }
+
     func testAPositionNoPartBroughtIsStillAnswered() {
         var gathering = Gathering<Int>(count: 3, parts: 1, missing: -1)
         XCTAssertEqual(gathering.add([0, 2], [10, 12]), [10, -1, 12])

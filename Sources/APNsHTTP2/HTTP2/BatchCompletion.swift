@@ -17,7 +17,9 @@ final class BatchCompletion: @unchecked Sendable {
     let offset: Int
     /// One stored property for everything `complete` changes.
     private var state: State
-    private let deliver: @Sendable (Results) -> Void
+    /// Takes the results (`consuming`): a receiver may move each one out
+    /// (the pool's `Gathering`) instead of copying it.
+    private let deliver: @Sendable (consuming Results) -> Void
 
     private struct State {
         /// Filled in place (no optional per result to unwrap into a second
@@ -47,7 +49,7 @@ final class BatchCompletion: @unchecked Sendable {
     }
 
     /// - Parameter range: the positions of `requests` to send; nil: all.
-    init(requests: [HTTP2Request], range: Range<Int>? = nil, deliver: @escaping @Sendable (Results) -> Void) {
+    init(requests: [HTTP2Request], range: Range<Int>? = nil, deliver: @escaping @Sendable (consuming Results) -> Void) {
         self.requests = requests
         let range = range ?? requests.indices
         offset = range.lowerBound
@@ -72,6 +74,6 @@ final class BatchCompletion: @unchecked Sendable {
         swap(&current, &state)
         let results = current.add(index - offset, result)
         swap(&current, &state)
-        if let results { deliver(results) }
+        if let results { deliver(consume results) }
     }
 }

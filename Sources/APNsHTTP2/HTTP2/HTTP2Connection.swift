@@ -246,14 +246,14 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// or at once on the caller's thread when the batch is refused. The
     /// dispatcher's notify path uses it to answer without a task hop.
     func send(_ requests: [HTTP2Request], startedAt: ContinuousClock.Instant,
-              completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
+              completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
         send(requests, in: requests.indices, startedAt: startedAt, completion: completion)
     }
 
     /// As `send(_:startedAt:completion:)`, for `requests[range]` alone (a
     /// pool's share of a group, sent without copying the requests out).
     func send(_ requests: [HTTP2Request], in range: Range<Int>, startedAt: ContinuousClock.Instant,
-              completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
+              completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
         let batch = BatchCompletion(requests: requests, range: range, deliver: completion)
         guard !range.isEmpty else { return }
         // A request whose time is already up is not sent at all: it ends now,

@@ -77,7 +77,11 @@ public final class HTTP2ConnectionPool: Sendable {
     /// live connections take the requests, the results come straight from
     /// their loop threads (no task is involved unless something has to be
     /// sent again or every connection is backing off).
-    public func send(_ requests: [HTTP2Request], completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
+    ///
+    /// `completion` takes the results (`consuming`): it may move each one
+    /// out instead of copying it.
+    public func send(_ requests: [HTTP2Request],
+                     completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
         let start = ContinuousClock.now
         guard !requests.isEmpty else { return completion([]) }
         guard !isShutDown.load(ordering: .relaxed), case let .success(connections) = acquire(wanting: requests.count) else {
@@ -99,7 +103,9 @@ public final class HTTP2ConnectionPool: Sendable {
             count: requests.count, parts: shares.count, missing: .failure(TransportError(.notSent, "no answer from the pool"))))
         for (slot, share) in shares.enumerated() {
             connections[slot].send(requests, in: share, startedAt: start) { outcomes in
-                guard let outcomes = gathered.withLock({ $0.add(Array(share), outcomes) }) else { return }
+                // Moved into the gathering, not copied (see `Gathering.add`).
+                var part = outcomes
+                guard let outcomes = gathered.withLock({ $0.add(Array(share), moving: &part) }) else { return }
                 self.resendingUnprocessed(requests, outcomes: outcomes, startedAt: start, completion: completion)
             }
         }
@@ -107,9 +113,9 @@ public final class HTTP2ConnectionPool: Sendable {
 
     /// Calls `completion` at once when no outcome needs another connection,
     /// else from a task once those requests are sent again.
-    private func resendingUnprocessed(_ requests: [HTTP2Request], outcomes: [Result<HTTP2Response, TransportError>],
+    private func resendingUnprocessed(_ requests: [HTTP2Request], outcomes: consuming [Result<HTTP2Response, TransportError>],
                                       startedAt start: ContinuousClock.Instant,
-                                      completion: @escaping @Sendable ([Result<HTTP2Response, TransportError>]) -> Void) {
+                                      completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
         guard outcomes.contains(where: Self.isWorthResending) else { return completion(outcomes) }
         var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
         var lastError: [Int: TransportError] = [:]
