@@ -1,4 +1,5 @@
 @testable import APNsHTTP2
+import PushGWSync
 import XCTest
 
 /// A stream's response body is the chunks received, up to the limit, and
@@ -29,6 +30,47 @@ final class PendingStreamTests: XCTestCase {
                                                body: Array(#"{"reason":"Shutdown"}"#.utf8)))
         XCTAssertEqual(stream.responseHeaders, [])
         XCTAssertEqual(stream.responseBody, [])
+    }
+
+    /// The batch is held by hand: for as long as the stream has it, and let
+    /// go when the stream is recycled, reused for another batch, or freed.
+    func testTheStreamHoldsItsBatchUntilItLetsGo() {
+        func batch() -> BatchCompletion { BatchCompletion(requests: [HTTP2Request(path: "/", body: [1, 2, 3])]) { _ in } }
+        weak var first: BatchCompletion?
+        weak var second: BatchCompletion?
+        var stream: PendingStream?
+        do {
+            let made = batch()
+            first = made
+            stream = PendingStream(batch: made, index: 0, startedAt: .now)
+        }
+        XCTAssertNotNil(first, "held by the stream alone")
+        XCTAssertEqual(stream?.timeout, .seconds(10))
+        var buffer = [UInt8](repeating: 0, count: 3)
+        let chunk = buffer.withUnsafeMutableBufferPointer { stream!.nextBodyChunk(into: $0.baseAddress!, capacity: 3) }
+        XCTAssertEqual(chunk.count, 3)
+        XCTAssertEqual(buffer, [1, 2, 3])
+        stream?.recycle()
+        XCTAssertNil(first, "let go on recycle")
+        do {
+            let made = batch()
+            second = made
+            stream?.reuse(batch: made, index: 0, startedSinceOrigin: .zero)
+        }
+        XCTAssertNotNil(second)
+        stream = nil
+        XCTAssertNil(second, "let go when the stream is freed")
+    }
+
+    /// The result goes to the batch once, and the batch delivers it.
+    func testTheResultReachesTheBatchOnce() {
+        let delivered = Locked<[[Result<HTTP2Response, TransportError>]]>([])
+        let batch = BatchCompletion(requests: [HTTP2Request(path: "/")]) { results in delivered.withLock { $0.append(results) } }
+        let stream = PendingStream(batch: batch, index: 0, startedAt: .now)
+        stream.finish(.success(HTTP2Response(status: 200)))
+        stream.finish(.success(HTTP2Response(status: 500)))
+        XCTAssertEqual(delivered.withLock { $0.count }, 1)
+        XCTAssertEqual(try delivered.withLock { $0[0] }[0].get().status, 200)
     }
 
     /// A body waits for the connection's window to take it whole only when

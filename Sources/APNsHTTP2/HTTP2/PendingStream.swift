@@ -10,7 +10,9 @@ import Foundation
 /// once, guarded by `finished`. Once nghttp2 has closed its stream and its
 /// result is delivered, the loop thread may take it back (`recycle`) when
 /// nothing else holds it, and hands it back through the same mutex for
-/// another request (`reuse`).
+/// another request (`reuse`). The batch it holds by hand (`heldBatch`)
+/// goes the same way: set by the sender, let go by the loop thread or the
+/// last owner, one thread at a time.
 final class PendingStream: @unchecked Sendable {
     /// The deadline, as the time since `origin`. A `Duration`, not an
     /// `Instant`: `Instant` is a resilient type whose copies go through the
@@ -24,8 +26,12 @@ final class PendingStream: @unchecked Sendable {
     private(set) var startedSinceOrigin: Duration
     /// What `deadlineSinceOrigin` counts from.
     static let origin = ContinuousClock.now
-    /// nil only while recycled (between `recycle` and `reuse`).
-    private var batch: BatchCompletion!
+    /// The batch, held by hand: retained when set (`init`, `reuse`) and
+    /// released when let go (`recycle`, `deinit`), so that reading it
+    /// (`withBatch`: the body, the request, the result) costs no retain and
+    /// release each time, as a strong property's reads did. nil only while
+    /// recycled (between `recycle` and `reuse`).
+    private var heldBatch: Unmanaged<BatchCompletion>?
     private var index: Int
     private(set) var finished = false
 
@@ -53,7 +59,7 @@ final class PendingStream: @unchecked Sendable {
     /// As `init(batch:index:startedAt:)`, with `startedAt - origin` worked
     /// out once for a whole batch.
     init(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
-        self.batch = batch
+        heldBatch = .passRetained(batch)
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
@@ -63,7 +69,8 @@ final class PendingStream: @unchecked Sendable {
     /// A stream taken back by its connection (`recycle`) set up for another
     /// request, as `init` would.
     func reuse(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
-        self.batch = batch
+        heldBatch?.release()
+        heldBatch = .passRetained(batch)
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
@@ -75,7 +82,8 @@ final class PendingStream: @unchecked Sendable {
     /// batch (with its requests) and the header prototype are let go, the
     /// response parts emptied; the arena is kept, to be written over.
     func recycle() {
-        batch = nil
+        heldBatch?.release()
+        heldBatch = nil
         index = 0
         finished = false
         streamID = 0
@@ -89,7 +97,7 @@ final class PendingStream: @unchecked Sendable {
     }
 
     /// The request's timeout (for messages).
-    var timeout: Duration { batch.requests[index].timeout }
+    var timeout: Duration { withBatch { $0.requests[index].timeout } }
 
     /// The size of the request's body. Noted when the stream is set up,
     /// where the batch is at hand, not read through it (a retain and a
@@ -124,22 +132,31 @@ final class PendingStream: @unchecked Sendable {
     /// Copies the next part of the body, up to `capacity` bytes, into
     /// `buffer`; returns the count and whether the body is now all sent.
     func nextBodyChunk(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, done: Bool) {
-        batch.requests[index].body.withUnsafeBufferPointer { body in
-            let count = min(body.count - bodyOffset, capacity)
-            if count > 0 { buffer.update(from: body.baseAddress! + bodyOffset, count: count) }
-            bodyOffset += count
-            return (count, bodyOffset == body.count)
+        withBatch { batch in
+            batch.requests[index].body.withUnsafeBufferPointer { body in
+                let count = min(body.count - bodyOffset, capacity)
+                if count > 0 { buffer.update(from: body.baseAddress! + bodyOffset, count: count) }
+                bodyOffset += count
+                return (count, bodyOffset == body.count)
+            }
         }
     }
 
     deinit {
+        heldBatch?.release()
         free(arena)
+    }
+
+    /// Calls `body` with the batch, which this stream holds (no retain of
+    /// its own for the call).
+    private func withBatch<Result>(_ body: (BatchCompletion) -> Result) -> Result {
+        heldBatch!._withUnsafeGuaranteedRef(body)
     }
 
     /// Calls `body` with the request where it is, in its batch: no copy, no
     /// retain of its parts.
     func withRequest<Result>(_ body: (UnsafePointer<HTTP2Request>) -> Result) -> Result {
-        batch.requests.withUnsafeBufferPointer { body($0.baseAddress! + index) }
+        withBatch { batch in batch.requests.withUnsafeBufferPointer { body($0.baseAddress! + index) } }
     }
 
     /// This stream's own room for header values, at least `byteCount` bytes,
@@ -203,6 +220,8 @@ final class PendingStream: @unchecked Sendable {
     func finish(_ result: consuming Result<HTTP2Response, TransportError>) {
         guard !finished else { return }
         finished = true
-        batch.complete(index, result)
+        // Taken out of an optional inside the closure: moved, not copied.
+        var pending: Result<HTTP2Response, TransportError>? = consume result
+        withBatch { batch in batch.complete(index, pending.take()!) }
     }
 }
