@@ -69,8 +69,10 @@ final class PendingStream: @unchecked Sendable {
     /// A stream taken back by its connection (`recycle`) set up for another
     /// request, as `init` would.
     func reuse(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
-        heldBatch?.release()
+        // The new one taken before the old is let go (should they be the same).
+        let previous = heldBatch
         heldBatch = .passRetained(batch)
+        previous?.release()
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
         deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
