@@ -75,14 +75,8 @@ if [[ $server == nghttpd ]]; then
     sleep 0.5
 else
     (cd "$root" && swift build -c release --product apns-simulator >&2)
+    start_apns_simulator "$port" "$root/.build/release/apns-simulator"
     ca="$work/simulator-ca.pem"
-    # As in apns-vs-peers.sh: no one-stream window before the first JWT
-    # (h2load opens its streams before it reads the server's SETTINGS).
-    "$root/.build/release/apns-simulator" --port "$port" --team-id "$team_id" --key-id "$key_id" \
-        --public-key "$work/key.p8" --topic "$topic" --ca-out "$ca" --no-limit-streams-until-auth >/dev/null 2>&1 &
-    pids+=("$!")
-    for _ in $(seq 50); do [[ -s "$ca" ]] && break; sleep 0.1; done
-    [[ -s "$ca" ]] || { echo "apns-simulator did not start" >&2; exit 1; }
 fi
 jwt="$("$bench" jwt --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id")"
 "$bench" payload > "$work/payload.json"

@@ -53,12 +53,7 @@ apns_throwaway_keys
 nghttpd_port="$(free_port)"
 simulator_port="$(free_port)"
 start_nghttpd "$nghttpd_port"
-# Apple's one-stream window before the first valid JWT is left off here:
-# h2load opens its 100 streams before it reads the server's SETTINGS, and
-# the streams refused by that window would count against h2load, not pushgw.
-"$simulator" --port "$simulator_port" --team-id "$team_id" --key-id "$key_id" --public-key "$work/key.p8" \
-    --topic "$topic" --ca-out "$work/simulator-ca.pem" --no-limit-streams-until-auth >/dev/null 2>&1 &
-simulator_pid=$!
+start_apns_simulator "$simulator_port" "$simulator"
 # With PIN=1: servers on CPU 0 (every thread, and the threads they start), clients on CPU 1.
 client_cpu=()
 if [[ -n "${PIN:-}" ]]; then
@@ -67,8 +62,6 @@ if [[ -n "${PIN:-}" ]]; then
     taskset -a -cp 0 "$simulator_pid" >/dev/null
     client_cpu=(taskset -c 1)
 fi
-pids+=("$simulator_pid")
-for _ in $(seq 50); do [[ -s "$work/simulator-ca.pem" ]] && break; sleep 0.1; done
 sleep 0.5
 
 jwt="$("$bench" jwt --key-file "$work/key.p8" --key-id "$key_id" --team-id "$team_id")"

@@ -20,6 +20,14 @@
 #   start_nghttpd PORT  Debian's nghttpd on 127.0.0.1:PORT with that
 #                       certificate (it answers every POST 404); sets
 #                       nghttpd_pid
+#   start_apns_simulator PORT BINARY
+#                       the in-repo APNs simulator BINARY on 127.0.0.1:PORT,
+#                       taking that key and topic, without Apple's one-stream
+#                       window before the first JWT (h2load opens its streams
+#                       before it reads the server's SETTINGS: the streams
+#                       refused would count against h2load); its CA in
+#                       $work/simulator-ca.pem; sets simulator_pid. Returns
+#                       once the CA is written.
 
 bench_setup() {
     work="$(mktemp -d "${TMPDIR:-/tmp}/pushgw-$1.XXXXXX")"
@@ -79,6 +87,15 @@ apns_throwaway_keys() {
     openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/key.p8"
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/server.key" \
         -out "$work/server.crt" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+}
+
+start_apns_simulator() {
+    "$2" --port "$1" --team-id "$team_id" --key-id "$key_id" --public-key "$work/key.p8" \
+        --topic "$topic" --ca-out "$work/simulator-ca.pem" --no-limit-streams-until-auth >/dev/null 2>&1 &
+    simulator_pid=$!
+    pids+=("$simulator_pid")
+    for _ in $(seq 50); do [[ -s "$work/simulator-ca.pem" ]] && break; sleep 0.1; done
+    [[ -s "$work/simulator-ca.pem" ]] || { echo "apns-simulator did not start" >&2; return 1; }
 }
 
 start_nghttpd() {
