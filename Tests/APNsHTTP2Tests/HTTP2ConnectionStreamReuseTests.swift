@@ -70,6 +70,7 @@ final class HTTP2ConnectionStreamReuseTests: XCTestCase {
         _ = blocks.withBlock(for: stream) { $0.count }
         stream.status = 503
         stream.appendHeader(HTTPHeader("retry-after", "5"))
+        stream.appendHeader(HTTPHeader("apns-id", "a"))
         Array("{}".utf8).withUnsafeBufferPointer { stream.appendBody($0, limit: 100) }
         stream.streamID = 7
         stream.finish(.failure(TransportError(.connectionLost, "reset")))
@@ -83,7 +84,8 @@ final class HTTP2ConnectionStreamReuseTests: XCTestCase {
         stream.reuse(batch: second, index: 0, startedSinceOrigin: start - PendingStream.origin)
         XCTAssertFalse(stream.finished)
         XCTAssertNil(stream.status)
-        XCTAssertEqual(stream.responseHeaders, [])
+        XCTAssertNil(stream.responseFirstHeader)
+        XCTAssertEqual(stream.responseLaterHeaders, [])
         XCTAssertEqual(stream.responseBody, [])
         XCTAssertEqual(stream.streamID, 0)
         XCTAssertEqual(stream.slot, -1)

@@ -20,8 +20,8 @@ final class InFlightStreamsTests: XCTestCase {
         var table = InFlightStreams()
         for stream in all { table.insert(stream) }
         XCTAssertEqual(table.count, 4)
-        XCTAssertTrue(table.remove(all[1]))
-        XCTAssertFalse(table.remove(all[1]), "a second removal finds nothing")
+        XCTAssertTrue(table.remove(all[1]) === all[1], "hands back the stream it held")
+        XCTAssertNil(table.remove(all[1]), "a second removal finds nothing")
         XCTAssertEqual(all[1].slot, -1)
         XCTAssertEqual(table.count, 3)
         XCTAssertEqual(visited(table), Set([all[0], all[2], all[3]].map(ObjectIdentifier.init)))
@@ -32,13 +32,13 @@ final class InFlightStreamsTests: XCTestCase {
         var table = InFlightStreams()
         table.insert(all[0])
         table.insert(all[1])
-        XCTAssertTrue(table.remove(all[0]))
+        XCTAssertNotNil(table.remove(all[0]))
         table.insert(all[2])
         XCTAssertEqual(all[2].slot, 0, "the freed slot is taken again")
         // A stream that was never in the table, but claims the same slot, is not removed.
         let stranger = streams(1)[0]
         stranger.slot = 0
-        XCTAssertFalse(table.remove(stranger))
+        XCTAssertNil(table.remove(stranger))
         XCTAssertEqual(table.count, 2)
         XCTAssertEqual(visited(table), Set([all[1], all[2]].map(ObjectIdentifier.init)))
     }
@@ -50,7 +50,7 @@ final class InFlightStreamsTests: XCTestCase {
         table.removeAll()
         XCTAssertTrue(table.isEmpty)
         XCTAssertEqual(visited(table), [])
-        XCTAssertFalse(table.remove(all[0]))
+        XCTAssertNil(table.remove(all[0]))
         XCTAssertEqual(all.map(\.slot), [-1, -1, -1])
     }
 
@@ -75,16 +75,16 @@ final class InFlightStreamsTests: XCTestCase {
         XCTAssertEqual(table.unsentBodyBytes, 600)
         XCTAssertEqual(all[0].unsentBodyCount, 300)
 
-        XCTAssertTrue(table.remove(all[0]), "reset with 300 bytes never sent")
+        XCTAssertNotNil(table.remove(all[0]), "reset with 300 bytes never sent")
         XCTAssertEqual(table.unsentBodyBytes, 300)
-        XCTAssertFalse(table.remove(all[0]))
+        XCTAssertNil(table.remove(all[0]))
         XCTAssertEqual(table.unsentBodyBytes, 300, "a second removal takes nothing off")
 
         let second = buffer.withUnsafeMutableBufferPointer { all[1].nextBodyChunk(into: $0.baseAddress!, capacity: 1_000) }
         XCTAssertTrue(second.done)
         table.bodySent(second.count, by: all[1])
         XCTAssertEqual(table.unsentBodyBytes, 0)
-        XCTAssertTrue(table.remove(all[1]))
+        XCTAssertNotNil(table.remove(all[1]))
         XCTAssertEqual(table.unsentBodyBytes, 0, "a body all sent is not taken off twice")
 
         table.insert(all[0])

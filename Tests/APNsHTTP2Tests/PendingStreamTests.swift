@@ -23,12 +23,14 @@ final class PendingStreamTests: XCTestCase {
     func testTheResponseTakesTheStreamsHeadersAndBody() {
         let batch = BatchCompletion(requests: [HTTP2Request(path: "/")]) { _ in }
         let stream = PendingStream(batch: batch, index: 0, startedAt: .now)
-        stream.responseHeaders = [HTTPHeader("apns-id", "a"), HTTPHeader("retry-after", "5")]
+        stream.appendHeader(HTTPHeader("apns-id", "a"))
+        stream.appendHeader(HTTPHeader("retry-after", "5"))
         Array(#"{"reason":"Shutdown"}"#.utf8).withUnsafeBufferPointer { stream.appendBody($0, limit: 100) }
         let response = stream.takeResponse(status: 503)
         XCTAssertEqual(response, HTTP2Response(status: 503, headers: [HTTPHeader("apns-id", "a"), HTTPHeader("retry-after", "5")],
                                                body: Array(#"{"reason":"Shutdown"}"#.utf8)))
-        XCTAssertEqual(stream.responseHeaders, [])
+        XCTAssertNil(stream.responseFirstHeader)
+        XCTAssertEqual(stream.responseLaterHeaders, [])
         XCTAssertEqual(stream.responseBody, [])
     }
 
@@ -91,5 +93,41 @@ final class PendingStreamTests: XCTestCase {
         var buffer = [UInt8](repeating: 0, count: 816)
         _ = buffer.withUnsafeMutableBufferPointer { small.nextBodyChunk(into: $0.baseAddress!, capacity: 300) }
         XCTAssertFalse(small.waitsForWindow(capacity: 100, connectionWindow: 100), "once begun, the rest goes as the window allows")
+    }
+}
+
+/// A response header that repeats one of the request's, name and value
+/// (APNs echoes the `apns-id`), is the request's own strings, not a copy.
+final class EchoedHeaderTests: XCTestCase {
+    private let apnsID = "6b2a4c8e-1f3d-4e5a-9b7c-0d1e2f3a4b5c"
+
+    private func stream() -> PendingStream {
+        let request = HTTP2Request(path: "/", headers: [HTTPHeader("apns-topic", "com.example"), HTTPHeader("apns-id", apnsID)])
+        return PendingStream(batch: BatchCompletion(requests: [request]) { _ in }, index: 0, startedAt: .now)
+    }
+
+    private func repeated(_ stream: PendingStream, _ name: String, _ value: String) -> HTTPHeader? {
+        Array(name.utf8).withUnsafeBufferPointer { name in
+            Array(value.utf8).withUnsafeBufferPointer { value in stream.requestHeader(repeatedBy: name, value) }
+        }
+    }
+
+    func testAnEchoedHeaderIsTheRequestsOwn() throws {
+        let stream = stream()
+        let echoed = try XCTUnwrap(repeated(stream, "apns-id", apnsID))
+        XCTAssertEqual(echoed, HTTPHeader("apns-id", apnsID))
+        let sent = stream.withRequest { $0.pointee.headers[1] }
+        XCTAssertEqual(StringIdentity(of: echoed.value), StringIdentity(of: sent.value), "the request's string, shared")
+        XCTAssertEqual(repeated(stream, "apns-topic", "com.example"), HTTPHeader("apns-topic", "com.example"))
+    }
+
+    func testAHeaderThatDiffersInNameOrValueIsNotTheRequests() {
+        let stream = stream()
+        XCTAssertNil(repeated(stream, "apns-id", String(apnsID.dropLast()) + "d"), "another value of the same length")
+        XCTAssertNil(repeated(stream, "apns-id", String(apnsID.dropLast())), "a prefix of the value")
+        XCTAssertNil(repeated(stream, "apns-id", apnsID.uppercased()), "bytes, not case, decide")
+        XCTAssertNil(repeated(stream, "apns-ix", apnsID), "another name")
+        XCTAssertNil(repeated(stream, "apns-topic", apnsID), "another header's name with this value")
+        XCTAssertNil(repeated(stream, "retry-after", "5"), "a header the request does not have")
     }
 }

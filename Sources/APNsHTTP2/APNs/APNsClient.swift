@@ -182,7 +182,7 @@ public final class APNsClient: Sendable {
                     case let .failure(error):
                         return .failure(error)
                     case let .success(response):
-                        let apnsID = Self.apnsID(in: response.headers) ?? Self.apnsID(in: requests[index].headers)
+                        let apnsID = response.header("apns-id") ?? Self.apnsID(in: requests[index].headers)
                         if response.status == 200 { return .success(.accepted(apnsID: apnsID ?? "")) }
                         let rejection = APNsRejection(response: response, apnsID: apnsID, now: now())
                         if !rejectsToken, rejection.isAboutTheProviderToken { rejectsToken = true }

@@ -80,8 +80,10 @@ extension HTTP2Connection {
         } else if keptHeaderLengths & 1 << UInt64(min(name.count, 63)) != 0,
                   keptHeaderBytes?.contains(where: { Self.bytes(name, equal: $0) }) ?? true {
             guard let stream = pendingStream(streamID) else { return }
-            let header = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-            stream._withUnsafeGuaranteedRef { $0.appendHeader(header) }
+            var header: HTTPHeader? = stream._withUnsafeGuaranteedRef { $0.requestHeader(repeatedBy: name, value) }
+                ?? HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            // Taken out of an optional inside the closure: moved, not copied.
+            stream._withUnsafeGuaranteedRef { $0.appendHeader(header.take()!) }
         }
     }
 
@@ -108,7 +110,8 @@ extension HTTP2Connection {
     /// gives back its load slot (`finish` ignores a second result).
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
         // nghttp2 still has the stream (and its user data) during this callback.
-        guard var stream = pendingStream(streamID)?.takeUnretainedValue(), removeInFlight(stream) else { return }
+        // The table's reference is taken over (no retain of its own).
+        guard let known = pendingStream(streamID), var stream = known._withUnsafeGuaranteedRef({ removeInFlight($0) }) else { return }
         defer { recycle(&stream) }
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):

@@ -188,9 +188,10 @@ extension HTTP2Connection {
         list.removeAll { $0!.finished }
     }
 
-    /// Takes `stream` out of `inFlight`; false when it is not there. (The
-    /// table is taken out and put back, as in `submitWaiting`.)
-    func removeInFlight(_ stream: PendingStream) -> Bool {
+    /// Takes `stream` out of `inFlight`, with the table's reference to it;
+    /// nil when it is not there. (The table is taken out and put back, as
+    /// in `submitWaiting`.)
+    func removeInFlight(_ stream: PendingStream) -> PendingStream? {
         var streams = InFlightStreams()
         swap(&streams, &inFlight)
         let removed = streams.remove(stream)

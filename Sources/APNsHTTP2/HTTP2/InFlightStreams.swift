@@ -34,16 +34,17 @@ struct InFlightStreams {
         unsentBodyBytes -= byteCount
     }
 
-    /// Takes `stream` out; false when it is not in the table.
-    mutating func remove(_ stream: PendingStream) -> Bool {
+    /// Takes `stream` out and hands back the table's reference to it
+    /// (moved out, not retained again); nil when it is not in the table.
+    mutating func remove(_ stream: PendingStream) -> PendingStream? {
         let slot = stream.slot
-        guard slot >= 0, slot < slots.count, slots[slot] === stream else { return false }
-        slots[slot] = nil
+        guard slot >= 0, slot < slots.count, slots[slot] === stream else { return nil }
+        let removed = slots[slot].take()
         stream.slot = -1
         freeSlots.append(slot)
         count -= 1
         unsentBodyBytes -= stream.unsentBodyCount
-        return true
+        return removed
     }
 
     /// Calls `body` with each open stream, in no particular order; `body`

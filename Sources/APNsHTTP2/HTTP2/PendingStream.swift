@@ -39,8 +39,11 @@ final class PendingStream: @unchecked Sendable {
     /// Its slot in the connection's `InFlightStreams` while open there, else -1.
     var slot = -1
     var status: Int?
-    var responseHeaders: [HTTPHeader] = []
-    var responseBody: [UInt8] = []
+    /// The response's headers (the first apart: an APNs answer keeps one,
+    /// and an array of one is an allocation) and body as they arrive.
+    private(set) var responseFirstHeader: HTTPHeader?
+    private(set) var responseLaterHeaders: [HTTPHeader] = []
+    private(set) var responseBody: [UInt8] = []
     var bodyOffset = 0
 
     /// The bytes of the header values that are this stream's own (`:path`,
@@ -91,7 +94,8 @@ final class PendingStream: @unchecked Sendable {
         streamID = 0
         slot = -1
         status = nil
-        responseHeaders = []
+        responseFirstHeader = nil
+        responseLaterHeaders = []
         responseBody = []
         bodyOffset = 0
         bodyBytesSent = 0
@@ -200,22 +204,54 @@ final class PendingStream: @unchecked Sendable {
         swap(&body, &responseBody)
     }
 
-    /// Adds a response header (taken out and put back, as the body).
-    func appendHeader(_ header: HTTPHeader) {
+    /// Adds a response header (the later ones taken out and put back, as the body).
+    /// `consuming`: the header moves in (its strings are not retained again).
+    func appendHeader(_ header: consuming HTTPHeader) {
+        guard responseFirstHeader != nil else {
+            responseFirstHeader = consume header
+            return
+        }
         var headers: [HTTPHeader] = []
-        swap(&headers, &responseHeaders)
-        headers.append(header)
-        swap(&headers, &responseHeaders)
+        swap(&headers, &responseLaterHeaders)
+        headers.append(consume header)
+        swap(&headers, &responseLaterHeaders)
+    }
+
+    /// The request's own header when a response header repeats it, name
+    /// and value (APNs echoes the request's `apns-id`): the response then
+    /// shares the request's strings instead of allocating new ones. Header
+    /// strings are read in place, lengths first.
+    func requestHeader(repeatedBy name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> HTTPHeader? {
+        withRequest { request in
+            request.pointee.headers.withUnsafeBufferPointer { headers in
+                for index in headers.indices where headers[index].value.utf8.count == value.count
+                    && headers[index].name.utf8.count == name.count
+                    && Self.utf8(of: headers[index].value, equals: value) && Self.utf8(of: headers[index].name, equals: name) {
+                    return headers[index]
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Whether `text`'s UTF-8 is `bytes` (false, not a copy, for a string
+    /// whose bytes are not contiguous in memory).
+    private static func utf8(of text: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { utf8 in
+            utf8.count == bytes.count && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        } ?? false
     }
 
     /// The complete response, its headers and body moved out of the stream
     /// (not shared with it: the stream is done with them).
     func takeResponse(status: Int) -> HTTP2Response {
-        var headers: [HTTPHeader] = []
+        var first: HTTPHeader?
+        var later: [HTTPHeader] = []
         var body: [UInt8] = []
-        swap(&headers, &responseHeaders)
+        swap(&first, &responseFirstHeader)
+        swap(&later, &responseLaterHeaders)
         swap(&body, &responseBody)
-        return HTTP2Response(status: status, headers: headers, body: body)
+        return HTTP2Response(status: status, firstHeader: first, laterHeaders: later, body: body)
     }
 
     /// Delivers the result, once; later calls are ignored.
