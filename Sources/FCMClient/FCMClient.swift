@@ -171,15 +171,18 @@ public final class FCMClient: Sendable {
     /// The access token goes in the connection's `authorization` field: an
     /// HPACK literal never indexed (a credential), and no per-request copy
     /// of the rendered header list.
-    private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> [HTTP2Request] {
+    private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> HTTP2Requests {
         let authorization = authorization.value(for: token)
         let timeout = max(.zero, deadline - ContinuousClock.now)
-        return requests.map { request in
-            let headers = request.headers.contains { $0.name == "authorization" }
-                ? request.headers.filter { $0.name != "authorization" } : request.headers
-            return HTTP2Request(method: "POST", path: request.path, authorization: authorization, headers: headers,
-                                body: request.body, timeout: timeout)
+        // Read in place as rendered, unless one carries an `authorization`
+        // header of its own: the requests then go without it.
+        guard requests.contains(where: { $0.headers.contains { $0.name == "authorization" } }) else {
+            return HTTP2Requests(rendered: requests, authorization: authorization, timeout: timeout)
         }
+        return HTTP2Requests(requests.map { request in
+            HTTP2Request(method: "POST", path: request.path, authorization: authorization,
+                         headers: request.headers.filter { $0.name != "authorization" }, body: request.body, timeout: timeout)
+        })
     }
 
     private static func classify(_ responses: [Result<HTTP2Response, TransportError>], now: Int64) -> [Result<FCMOutcome, TransportError>] {

@@ -71,7 +71,7 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
         let outcomes = await withTaskGroup(of: (String, Result<HTTP2Response, TransportError>).self) { group in
             for send in sends {
                 let (results, delivered) = AsyncStream<[Result<HTTP2Response, TransportError>]>.makeStream()
-                connection.send([HTTP2Request(path: "/3/device/00", timeout: .seconds(20))], startedAt: send.startedAt) { result in
+                connection.send(HTTP2Requests([HTTP2Request(path: "/3/device/00", timeout: .seconds(20))]), startedAt: send.startedAt) { result in
                     order.withLock { $0.append(send.name) }
                     delivered.yield(result)
                 }

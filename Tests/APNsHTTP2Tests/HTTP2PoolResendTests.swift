@@ -33,7 +33,7 @@ final class HTTP2PoolResendTests: XCTestCase {
         let retry = HTTP2ConnectionPool.settle([(1, [notSent, notSent, notSent]), (0, [notSent, notSent, notSent])],
                                                shares: shares, results: &results, lastError: &lastError)
         XCTAssertEqual(retry, [0, 1, 2, 3, 4, 5])
-        let six = (0..<6).map { HTTP2Request(path: "/\($0)") }
+        let six = HTTP2Requests((0..<6).map { HTTP2Request(path: "/\($0)") })
         XCTAssertTrue(HTTP2ConnectionPool.isWhole(retry, of: six))
         XCTAssertFalse(HTTP2ConnectionPool.isWhole([1, 0, 2, 3, 4, 5], of: six), "every request, but not in order")
         XCTAssertFalse(HTTP2ConnectionPool.isWhole([0, 1, 2], of: six))

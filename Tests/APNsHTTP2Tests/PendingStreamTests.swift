@@ -116,7 +116,7 @@ final class EchoedHeaderTests: XCTestCase {
         let stream = stream()
         let echoed = try XCTUnwrap(repeated(stream, "apns-id", apnsID))
         XCTAssertEqual(echoed, HTTPHeader("apns-id", apnsID))
-        let sent = stream.withRequest { $0.pointee.headers[1] }
+        let sent = stream.request.headers.pointee[1]
         XCTAssertEqual(StringIdentity(of: echoed.value), StringIdentity(of: sent.value), "the request's string, shared")
         XCTAssertEqual(repeated(stream, "apns-topic", "com.example"), HTTPHeader("apns-topic", "com.example"))
     }

@@ -143,26 +143,11 @@ public final class APNsClient: Sendable {
         }
     }
 
-    /// The HTTP/2 requests, each with the time left until `deadline`.
-    private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> [HTTP2Request] {
-        let authorization = authorization.value(for: token)
-        let timeout = max(.zero, deadline - ContinuousClock.now)
-        // Copies of one request with what all share, then each one's own
-        // parts set in place: made one by one (with `map`, or initialized in
-        // place), each request was copied in and the original destroyed, a
-        // retain and a release of each of its strings and arrays for nothing.
-        var made = Array(repeating: HTTP2Request(method: "POST", path: "", authorization: authorization, timeout: timeout),
-                         count: requests.count)
-        requests.withUnsafeBufferPointer { requests in
-            made.withUnsafeMutableBufferPointer { made in
-                for index in requests.indices {
-                    made[index].path = requests[index].path
-                    made[index].headers = requests[index].headers
-                    made[index].body = requests[index].body
-                }
-            }
-        }
-        return made
+    /// The rendered requests as the pool sends them: read in place, with
+    /// the token's `authorization` and the time left until `deadline` shared
+    /// by all (no request copied per send).
+    private func httpRequests(_ requests: [ProviderRequest], token: String, deadline: ContinuousClock.Instant) -> HTTP2Requests {
+        HTTP2Requests(rendered: requests, authorization: authorization.value(for: token), timeout: max(.zero, deadline - ContinuousClock.now))
     }
 
     /// The outcome of each answer, and whether any is a rejection of the

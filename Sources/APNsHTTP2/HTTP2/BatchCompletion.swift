@@ -10,10 +10,10 @@
 /// never changes.
 final class BatchCompletion: @unchecked Sendable {
     typealias Results = [Result<HTTP2Response, TransportError>]
-    /// The requests this batch sends are `requests[offset ..< offset + count]`
-    /// (a pool's share of a larger group, not copied out of it); result `i`
-    /// is for `requests[offset + i]`.
-    let requests: [HTTP2Request]
+    /// Where the requests are: this batch sends requests
+    /// `offset ..< offset + count` of them (a pool's share of a larger group,
+    /// not copied out of it); result `i` is for request `offset + i`.
+    let requests: RequestTable
     let offset: Int
     /// One stored property for everything `complete` changes.
     private var state: State
@@ -49,8 +49,8 @@ final class BatchCompletion: @unchecked Sendable {
     }
 
     /// - Parameter range: the positions of `requests` to send; nil: all.
-    init(requests: [HTTP2Request], range: Range<Int>? = nil, deliver: @escaping @Sendable (consuming Results) -> Void) {
-        self.requests = requests
+    init(requests: HTTP2Requests, range: Range<Int>? = nil, deliver: @escaping @Sendable (consuming Results) -> Void) {
+        self.requests = requests.table()
         let range = range ?? requests.indices
         offset = range.lowerBound
         let count = range.count
@@ -60,6 +60,11 @@ final class BatchCompletion: @unchecked Sendable {
                       filled: count == 1 ? [] : Array(repeating: false, count: count), remaining: count)
         self.deliver = deliver
         if count == 0 { deliver([]) }
+    }
+
+    /// As above, for requests each complete in itself.
+    convenience init(requests: [HTTP2Request], range: Range<Int>? = nil, deliver: @escaping @Sendable (consuming Results) -> Void) {
+        self.init(requests: HTTP2Requests(requests), range: range, deliver: deliver)
     }
 
     /// What a position holds until its result arrives (never delivered).

@@ -230,12 +230,12 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// request still gets its own stream, timeout and result. A batch that
     /// does not fit the queue is refused whole with `overloaded`.
     public func send(_ requests: [HTTP2Request]) async -> [Result<HTTP2Response, TransportError>] {
-        await send(requests, startedAt: ContinuousClock.now)
+        await send(HTTP2Requests(requests), startedAt: ContinuousClock.now)
     }
 
     /// As `send(_:)`, with each request's timeout counted from `startedAt`
     /// (the pool passes the time of the first attempt).
-    func send(_ requests: [HTTP2Request], startedAt: ContinuousClock.Instant) async -> [Result<HTTP2Response, TransportError>] {
+    func send(_ requests: HTTP2Requests, startedAt: ContinuousClock.Instant) async -> [Result<HTTP2Response, TransportError>] {
         await withCheckedContinuation { (continuation: CheckedContinuation<[Result<HTTP2Response, TransportError>], Never>) in
             send(requests, startedAt: startedAt) { continuation.resume(returning: $0) }
         }
@@ -245,24 +245,24 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// of suspending a task: on the loop thread when the last response is in,
     /// or at once on the caller's thread when the batch is refused. The
     /// dispatcher's notify path uses it to answer without a task hop.
-    func send(_ requests: [HTTP2Request], startedAt: ContinuousClock.Instant,
+    func send(_ requests: HTTP2Requests, startedAt: ContinuousClock.Instant,
               completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
         send(requests, in: requests.indices, startedAt: startedAt, completion: completion)
     }
 
     /// As `send(_:startedAt:completion:)`, for `requests[range]` alone (a
     /// pool's share of a group, sent without copying the requests out).
-    func send(_ requests: [HTTP2Request], in range: Range<Int>, startedAt: ContinuousClock.Instant,
+    func send(_ requests: HTTP2Requests, in range: Range<Int>, startedAt: ContinuousClock.Instant,
               completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
         let batch = BatchCompletion(requests: requests, range: range, deliver: completion)
         guard !range.isEmpty else { return }
         // A request whose time is already up is not sent at all: it ends now,
         // on this thread, before the others are handed to the loop.
         let elapsed = ContinuousClock.now - startedAt
-        // Whether `requests[range.lowerBound + i]` has expired; empty: none has.
+        // Whether request `range.lowerBound + i` has expired; empty: none has.
         var expired: [Bool] = []
-        if requests[range].contains(where: { $0.timeout <= elapsed }) {
-            expired = requests[range].map { $0.timeout <= elapsed }
+        if range.contains(where: { requests.timeout($0) <= elapsed }) {
+            expired = range.map { requests.timeout($0) <= elapsed }
             for index in range where expired[index - range.lowerBound] {
                 batch.complete(index, .failure(TransportError(.timeout, "no time left to send to \(host)")))
             }

@@ -70,6 +70,11 @@ public final class HTTP2ConnectionPool: Sendable {
     /// process (GOAWAY, never sent, connect failed) is sent again on another,
     /// until its timeout runs out. Every request ends with exactly one result.
     public func send(_ requests: [HTTP2Request]) async -> [Result<HTTP2Response, TransportError>] {
+        await send(HTTP2Requests(requests))
+    }
+
+    /// As `send(_:)`, for requests in either form (`HTTP2Requests`).
+    public func send(_ requests: HTTP2Requests) async -> [Result<HTTP2Response, TransportError>] {
         await send(requests, startedAt: ContinuousClock.now)
     }
 
@@ -81,6 +86,12 @@ public final class HTTP2ConnectionPool: Sendable {
     /// `completion` takes the results (`consuming`): it may move each one
     /// out instead of copying it.
     public func send(_ requests: [HTTP2Request],
+                     completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
+        send(HTTP2Requests(requests), completion: completion)
+    }
+
+    /// As `send(_:completion:)`, for requests in either form (`HTTP2Requests`).
+    public func send(_ requests: HTTP2Requests,
                      completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
         let start = ContinuousClock.now
         guard !requests.isEmpty else { return completion([]) }
@@ -113,7 +124,7 @@ public final class HTTP2ConnectionPool: Sendable {
 
     /// Calls `completion` at once when no outcome needs another connection,
     /// else from a task once those requests are sent again.
-    private func resendingUnprocessed(_ requests: [HTTP2Request], outcomes: consuming [Result<HTTP2Response, TransportError>],
+    private func resendingUnprocessed(_ requests: HTTP2Requests, outcomes: consuming [Result<HTTP2Response, TransportError>],
                                       startedAt start: ContinuousClock.Instant,
                                       completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
         guard outcomes.contains(where: Self.isWorthResending) else { return completion(outcomes) }
@@ -127,7 +138,7 @@ public final class HTTP2ConnectionPool: Sendable {
     }
 
     /// As `send(_:)`, each request's timeout counted from `startedAt`.
-    func send(_ requests: [HTTP2Request], startedAt start: ContinuousClock.Instant) async -> [Result<HTTP2Response, TransportError>] {
+    func send(_ requests: HTTP2Requests, startedAt start: ContinuousClock.Instant) async -> [Result<HTTP2Response, TransportError>] {
         var results = [Result<HTTP2Response, TransportError>?](repeating: nil, count: requests.count)
         var lastError: [Int: TransportError] = [:]
         await resend(requests, pending: Array(requests.indices), startedAt: start, results: &results, lastError: &lastError)
@@ -135,7 +146,7 @@ public final class HTTP2ConnectionPool: Sendable {
     }
 
     /// Sends the `pending` requests until each has a result in `results`.
-    private func resend(_ requests: [HTTP2Request], pending: [Int], startedAt start: ContinuousClock.Instant,
+    private func resend(_ requests: HTTP2Requests, pending: [Int], startedAt start: ContinuousClock.Instant,
                         results: inout [Result<HTTP2Response, TransportError>?], lastError: inout [Int: TransportError]) async {
         var pending = pending
         sending: while !pending.isEmpty {
@@ -143,13 +154,13 @@ public final class HTTP2ConnectionPool: Sendable {
             // Requests whose time is up end with the last reason they were not sent.
             var expired: [Int] = []
             pending.removeAll { index in
-                guard start + requests[index].timeout <= now else { return false }
+                guard start + requests.timeout(index) <= now else { return false }
                 expired.append(index)
                 return true
             }
             for index in expired {
                 results[index] = .failure(lastError[index]
-                    ?? TransportError(.timeout, "no connection to \(host) within \(requests[index].timeout)"))
+                    ?? TransportError(.timeout, "no connection to \(host) within \(requests.timeout(index))"))
             }
             if pending.isEmpty { break }
             if isShutDown.load(ordering: .relaxed) {
@@ -185,12 +196,12 @@ public final class HTTP2ConnectionPool: Sendable {
             let answers: [(Int, [Result<HTTP2Response, TransportError>])]
             if connections.count == 1 {
                 // One connection: no child task needed.
-                let batch = Self.isWhole(shares[0], of: requests) ? requests : shares[0].map { requests[$0] }
+                let batch = Self.isWhole(shares[0], of: requests) ? requests : requests.subset(shares[0])
                 answers = [(0, await connections[0].send(batch, startedAt: start))]
             } else {
                 answers = await withTaskGroup(of: (Int, [Result<HTTP2Response, TransportError>]).self) { group in
                     for (slot, share) in shares.enumerated() where !share.isEmpty {
-                        let batch = Self.isWhole(share, of: requests) ? requests : share.map { requests[$0] }
+                        let batch = Self.isWhole(share, of: requests) ? requests : requests.subset(share)
                         let connection = connections[slot]
                         group.addTask { (slot, await connection.send(batch, startedAt: start)) }
                     }
@@ -235,7 +246,7 @@ public final class HTTP2ConnectionPool: Sendable {
     /// requests themselves, not a copy. (The count alone is not enough: a
     /// share in another order would have its answers filed under the
     /// wrong requests.)
-    static func isWhole(_ share: [Int], of requests: [HTTP2Request]) -> Bool {
+    static func isWhole(_ share: [Int], of requests: HTTP2Requests) -> Bool {
         share.count == requests.count && share.elementsEqual(requests.indices)
     }
 

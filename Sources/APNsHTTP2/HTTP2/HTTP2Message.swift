@@ -6,7 +6,7 @@ public typealias HTTPHeader = ProviderRequest.Header
 
 /// A request to one origin over an HTTP/2 connection. The connection adds
 /// `:scheme`, `:authority`; the caller gives method, path, headers and body.
-public struct HTTP2Request: Sendable {
+public struct HTTP2Request: Sendable, Equatable {
     public var method: String
     public var path: String
     /// Sent as a literal never indexed by HPACK (a credential); nil: none.

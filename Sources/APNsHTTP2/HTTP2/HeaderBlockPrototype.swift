@@ -40,10 +40,8 @@ final class HeaderBlockPrototype {
     /// identities mean equal bytes.
     private let kept: (method: String, authorization: String?, headers: [HTTPHeader])
     private let bytes: UnsafeMutableRawPointer
-    // Where the strings are inside a request and a header (read once here:
-    // a `static let` would cost a `swift_once` check on every read).
-    private let methodOffset = MemoryLayout<HTTP2Request>.offset(of: \.method)!
-    private let authorizationOffset = MemoryLayout<HTTP2Request>.offset(of: \.authorization)!
+    // Where the strings are inside a header (read once here: a `static
+    // let` would cost a `swift_once` check on every read).
     private let nameOffset = MemoryLayout<HTTPHeader>.offset(of: \.name)!
     private let valueOffset = MemoryLayout<HTTPHeader>.offset(of: \.value)!
 
@@ -55,10 +53,10 @@ final class HeaderBlockPrototype {
     /// `indexedOnce` are sent never indexed, like `:path` and
     /// `authorization` (APNs asks so; `HeaderBlocks` indexes each
     /// `indexedOnce` name the first time on its connection).
-    init(request: UnsafePointer<HTTP2Request>, fixed: [(name: [UInt8], value: [UInt8])], unindexed: [[UInt8]],
+    init(request parts: RequestParts, fixed: [(name: [UInt8], value: [UInt8])], unindexed: [[UInt8]],
          indexedOnce: [[UInt8]] = []) {
-        let request = request.pointee
-        kept = (request.method, request.authorization, request.headers)
+        let request = (method: parts.method.pointee, authorization: parts.authorization.pointee, headers: parts.headers.pointee)
+        kept = request
         headerCount = request.headers.count
         hasAuthorization = request.authorization != nil
         pathEntry = 1 + fixed.count
@@ -123,13 +121,12 @@ final class HeaderBlockPrototype {
     /// method, bit 1 the authorization, bit 2 + i header i's value), or nil
     /// when the request has another form: an authorization where this block
     /// has none or the reverse, or other header names (by identity).
-    func mismatchedValues(_ request: UnsafePointer<HTTP2Request>, headers: UnsafeBufferPointer<HTTPHeader>) -> UInt64? {
+    func mismatchedValues(_ request: RequestParts, headers: UnsafeBufferPointer<HTTPHeader>) -> UInt64? {
         guard headers.count == headerCount, headerCount <= Self.maximumHeaders else { return nil }
         var mismatched: UInt64 = 0
-        let raw = UnsafeRawPointer(request)
-        if StringIdentity(at: raw + methodOffset) != identities[0] { mismatched |= 1 }
-        if StringIdentity(at: raw + authorizationOffset) != identities[1] {
-            guard (request.pointee.authorization != nil) == hasAuthorization else { return nil }
+        if request.methodIdentity != identities[0] { mismatched |= 1 }
+        if request.authorizationIdentity != identities[1] {
+            guard (request.authorization.pointee != nil) == hasAuthorization else { return nil }
             mismatched |= 2
         }
         var header = UnsafeRawPointer(headers.baseAddress)

@@ -62,62 +62,61 @@ struct HeaderBlocks {
     /// nghttp2 to copy the entries; the bytes they point to live as long as
     /// the stream (its arena and the prototype it now holds).
     mutating func withBlock<Result>(for stream: PendingStream, _ body: (UnsafeBufferPointer<nghttp2_nv>) -> Result) -> Result {
-        stream.withRequest { request in
-            request.pointee.headers.withUnsafeBufferPointer { headers in
-                let (prototype, mismatched) = choosePrototype(request, headers)
-                stream.headerPrototype = prototype
-                let entries = prototype.scratch
-                entries.baseAddress!.update(from: prototype.entries.baseAddress!, count: entries.count)
-                namesIndexedByLastBlock = 0
-                if namesNotYetIndexed != 0 { indexNamesTheFirstTime(entries, prototype) }
-                // The stream's own bytes: `:path`, then each value that differs,
-                // each string read once (a read costs a retain and a release):
-                // its bytes go into the arena as its length is learned, the
-                // arena growing if it must, and the entries get their
-                // addresses once all are placed.
-                func text(ofValue position: Int) -> String {
-                    switch position {
-                    case 0: request.pointee.method
-                    case 1: request.pointee.authorization ?? ""
-                    default: headers[position - 2].value
-                    }
+        let request = stream.request
+        return request.headers.pointee.withUnsafeBufferPointer { headers in
+            let (prototype, mismatched) = choosePrototype(request, headers)
+            stream.headerPrototype = prototype
+            let entries = prototype.scratch
+            entries.baseAddress!.update(from: prototype.entries.baseAddress!, count: entries.count)
+            namesIndexedByLastBlock = 0
+            if namesNotYetIndexed != 0 { indexNamesTheFirstTime(entries, prototype) }
+            // The stream's own bytes: `:path`, then each value that differs,
+            // each string read once (a read costs a retain and a release):
+            // its bytes go into the arena as its length is learned, the
+            // arena growing if it must, and the entries get their
+            // addresses once all are placed.
+            func text(ofValue position: Int) -> String {
+                switch position {
+                case 0: request.method.pointee
+                case 1: request.authorization.pointee ?? ""
+                default: headers[position - 2].value
                 }
-                func entry(ofValue position: Int) -> Int {
-                    switch position {
-                    case 0: 0
-                    case 1: prototype.pathEntry + 1
-                    default: prototype.firstHeaderEntry + position - 2
-                    }
-                }
-                var used = 0
-                func place(_ text: String, at entry: Int) {
-                    // A constant for the closure (a captured variable would
-                    // be checked for exclusivity at run time).
-                    let start = used
-                    let count = Self.copy(text) { length in stream.arena(atLeast: start + length) + start }
-                    entries[entry].valuelen = count
-                    used += count
-                }
-                place(request.pointee.path, at: prototype.pathEntry)
-                var rest = mismatched
-                while rest != 0 {
-                    let position = rest.trailingZeroBitCount
-                    place(text(ofValue: position), at: entry(ofValue: position))
-                    rest &= rest - 1
-                }
-                var cursor = stream.arena(atLeast: used)
-                func point(_ entry: Int) {
-                    entries[entry].value = cursor
-                    cursor += entries[entry].valuelen
-                }
-                point(prototype.pathEntry)
-                rest = mismatched
-                while rest != 0 {
-                    point(entry(ofValue: rest.trailingZeroBitCount))
-                    rest &= rest - 1
-                }
-                return body(UnsafeBufferPointer(entries))
             }
+            func entry(ofValue position: Int) -> Int {
+                switch position {
+                case 0: 0
+                case 1: prototype.pathEntry + 1
+                default: prototype.firstHeaderEntry + position - 2
+                }
+            }
+            var used = 0
+            func place(_ text: String, at entry: Int) {
+                // A constant for the closure (a captured variable would
+                // be checked for exclusivity at run time).
+                let start = used
+                let count = Self.copy(text) { length in stream.arena(atLeast: start + length) + start }
+                entries[entry].valuelen = count
+                used += count
+            }
+            place(request.path.pointee, at: prototype.pathEntry)
+            var rest = mismatched
+            while rest != 0 {
+                let position = rest.trailingZeroBitCount
+                place(text(ofValue: position), at: entry(ofValue: position))
+                rest &= rest - 1
+            }
+            var cursor = stream.arena(atLeast: used)
+            func point(_ entry: Int) {
+                entries[entry].value = cursor
+                cursor += entries[entry].valuelen
+            }
+            point(prototype.pathEntry)
+            rest = mismatched
+            while rest != 0 {
+                point(entry(ofValue: rest.trailingZeroBitCount))
+                rest &= rest - 1
+            }
+            return body(UnsafeBufferPointer(entries))
         }
     }
 
@@ -140,7 +139,7 @@ struct HeaderBlocks {
 
     /// The prototype for `request`, and the values (as `mismatchedValues`
     /// numbers them) it does not share with it.
-    private mutating func choosePrototype(_ request: UnsafePointer<HTTP2Request>, _ headers: UnsafeBufferPointer<HTTPHeader>)
+    private mutating func choosePrototype(_ request: RequestParts, _ headers: UnsafeBufferPointer<HTTPHeader>)
         -> (HeaderBlockPrototype, UInt64) {
         guard headers.count <= HeaderBlockPrototype.maximumHeaders else {
             // Too many values to follow: a block of its own.

@@ -65,8 +65,8 @@ final class PendingStream: @unchecked Sendable {
         heldBatch = .passRetained(batch)
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
-        deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
-        bodyCount = batch.requests[index].body.count
+        deadlineSinceOrigin = startedSinceOrigin + batch.requests.timeout(index)
+        bodyCount = batch.requests.parts(index).body.pointee.count
     }
 
     /// A stream taken back by its connection (`recycle`) set up for another
@@ -78,8 +78,8 @@ final class PendingStream: @unchecked Sendable {
         previous?.release()
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
-        deadlineSinceOrigin = startedSinceOrigin + batch.requests[index].timeout
-        bodyCount = batch.requests[index].body.count
+        deadlineSinceOrigin = startedSinceOrigin + batch.requests.timeout(index)
+        bodyCount = batch.requests.parts(index).body.pointee.count
     }
 
     /// Forgets the request of a stream that nghttp2 has closed and whose
@@ -103,7 +103,7 @@ final class PendingStream: @unchecked Sendable {
     }
 
     /// The request's timeout (for messages).
-    var timeout: Duration { withBatch { $0.requests[index].timeout } }
+    var timeout: Duration { withBatch { $0.requests.timeout(index) } }
 
     /// The size of the request's body. Noted when the stream is set up,
     /// where the batch is at hand, not read through it (a retain and a
@@ -139,7 +139,7 @@ final class PendingStream: @unchecked Sendable {
     /// `buffer`; returns the count and whether the body is now all sent.
     func nextBodyChunk(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, done: Bool) {
         withBatch { batch in
-            batch.requests[index].body.withUnsafeBufferPointer { body in
+            batch.requests.parts(index).body.pointee.withUnsafeBufferPointer { body in
                 let count = min(body.count - bodyOffset, capacity)
                 if count > 0 { buffer.update(from: body.baseAddress! + bodyOffset, count: count) }
                 bodyOffset += count
@@ -159,11 +159,9 @@ final class PendingStream: @unchecked Sendable {
         heldBatch!._withUnsafeGuaranteedRef(body)
     }
 
-    /// Calls `body` with the request where it is, in its batch: no copy, no
-    /// retain of its parts.
-    func withRequest<Result>(_ body: (UnsafePointer<HTTP2Request>) -> Result) -> Result {
-        withBatch { batch in batch.requests.withUnsafeBufferPointer { body($0.baseAddress! + index) } }
-    }
+    /// The request's parts where they are, in its batch: no copy, no
+    /// retain of them. Valid while the stream holds the batch.
+    var request: RequestParts { withBatch { $0.requests.parts(index) } }
 
     /// This stream's own room for header values, at least `byteCount` bytes,
     /// for as long as nghttp2 may read them (until it closes the stream).
@@ -222,15 +220,13 @@ final class PendingStream: @unchecked Sendable {
     /// shares the request's strings instead of allocating new ones. Header
     /// strings are read in place, lengths first.
     func requestHeader(repeatedBy name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> HTTPHeader? {
-        withRequest { request in
-            request.pointee.headers.withUnsafeBufferPointer { headers in
-                for index in headers.indices where headers[index].value.utf8.count == value.count
-                    && headers[index].name.utf8.count == name.count
-                    && Self.utf8(of: headers[index].value, equals: value) && Self.utf8(of: headers[index].name, equals: name) {
-                    return headers[index]
-                }
-                return nil
+        request.headers.pointee.withUnsafeBufferPointer { headers in
+            for index in headers.indices where headers[index].value.utf8.count == value.count
+                && headers[index].name.utf8.count == name.count
+                && Self.utf8(of: headers[index].value, equals: value) && Self.utf8(of: headers[index].name, equals: name) {
+                return headers[index]
             }
+            return nil
         }
     }
 
