@@ -27,6 +27,7 @@ final class HTTP2RequestsTests: XCTestCase {
     func testRenderedRequestsShareTheMethodAuthorizationAndTimeout() {
         let requests = HTTP2Requests(rendered: rendered, authorization: "bearer jwt", timeout: .seconds(7))
         XCTAssertEqual(requests.count, 3)
+        defer { withExtendedLifetime(requests) {} }
         let table = requests.table()
         for index in requests.indices {
             let expected = HTTP2Request(method: "POST", path: rendered[index].path, authorization: "bearer jwt",
@@ -40,6 +41,7 @@ final class HTTP2RequestsTests: XCTestCase {
 
     func testSeparateRequestsKeepTheirOwnParts() {
         let requests = HTTP2Requests(separate)
+        defer { withExtendedLifetime(requests) {} }
         let table = requests.table()
         for index in separate.indices {
             XCTAssertEqual(read(table, index), separate[index])
@@ -52,21 +54,25 @@ final class HTTP2RequestsTests: XCTestCase {
     func testASubsetHasTheRequestsAtThePositionsInOrder() {
         let subset = HTTP2Requests(rendered: rendered, authorization: nil, timeout: .seconds(3)).subset([2, 0])
         XCTAssertEqual(subset.count, 2)
-        XCTAssertEqual(read(subset.table(), 0).path, "/3/device/token2")
-        XCTAssertEqual(read(subset.table(), 1).path, "/3/device/token0")
-        XCTAssertNil(read(subset.table(), 1).authorization)
-        XCTAssertEqual(HTTP2Requests(separate).subset([1]).table().timeout(0), .seconds(2))
+        withExtendedLifetime(subset) {
+            XCTAssertEqual(read(subset.table(), 0).path, "/3/device/token2")
+            XCTAssertEqual(read(subset.table(), 1).path, "/3/device/token0")
+            XCTAssertNil(read(subset.table(), 1).authorization)
+        }
+        let one = HTTP2Requests(separate).subset([1])
+        withExtendedLifetime(one) { XCTAssertEqual(one.table().timeout(0), .seconds(2)) }
         XCTAssertTrue(HTTP2Requests([]).isEmpty)
     }
 
-    /// The table keeps the requests: read after every other owner is gone.
-    func testTheTableKeepsTheRequestsAlive() {
-        var table: RequestTable?
+    /// A batch keeps the requests its table points into: they are read
+    /// after every other owner is gone.
+    func testABatchKeepsTheRequestsItsTablePointsInto() {
+        var batch: BatchCompletion?
         do {
             let made = (0..<2).map { HTTP2Request(path: "/kept/\($0)/" + String(repeating: "x", count: 40), body: [UInt8]($0..<200)) }
-            table = HTTP2Requests(made).table()
+            batch = BatchCompletion(requests: HTTP2Requests(made)) { _ in }
         }
-        XCTAssertEqual(table?.parts(1).path.pointee, "/kept/1/" + String(repeating: "x", count: 40))
-        XCTAssertEqual(table?.parts(1).body.pointee, [UInt8](1..<200))
+        XCTAssertEqual(batch?.requests.parts(1).path.pointee, "/kept/1/" + String(repeating: "x", count: 40))
+        XCTAssertEqual(batch?.requests.parts(1).body.pointee, [UInt8](1..<200))
     }
 }

@@ -14,6 +14,8 @@ final class BatchCompletion: @unchecked Sendable {
     /// `offset ..< offset + count` of them (a pool's share of a larger group,
     /// not copied out of it); result `i` is for request `offset + i`.
     let requests: RequestTable
+    /// What `requests` points into, kept as long as the batch lives.
+    private let keptRequests: HTTP2Requests
     let offset: Int
     /// One stored property for everything `complete` changes.
     private var state: State
@@ -51,6 +53,7 @@ final class BatchCompletion: @unchecked Sendable {
     /// - Parameter range: the positions of `requests` to send; nil: all.
     init(requests: HTTP2Requests, range: Range<Int>? = nil, deliver: @escaping @Sendable (consuming Results) -> Void) {
         self.requests = requests.table()
+        keptRequests = requests
         let range = range ?? requests.indices
         offset = range.lowerBound
         let count = range.count

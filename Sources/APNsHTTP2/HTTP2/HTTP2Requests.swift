@@ -70,19 +70,19 @@ public struct HTTP2Requests: Sendable {
     }
 
     /// Where each request's parts are, for the connections to read them in
-    /// place (see `RequestTable`).
+    /// place (see `RequestTable`): valid while these requests are kept.
     func table() -> RequestTable {
         switch storage {
         case let .separate(requests):
             let base = requests.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
             let stride = MemoryLayout<HTTP2Request>.stride
-            return RequestTable(kept: self, base: base, stride: stride, path: Self.separatePath, headers: Self.separateHeaders,
+            return RequestTable(base: base, stride: stride, path: Self.separatePath, headers: Self.separateHeaders,
                                 body: Self.separateBody, method: base.map { ($0 + Self.separateMethod, stride) },
                                 authorization: base.map { ($0 + Self.separateAuthorization, stride) },
                                 timeout: base.map { ($0 + Self.separateTimeout, stride) })
         case let .rendered(requests, shared):
             let base = requests.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-            return RequestTable(kept: self, base: base, stride: MemoryLayout<ProviderRequest>.stride, path: Self.renderedPath,
+            return RequestTable(base: base, stride: MemoryLayout<ProviderRequest>.stride, path: Self.renderedPath,
                                 headers: Self.renderedHeaders, body: Self.renderedBody, method: (UnsafeRawPointer(shared.method), 0),
                                 authorization: (UnsafeRawPointer(shared.authorization), 0), timeout: (UnsafeRawPointer(shared.timeout), 0))
         }
@@ -106,14 +106,16 @@ public struct HTTP2Requests: Sendable {
 /// the requests. A value shared by all the requests (the rendered form's
 /// method, authorization and timeout) is at one address, with a stride of 0.
 ///
-/// Why the addresses hold: the table keeps the requests (`kept`), so the
-/// arrays' storage lives as long as it does; and an array's elements do not
-/// move while its storage lives unchanged, which it does here, as a
+/// Only addresses and numbers: copied and read with no reference counting.
+/// Valid while the `HTTP2Requests` it was made from is kept (a batch keeps
+/// both): the arrays' storage lives as long as that, and an array's elements
+/// do not move while its storage lives unchanged, which it does here, as a
 /// change by another owner copies the storage first (copy-on-write: the
-/// table's reference makes it shared).
+/// kept reference makes it shared).
+///
+/// `@unchecked Sendable`: it only points at values that are never changed
+/// while it is valid (see above).
 struct RequestTable: @unchecked Sendable {
-    /// Keeps the arrays (and the shared parts) alive.
-    let kept: HTTP2Requests
     private let base: UnsafeRawPointer?
     private let stride: Int
     private let pathOffset: Int
@@ -123,9 +125,8 @@ struct RequestTable: @unchecked Sendable {
     private let authorization: (UnsafeRawPointer, Int)?
     private let timeout: (UnsafeRawPointer, Int)?
 
-    init(kept: HTTP2Requests, base: UnsafeRawPointer?, stride: Int, path: Int, headers: Int, body: Int,
+    init(base: UnsafeRawPointer?, stride: Int, path: Int, headers: Int, body: Int,
          method: (UnsafeRawPointer, Int)?, authorization: (UnsafeRawPointer, Int)?, timeout: (UnsafeRawPointer, Int)?) {
-        self.kept = kept
         self.base = base
         self.stride = stride
         pathOffset = path
@@ -172,6 +173,14 @@ struct RequestParts {
     var path: UnsafePointer<String> { pathAddress.assumingMemoryBound(to: String.self) }
     var headers: UnsafePointer<[HTTPHeader]> { headersAddress.assumingMemoryBound(to: [HTTPHeader].self) }
     var body: UnsafePointer<[UInt8]> { bodyAddress.assumingMemoryBound(to: [UInt8].self) }
+
+    /// The body's bytes, where the body array keeps them: valid as long as
+    /// the table is (a kept array's storage does not move). Read with no
+    /// retain of the array, which reading them inside the array's own
+    /// `withUnsafeBufferPointer` around other calls costs.
+    var bodyBytes: UnsafeBufferPointer<UInt8> {
+        body.pointee.withUnsafeBufferPointer { $0 }
+    }
 
     /// The identities (`StringIdentity`) of the method and the authorization.
     var methodIdentity: StringIdentity { StringIdentity(at: methodAddress) }

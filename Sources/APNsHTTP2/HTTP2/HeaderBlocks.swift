@@ -71,15 +71,21 @@ struct HeaderBlocks {
             namesIndexedByLastBlock = 0
             if namesNotYetIndexed != 0 { indexNamesTheFirstTime(entries, prototype) }
             // The stream's own bytes: `:path`, then each value that differs,
-            // each string read once (a read costs a retain and a release):
-            // its bytes go into the arena as its length is learned, the
-            // arena growing if it must, and the entries get their
-            // addresses once all are placed.
-            func text(ofValue position: Int) -> String {
+            // each string read where it is (through its address: no copy,
+            // no retain): its bytes go into the arena as its length is
+            // learned, the arena growing if it must, and the entries get
+            // their addresses once all are placed.
+            func withText<R>(ofValue position: Int, _ body: (UnsafePointer<String>) -> R) -> R {
                 switch position {
-                case 0: request.method.pointee
-                case 1: request.authorization.pointee ?? ""
-                default: headers[position - 2].value
+                case 0:
+                    return body(request.method)
+                case 1:
+                    // Differs only when both have one (`mismatchedValues`); rare (a new token).
+                    let authorization = request.authorization.pointee ?? ""
+                    return withUnsafePointer(to: authorization, body)
+                default:
+                    let header = UnsafeRawPointer(headers.baseAddress! + position - 2)
+                    return body((header + Self.valueOffset).assumingMemoryBound(to: String.self))
                 }
             }
             func entry(ofValue position: Int) -> Int {
@@ -90,7 +96,7 @@ struct HeaderBlocks {
                 }
             }
             var used = 0
-            func place(_ text: String, at entry: Int) {
+            func place(_ text: UnsafePointer<String>, at entry: Int) {
                 // A constant for the closure (a captured variable would
                 // be checked for exclusivity at run time).
                 let start = used
@@ -98,11 +104,11 @@ struct HeaderBlocks {
                 entries[entry].valuelen = count
                 used += count
             }
-            place(request.path.pointee, at: prototype.pathEntry)
+            place(request.path, at: prototype.pathEntry)
             var rest = mismatched
             while rest != 0 {
                 let position = rest.trailingZeroBitCount
-                place(text(ofValue: position), at: entry(ofValue: position))
+                withText(ofValue: position) { place($0, at: entry(ofValue: position)) }
                 rest &= rest - 1
             }
             var cursor = stream.arena(atLeast: used)
@@ -164,17 +170,25 @@ struct HeaderBlocks {
         return (made, 0)
     }
 
-    /// Copies `text`'s UTF-8 bytes to where `destination` says for their
-    /// count; returns the count.
-    private static func copy(_ text: String, to destination: (Int) -> UnsafeMutablePointer<UInt8>) -> Int {
-        func place(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
-            let target = destination(utf8.count)
+    /// Copies the UTF-8 bytes of the string at `text` to where `destination`
+    /// says for their count; returns the count.
+    private static func copy(_ text: UnsafePointer<String>, to destination: (Int) -> UnsafeMutablePointer<UInt8>) -> Int {
+        // The count first (known without reading the bytes), then the bytes
+        // read where they are, through the address, in a closure that only
+        // copies: no copy of the string, no retain. A string whose bytes are
+        // not contiguous is made native first, in a copy.
+        let count = text.pointee.utf8.count
+        let target = destination(count)
+        let copied: Void? = text.pointee.utf8.withContiguousStorageIfAvailable { utf8 in
             if let base = utf8.baseAddress { target.update(from: base, count: utf8.count) }
-            return utf8.count
         }
-        // Native strings are read where they are; others are made native first.
-        if let count = text.utf8.withContiguousStorageIfAvailable(place) { return count }
-        var text = text
-        return text.withUTF8(place)
+        if copied == nil {
+            var copy = text.pointee
+            copy.withUTF8 { utf8 in if let base = utf8.baseAddress { target.update(from: base, count: utf8.count) } }
+        }
+        return count
     }
+
+    /// Where a header's value is inside it.
+    private static let valueOffset = MemoryLayout<HTTPHeader>.offset(of: \.value)!
 }

@@ -138,14 +138,11 @@ final class PendingStream: @unchecked Sendable {
     /// Copies the next part of the body, up to `capacity` bytes, into
     /// `buffer`; returns the count and whether the body is now all sent.
     func nextBodyChunk(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, done: Bool) {
-        withBatch { batch in
-            batch.requests.parts(index).body.pointee.withUnsafeBufferPointer { body in
-                let count = min(body.count - bodyOffset, capacity)
-                if count > 0 { buffer.update(from: body.baseAddress! + bodyOffset, count: count) }
-                bodyOffset += count
-                return (count, bodyOffset == body.count)
-            }
-        }
+        let body = request.bodyBytes
+        let count = min(body.count - bodyOffset, capacity)
+        if count > 0 { buffer.update(from: body.baseAddress! + bodyOffset, count: count) }
+        bodyOffset += count
+        return (count, bodyOffset == body.count)
     }
 
     deinit {
