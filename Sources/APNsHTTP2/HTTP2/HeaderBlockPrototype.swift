@@ -43,7 +43,7 @@ final class HeaderBlockPrototype {
     // Where the strings are inside a header (read once here: a `static
     // let` would cost a `swift_once` check on every read).
     private let nameOffset = MemoryLayout<HTTPHeader>.offset(of: \.name)!
-    private let valueOffset = MemoryLayout<HTTPHeader>.offset(of: \.value)!
+    let valueOffset = MemoryLayout<HTTPHeader>.offset(of: \.value)!
 
     /// The most headers whose values `mismatchedValues` follows (one bit each).
     static let maximumHeaders = 62

@@ -85,7 +85,7 @@ struct HeaderBlocks {
                     return withUnsafePointer(to: authorization, body)
                 default:
                     let header = UnsafeRawPointer(headers.baseAddress! + position - 2)
-                    return body((header + Self.valueOffset).assumingMemoryBound(to: String.self))
+                    return body((header + prototype.valueOffset).assumingMemoryBound(to: String.self))
                 }
             }
             func entry(ofValue position: Int) -> Int {
@@ -188,7 +188,4 @@ struct HeaderBlocks {
         }
         return count
     }
-
-    /// Where a header's value is inside it.
-    private static let valueOffset = MemoryLayout<HTTPHeader>.offset(of: \.value)!
 }
