@@ -182,9 +182,7 @@ public final class APNsClient: Sendable {
     /// The first `apns-id` header's value; names of another length are passed
     /// over without a string comparison.
     static func apnsID(in headers: [HTTPHeader]) -> String? {
-        let length = "apns-id".utf8.count
-        for header in headers where header.name.utf8.count == length && header.name == "apns-id" { return header.value }
-        return nil
+        HTTP2Response.value(of: "apns-id", in: headers)
     }
 }
 

@@ -71,20 +71,18 @@ public struct HTTP2Response: Sendable, Equatable {
         guard let firstLength = firstHeader?.name.utf8.count else { return nil }
         let length = name.utf8.count
         if firstLength == length, firstHeader?.name == name { return firstHeader?.value }
-        return laterHeaders.withUnsafeBufferPointer { headers in
+        return Self.value(of: name, in: laterHeaders)
+    }
+
+    /// The value of the first of `headers` called `name`, read in place;
+    /// names of another length are passed over without a string comparison.
+    static func value(of name: String, in headers: [HTTPHeader]) -> String? {
+        let length = name.utf8.count
+        return headers.withUnsafeBufferPointer { headers in
             for index in headers.indices where headers[index].name.utf8.count == length && headers[index].name == name {
                 return headers[index].value
             }
             return nil
-        }
-    }
-
-    /// Adds a header after the others.
-    public mutating func appendHeader(_ header: HTTPHeader) {
-        if firstHeader == nil {
-            firstHeader = header
-        } else {
-            laterHeaders.append(header)
         }
     }
 }
