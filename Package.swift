@@ -13,6 +13,7 @@ let package = Package(
     name: "pushgw",
     products: [
         .library(name: "PayloadBuilder", targets: ["PayloadBuilder"]),
+        .library(name: "HTTP2Client", targets: ["HTTP2Client"]),
         .library(name: "APNsHTTP2", targets: ["APNsHTTP2"]),
         .library(name: "APNsSimulator", targets: ["APNsSimulator"]),
         .executable(name: "pushgw", targets: ["PushGateway"]),
@@ -42,13 +43,26 @@ let package = Package(
         // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
         .target(name: "PushGWSync", dependencies: ["CThreadShims"], swiftSettings: swiftSettings),
         .target(name: "PayloadBuilder", dependencies: ["CDigestShims"], swiftSettings: swiftSettings),
-        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "CNGHTTP2Shims"],
+        // The Swift owner of OpenSSL's keys: PEM private keys, ES256 signing,
+        // Base64URL and the translation of OpenSSL's error queue.
+        .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+        // Event-loop threads: one poll over the connections and sources
+        // (the HTTP server's daemon) that run on it.
+        .target(name: "EventLoops", dependencies: ["PushGWSync"], swiftSettings: swiftSettings),
+        // HTTP/2 over TLS on nghttp2 and OpenSSL: connection, pool, requests
+        // and responses, transport errors. Knows nothing of any provider.
+        .target(name: "HTTP2Client",
+                dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "COpenSSL", "COpenSSLShims", "CNGHTTP2",
+                               "CNGHTTP2Shims"],
+                swiftSettings: swiftSettings),
+        // APNs: the client on HTTP2Client, ES256 provider tokens, Apple's reasons.
+        .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "HTTP2Client", "OpenSSLCrypto"],
                 swiftSettings: swiftSettings),
         // FCM HTTP v1: OAuth2 service-account tokens (RS256, libcurl) and the
-        // messages:send client on the HTTP/2 connection layer.
+        // messages:send client on HTTP2Client.
         .target(
             name: "FCMClient",
-            dependencies: ["APNsHTTP2", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "Curl"],
+            dependencies: ["HTTP2Client", "OpenSSLCrypto", "PayloadBuilder", "PushGWSync", "COpenSSL", "Curl"],
             swiftSettings: swiftSettings
         ),
         // The gateway's HTTP/1.1 server on libmicrohttpd (one daemon per event
@@ -56,19 +70,23 @@ let package = Package(
         // imports libmicrohttpd.
         .target(
             name: "GatewayHTTP",
-            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "CMicroHTTPD"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
         // The service: routes and auth, configuration, dispatcher,
         // avatar resolver, metrics. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator", "Curl", "GatewayHTTP"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl", "GatewayHTTP"],
             swiftSettings: swiftSettings
         ),
+        // The no-credentials demo: the simulators started and injected into
+        // the service's configuration (the service itself never links them).
+        .target(name: "PushGWDemo", dependencies: ["GatewayService", "APNsSimulator", "APNsHTTP2", "OpenSSLCrypto"],
+                swiftSettings: swiftSettings),
         .executableTarget(
             name: "PushGateway",
-            dependencies: ["PayloadBuilder", "GatewayService", "PushGWSync", "CMallocShims"],
+            dependencies: ["PayloadBuilder", "GatewayService", "PushGWDemo", "PushGWSync", "CMallocShims"],
             swiftSettings: swiftSettings
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
@@ -76,30 +94,33 @@ let package = Package(
         .target(name: "APNsSimulator", dependencies: ["PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2"],
                 swiftSettings: swiftSettings),
         .executableTarget(name: "APNsSimulatorTool", dependencies: ["APNsSimulator"], swiftSettings: swiftSettings),
-        .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder", "APNsHTTP2", "APNsSimulator", "FCMClient"], swiftSettings: swiftSettings),
+        .executableTarget(name: "PushGWBench",
+                         dependencies: ["PayloadBuilder", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "APNsSimulator", "FCMClient"],
+                         swiftSettings: swiftSettings),
         .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
 
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "APNsHTTP2Tests",
-            dependencies: ["APNsHTTP2", "APNsSimulator", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2",
+            dependencies: ["APNsHTTP2", "HTTP2Client", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2",
                            "CNGHTTP2Shims", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "APNsSimulatorTests",
-            dependencies: ["APNsSimulator", "APNsHTTP2", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "TestSupport"],
+            dependencies: ["APNsSimulator", "APNsHTTP2", "HTTP2Client", "OpenSSLCrypto", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FCMClientTests",
-            dependencies: ["FCMClient", "APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL"],
+            dependencies: ["FCMClient", "HTTP2Client", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GatewayServiceTests",
-            dependencies: ["GatewayService", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "APNsHTTP2", "FCMClient", "APNsSimulator",
+            dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
+                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator",
                            "TestSupport"],
             swiftSettings: swiftSettings
         ),
@@ -110,9 +131,11 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayHTTPTests",
-            dependencies: ["GatewayHTTP", "PayloadBuilder"],
+            dependencies: ["GatewayHTTP", "EventLoops", "PayloadBuilder"],
             swiftSettings: swiftSettings
         ),
+        // The README's dependency rule, checked on the sources' imports.
+        .testTarget(name: "LayeringTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "CurlTests",
             dependencies: ["Curl"],

@@ -1,4 +1,5 @@
-public import APNsHTTP2
+public import EventLoops
+public import HTTP2Client
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,7 +45,7 @@ public final class FCMClient: Sendable {
     public init(baseURL: String = FCMTarget.production, projectID: String, tls: TLSConfiguration = TLSConfiguration(),
                 tokens: any AccessTokenSource, connections: Int = 1, requestTimeout: Duration = .seconds(10),
                 options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
-                loops: [HTTP2EventLoop]? = nil,
+                loops: [EventLoop]? = nil,
                 now: @escaping @Sendable () -> Int64 = AccessTokenCache.systemClock) throws(TransportError) {
         origin = try Origin(url: baseURL)
         self.projectID = projectID

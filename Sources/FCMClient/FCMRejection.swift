@@ -1,4 +1,4 @@
-import APNsHTTP2
+import HTTP2Client
 import PayloadBuilder
 
 /// A non-200 answer from FCM, read from Google's error body
@@ -82,9 +82,9 @@ public struct FCMApnsError: Sendable, Equatable {
     /// usually mean the Firebase project's APNs setup is wrong (another
     /// bundle id, sandbox against production) for every iOS device of the
     /// app, and telling the caller to delete all those tokens could not be
-    /// undone (found in review).
+    /// undone.
     public var saysTheDeviceTokenIsDead: Bool {
-        statusCode == 410 || reason == APNsReason.unregistered.rawValue || reason == APNsReason.expiredToken.rawValue
+        statusCode == 410 || reason == "Unregistered" || reason == "ExpiredToken"
     }
 }
 

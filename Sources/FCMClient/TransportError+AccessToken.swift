@@ -1,4 +1,4 @@
-import APNsHTTP2
+import HTTP2Client
 
 extension TransportError {
     /// The transport error for a message that could not be sent because no

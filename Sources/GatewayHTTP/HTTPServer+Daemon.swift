@@ -6,7 +6,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import APNsHTTP2
+import EventLoops
 internal import CMicroHTTPD
 import PushGWSync
 

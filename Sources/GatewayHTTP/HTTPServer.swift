@@ -7,14 +7,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import APNsHTTP2
+public import EventLoops
 internal import CMicroHTTPD
 import PayloadBuilder
 import Synchronization
 import PushGWSync
 
 /// The HTTP/1.1 ingest server on libmicrohttpd: one daemon per event loop
-/// (epoll, driven by an `HTTP2EventLoop` that also drives the provider
+/// (epoll, driven by an `EventLoop` that also drives the provider
 /// connections, one loop per core), and suspend/resume so that a request
 /// waiting on providers holds no thread: the connection is suspended, the
 /// answer comes later (from a provider connection on the same loop, or a
@@ -40,8 +40,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let requestedPort: Int
     /// The loops the daemons run on: given (shared with the provider
     /// connections), or the server's own, created in `start`.
-    private let givenLoops: [HTTP2EventLoop]?
-    private let state = Locked<(daemons: [DaemonSource], loops: [HTTP2EventLoop], port: Int)>(([], [], 0))
+    private let givenLoops: [EventLoop]?
+    private let state = Locked<(daemons: [DaemonSource], loops: [EventLoop], port: Int)>(([], [], 0))
     /// Requests whose handler is running (suspended connections).
     let suspended = SuspendedReplies()
     /// Set by `quiesce()`: every answer from then on closes its connection.
@@ -62,7 +62,7 @@ public final class HTTPServer: @unchecked Sendable {
     ///     libmicrohttpd is done with it, for the handler to write later
     ///     answers into (the handler's own); nil: freed.
     public init(address: String, port: Int, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler,
-                loops: [HTTP2EventLoop]? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
+                loops: [EventLoop]? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
                 answerStorage: AnswerStorage? = nil) {
         self.answerStorage = answerStorage
         self.address = address
@@ -88,13 +88,13 @@ public final class HTTPServer: @unchecked Sendable {
 
     public func start() throws(HTTPServerStartError) {
         let listener = try Self.listen(address, port: requestedPort)
-        let loops: [HTTP2EventLoop]
+        let loops: [EventLoop]
         if let givenLoops {
             loops = givenLoops
         } else {
             do {
-                loops = try (0..<max(1, limits.threads)).map { index throws(TransportError) in
-                    try HTTP2EventLoop(name: "pushgw-http-\(index)")
+                loops = try (0..<max(1, limits.threads)).map { index throws(EventLoopError) in
+                    try EventLoop(name: "pushgw-http-\(index)")
                 }
             } catch {
                 close(listener.descriptor)
@@ -164,7 +164,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// been sent to some devices: the client retries with the same
     /// `event_id`), if its connection can still take it.
     public func stop() {
-        let (daemons, loops) = state.withLock { state -> ([DaemonSource], [HTTP2EventLoop]) in
+        let (daemons, loops) = state.withLock { state -> ([DaemonSource], [EventLoop]) in
             defer { state.daemons = []; state.loops = [] }
             return (state.daemons, state.loops)
         }

@@ -1,3 +1,6 @@
+import HTTP2Client
+public import EventLoops
+import OpenSSLCrypto
 import APNsHTTP2
 import Foundation
 import PayloadBuilder
@@ -53,7 +56,7 @@ enum APNsBenchmark {
             let key = try options.keyFile.map { try ES256SigningKey(pem: String(contentsOfFile: $0, encoding: .utf8)) }
                 ?? ES256SigningKey.generate()
             let tokens = try ProviderTokenCache(keyID: options.keyID, teamID: options.teamID, signingKey: key)
-            let loops = try (0..<options.loops).map { _ throws(TransportError) in try HTTP2EventLoop(name: "pushgw-bench-loop") }
+            let loops = try (0..<options.loops).map { _ throws(EventLoopError) in try EventLoop(name: "pushgw-bench-loop") }
             defer { for loop in loops { loop.retire() } }
             let client = try APNsClient(origin: options.origin, tls: TLSConfiguration(caFile: options.caFile), tokens: tokens,
                                         connections: options.connections, loops: loops.isEmpty ? nil : loops,

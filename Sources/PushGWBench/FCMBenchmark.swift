@@ -1,3 +1,4 @@
+import HTTP2Client
 import APNsHTTP2
 import APNsSimulator
 import FCMClient

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayService
+import PushGWDemo
 import PushGWSync
 
 /// `pushgw [serve]`: loads the configuration, starts the gateway, and stops

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayService
+import PushGWDemo
 import PushGWSync
 
 /// `pushgw simulators [--env-file FILE]`: runs only the built-in provider

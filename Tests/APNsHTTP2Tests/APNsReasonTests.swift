@@ -1,4 +1,5 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import XCTest
 
 /// Apple's reason table (PROTOCOLS.md A5), reason by reason.

@@ -1,4 +1,5 @@
 @testable import APNsHTTP2
+@testable import HTTP2Client
 import XCTest
 
 /// Reading an APNs error answer: the reason and timestamp from a JSON body,

@@ -1,5 +1,7 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import APNsSimulator
+@testable import OpenSSLCrypto
 import Foundation
 import PayloadBuilder
 import Synchronization

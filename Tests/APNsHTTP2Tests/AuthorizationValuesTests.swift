@@ -1,4 +1,5 @@
 @testable import APNsHTTP2
+@testable import HTTP2Client
 import XCTest
 
 /// One `authorization` string per credential, so that the header prototype

@@ -1,4 +1,5 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import XCTest
 
 /// One connection's lifecycle, driven without sockets.

@@ -1,4 +1,5 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import XCTest
 
 /// The pool's per-slot lifecycle, driven without sockets.

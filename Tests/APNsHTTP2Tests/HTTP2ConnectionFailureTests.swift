@@ -1,4 +1,5 @@
 @testable import APNsHTTP2
+@testable import HTTP2Client
 import APNsSimulator
 import Foundation
 import Glibc

@@ -1,4 +1,5 @@
 @testable import APNsHTTP2
+@testable import HTTP2Client
 import CNGHTTP2
 import Foundation
 import PayloadBuilder

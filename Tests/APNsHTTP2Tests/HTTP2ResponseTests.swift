@@ -1,4 +1,5 @@
 @testable import APNsHTTP2
+@testable import HTTP2Client
 import XCTest
 
 /// A response keeps its first header apart from the others: whatever the

@@ -1,4 +1,5 @@
 @testable import APNsHTTP2
+@testable import HTTP2Client
 import XCTest
 
 /// The connection's table of open streams: slots reused, a stream removed

@@ -1,5 +1,7 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import Foundation
+@testable import OpenSSLCrypto
 import TestSupport
 import XCTest
 

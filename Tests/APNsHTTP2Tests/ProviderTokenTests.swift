@@ -1,5 +1,7 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import COpenSSL
+@testable import OpenSSLCrypto
 import COpenSSLShims
 import Foundation
 import XCTest

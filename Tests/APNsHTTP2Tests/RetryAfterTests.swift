@@ -1,4 +1,5 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import XCTest
 
 /// `Retry-After` in both forms providers send (RFC 9110 §10.2.3).

@@ -1,18 +1,20 @@
 #if canImport(Glibc)
 import Glibc
+import EventLoops
 #endif
 import APNsHTTP2
+@testable import HTTP2Client
 import Foundation
 import PushGWSync
 import Synchronization
 import XCTest
 
-/// `HTTP2EventLoop` shared by several owners, as the gateway runs it: work
+/// `EventLoop` shared by several owners, as the gateway runs it: work
 /// performed on its thread, sources turned until detached, and pools whose
 /// connections run on loops they were given.
 final class SharedEventLoopTests: XCTestCase {
     func testPerformRunsOnTheLoopThreadAndReturnsWhenDone() throws {
-        let loop = try HTTP2EventLoop(name: "test-loop")
+        let loop = try EventLoop(name: "test-loop")
         defer { loop.retire() }
         XCTAssertFalse(loop.isCurrent)
         let ranOnLoop = Atomic<Int>(0)
@@ -27,7 +29,7 @@ final class SharedEventLoopTests: XCTestCase {
     /// The kernel knows the loop's thread by the loop's name (what `top -H`
     /// and perf show), cut to Linux's 15 bytes.
     func testTheLoopThreadCarriesItsNameForTheKernel() throws {
-        let loop = try HTTP2EventLoop(name: "test-loop-named-and-cut")
+        let loop = try EventLoop(name: "test-loop-named-and-cut")
         defer { loop.retire() }
         let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").map { task in
             try String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
@@ -37,7 +39,7 @@ final class SharedEventLoopTests: XCTestCase {
     }
 
     func testASourceTurnsOnTheLoopWhenItsDescriptorIsReadableUntilDetached() throws {
-        let loop = try HTTP2EventLoop(name: "test-loop")
+        let loop = try EventLoop(name: "test-loop")
         defer { loop.retire() }
         let source = try PipeSource(loop: loop)
         XCTAssertTrue(loop.attach(source))
@@ -58,7 +60,7 @@ final class SharedEventLoopTests: XCTestCase {
     /// that loop and is answered there: no thread is crossed either way.
     func testASendFromALoopThreadIsServedByThatLoopsConnection() async throws {
         let testbed = try APNsTestbed()
-        let loops = try (0..<2).map { try HTTP2EventLoop(name: "test-loop-\($0)") }
+        let loops = try (0..<2).map { try EventLoop(name: "test-loop-\($0)") }
         defer { for loop in loops { loop.retire() } }
         let clock = testbed.clock
         let client = try APNsClient(origin: testbed.simulator.url, tls: TLSConfiguration(caFile: testbed.caFile),
@@ -114,9 +116,9 @@ private final class PipeSource: EventLoopSource {
     let bytesRead = Atomic<Int>(0)
     private let reader: Int32
     private let writer: Int32
-    private let loop: HTTP2EventLoop
+    private let loop: EventLoop
 
-    init(loop: HTTP2EventLoop) throws {
+    init(loop: EventLoop) throws {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)

@@ -1,5 +1,7 @@
 import APNsHTTP2
+@testable import HTTP2Client
 @testable import APNsSimulator
+@testable import OpenSSLCrypto
 import XCTest
 
 /// The simulator's pure pieces, without sockets: base64url, JSON, apns-id,

@@ -1,5 +1,6 @@
 @testable import FCMClient
 import APNsHTTP2
+@testable import HTTP2Client
 import Synchronization
 import XCTest
 

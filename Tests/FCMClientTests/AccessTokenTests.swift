@@ -1,4 +1,5 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import APNsSimulator
 import FCMClient
 import Foundation

@@ -1,4 +1,5 @@
 import Foundation
+import PushGWDemo
 import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder

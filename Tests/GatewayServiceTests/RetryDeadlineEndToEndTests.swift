@@ -1,4 +1,5 @@
 import APNsSimulator
+import PushGWDemo
 import Foundation
 import GatewayService
 @testable import GatewayHTTP

@@ -1,4 +1,5 @@
 import APNsHTTP2
+@testable import HTTP2Client
 @testable import GatewayService
 @testable import PayloadBuilder
 import XCTest

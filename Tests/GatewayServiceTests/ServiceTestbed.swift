@@ -1,5 +1,9 @@
 import APNsHTTP2
+@testable import HTTP2Client
 import APNsSimulator
+import PushGWDemo
+@testable import OpenSSLCrypto
+import EventLoops
 import FCMClient
 import Foundation
 #if canImport(FoundationNetworking)
@@ -28,12 +32,12 @@ final class ServiceTestbed {
     let caFile: String
     let apns: APNsClient
     let dispatcher: Dispatcher
-    let loops: [HTTP2EventLoop]
+    let loops: [EventLoop]
 
     init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
          logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars(),
          providerTimeout: Duration = .seconds(5), limits: HTTPServerLimits = HTTPServerLimits()) throws {
-        loops = try (0..<2).map { try HTTP2EventLoop(name: "testbed-loop-\($0)") }
+        loops = try (0..<2).map { try EventLoop(name: "testbed-loop-\($0)") }
         let key = try ES256SigningKey.generate()
         simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
             teamID: "TEAM123456", keys: ["KEYID12345": key.publicKeyPEM], topics: [Self.topic]))

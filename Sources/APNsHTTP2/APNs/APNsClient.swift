@@ -1,4 +1,6 @@
 #if canImport(Glibc)
+public import EventLoops
+public import HTTP2Client
 import Glibc
 #endif
 public import PayloadBuilder
@@ -28,7 +30,7 @@ public final class APNsClient: Sendable {
     public init(origin: String, tls: TLSConfiguration = TLSConfiguration(), tokens: any ProviderTokenSource,
                 connections: Int = 1, requestTimeout: Duration = .seconds(10),
                 options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
-                loops: [HTTP2EventLoop]? = nil, now: @escaping @Sendable () -> Int64) throws(TransportError) {
+                loops: [EventLoop]? = nil, now: @escaping @Sendable () -> Int64) throws(TransportError) {
         self.origin = try Origin(url: origin)
         var options = options
         if options.keptResponseHeaders == nil { options.keptResponseHeaders = ["apns-id", "retry-after"] }

@@ -1,3 +1,6 @@
+public import OpenSSLCrypto
+public import HTTP2Client
+
 /// An APNs provider authentication token: the ES256-signed JWT sent as
 /// `authorization: bearer <jwt>` (Apple, "Establishing a token-based
 /// connection to APNs"; RFC 7519/7515/7518 §3.4).

@@ -1,3 +1,5 @@
+public import HTTP2Client
+public import OpenSSLCrypto
 import Synchronization
 import PushGWSync
 

@@ -1,4 +1,5 @@
-import APNsHTTP2
+import HTTP2Client
+import OpenSSLCrypto
 internal import COpenSSL
 
 /// A service account's RSA private key, signing RS256 (RSASSA-PKCS1-v1_5

@@ -1,4 +1,5 @@
-import APNsHTTP2
+import HTTP2Client
+import OpenSSLCrypto
 import PayloadBuilder
 
 /// A Google service account, read from its JSON key file: who it is

@@ -1,5 +1,5 @@
 import PayloadBuilder
-import APNsHTTP2
+import HTTP2Client
 import Dispatch
 
 /// Fetches OAuth 2.0 access tokens for a service account (RFC 7523 JWT

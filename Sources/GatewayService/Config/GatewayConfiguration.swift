@@ -85,6 +85,17 @@ public struct GatewayConfiguration: Sendable {
         public var baseURLSetting: String?
         public var caFileSetting: String?
         public var tokenRefreshSetting: String?
+
+        public init(keyFile: String, keyID: String, teamID: String, topic: String, baseURL: String, caFile: String? = nil,
+                    connections: Int = GatewayConfiguration.defaultConnections) {
+            self.keyFile = keyFile
+            self.keyID = keyID
+            self.teamID = teamID
+            self.topic = topic
+            self.baseURL = baseURL
+            self.caFile = caFile
+            self.connections = connections
+        }
     }
 
     /// FCM HTTP v1 for one app.
@@ -99,6 +110,15 @@ public struct GatewayConfiguration: Sendable {
         /// The settings that gave `baseURL` and `caFile`, for errors.
         public var baseURLSetting: String?
         public var caFileSetting: String?
+
+        public init(serviceAccountFile: String, projectID: String, baseURL: String, caFile: String? = nil,
+                    connections: Int = GatewayConfiguration.defaultConnections) {
+            self.serviceAccountFile = serviceAccountFile
+            self.projectID = projectID
+            self.baseURL = baseURL
+            self.caFile = caFile
+            self.connections = connections
+        }
     }
 
     /// Avatar fetching rules; what is not set keeps `AvatarPolicy`'s safe default.

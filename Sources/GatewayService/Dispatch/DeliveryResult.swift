@@ -1,3 +1,4 @@
+public import HTTP2Client
 public import APNsHTTP2
 public import PayloadBuilder
 public import FCMClient

@@ -1,3 +1,4 @@
+public import HTTP2Client
 public import APNsHTTP2
 
 /// The metric families API.md requires, declared once, with helpers that

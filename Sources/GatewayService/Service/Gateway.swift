@@ -1,3 +1,6 @@
+import HTTP2Client
+public import EventLoops
+import OpenSSLCrypto
 public import GatewayHTTP
 import APNsHTTP2
 import FCMClient
@@ -16,7 +19,7 @@ public final class Gateway: Sendable {
     /// One event loop per core, running both the HTTP server's daemons and
     /// the provider connections: an event that needs no wait is read,
     /// rendered, sent and answered on one thread.
-    let loops: [HTTP2EventLoop]
+    let loops: [EventLoop]
     let logger: Logger
     /// Told when shutdown starts (`/readyz` answers 503 so load balancers
     /// move away), closed after the shutdown delay: a new notification is
@@ -39,9 +42,9 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         self.metrics = metrics
         let renderConfig = try configuration.renderConfig()
-        var loops: [HTTP2EventLoop] = []
+        var loops: [EventLoop] = []
         do {
-            for index in 0..<max(1, HTTPServerLimits().threads) { loops.append(try HTTP2EventLoop(name: "pushgw-loop-\(index)")) }
+            for index in 0..<max(1, HTTPServerLimits().threads) { loops.append(try EventLoop(name: "pushgw-loop-\(index)")) }
         } catch {
             throw ServiceError(setting: "threads", "cannot start the event loops: \(error)")
         }
@@ -110,7 +113,7 @@ public final class Gateway: Sendable {
 
     private static func apnsClient(_ settings: GatewayConfiguration.APNsSettings,
                                    app: String, options: HTTP2ConnectionOptions,
-                                   loops: [HTTP2EventLoop]) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
+                                   loops: [EventLoop]) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
         let setting = "apps.\(app).apns"
         let keySetting = settings.keyFileSetting ?? "\(setting).key_file"
         let pem: [UInt8]
@@ -152,7 +155,7 @@ public final class Gateway: Sendable {
 
     private static func fcmClient(_ settings: GatewayConfiguration.FCMSettings,
                                   app: String, options: HTTP2ConnectionOptions,
-                                  loops: [HTTP2EventLoop]) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
+                                  loops: [EventLoop]) throws(ServiceError) -> (FCMClient, AccessTokenCache) {
         let setting = settings.serviceAccountFileSetting ?? "apps.\(app).fcm.service_account_file"
         let bytes: [UInt8]
         do {

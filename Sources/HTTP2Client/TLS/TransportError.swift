@@ -1,3 +1,4 @@
+public import EventLoops
 /// Why a request did not get an HTTP response from the provider.
 ///
 /// Every case says whether the request may have been processed by the
@@ -64,4 +65,11 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { "\(kind): \(detail)" }
+}
+
+extension TransportError {
+    /// An event loop for connections could not be made.
+    public init(_ error: EventLoopError) {
+        self.init(.protocolError, error.description)
+    }
 }

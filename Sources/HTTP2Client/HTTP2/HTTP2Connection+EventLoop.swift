@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+public import EventLoops
 import Glibc
 #endif
 internal import CNGHTTP2
@@ -28,18 +29,10 @@ extension HTTP2Connection {
         if handed { wake() }
     }
 
-    /// What the loop polls for on behalf of a connection.
-    struct PollTurn {
-        let descriptor: Int32
-        let events: Int16
-        /// Input is waiting inside OpenSSL: do not sleep in `poll`.
-        let buffered: Bool
-    }
-
     /// On the loop thread, before it polls: takes new requests, submits and
     /// writes what can go, checks the timers. nil once the connection has
     /// ended (it is torn down by then).
-    func turn(buffer: inout [UInt8]) -> PollTurn? {
+    package func turn(buffer: inout [UInt8]) -> EventLoopConnectionTurn? {
         guard !ended else { return nil }
         guard let socket = socket ?? connectedSocket() else { return waitingForConnect() }
         do throws(TransportError) {
@@ -72,7 +65,7 @@ extension HTTP2Connection {
         }
         let wantsToWrite = !writeNeedsReadable && (wantsWriteReadiness || outputOffset < output.count)
         let events = Int16(POLLIN) | (readNeedsWritable || wantsToWrite ? Int16(POLLOUT) : 0)
-        return PollTurn(descriptor: socket.descriptor, events: events, buffered: socket.hasBufferedInput)
+        return EventLoopConnectionTurn(descriptor: socket.descriptor, events: events, buffered: socket.hasBufferedInput)
     }
 
     /// Takes the connecting thread's socket, if it has one, and starts the
@@ -101,7 +94,7 @@ extension HTTP2Connection {
     /// wait here and time out on time, a shutdown ends the connection, and
     /// so does the connect timeout, even while the connecting thread is
     /// stuck (a DNS lookup has no timeout of ours). nil once ended.
-    private func waitingForConnect() -> PollTurn? {
+    private func waitingForConnect() -> EventLoopConnectionTurn? {
         guard !ended else { return nil }
         if drainInbox() {
             end(TransportError(.notSent, "connection to \(host) shut down before it connected"))
@@ -115,12 +108,12 @@ extension HTTP2Connection {
         expireWaiting(now: now, "not connected to \(host) within the request's timeout")
         // Nothing to poll yet: poll ignores a negative descriptor, and the loop
         // turns at least every 50 ms.
-        return PollTurn(descriptor: -1, events: 0, buffered: false)
+        return EventLoopConnectionTurn(descriptor: -1, events: 0, buffered: false)
     }
 
     /// On the loop thread, after it polled: reads what arrived (until "would
     /// block"), or tries again after a write that would have blocked.
-    func serve(revents: Int16, buffer: inout [UInt8]) {
+    package func serve(revents: Int16, buffer: inout [UInt8]) {
         guard !ended, let socket else { return }
         guard socket.hasBufferedInput || revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || wantsWriteReadiness || readNeedsWritable
         else { return }
@@ -146,6 +139,11 @@ extension HTTP2Connection {
         if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
             throw TransportError(.connectionLost, "HTTP/2 session with \(host) ended (GOAWAY sent or received, no stream left)")
         }
+    }
+
+    /// `poll` failed on the loop: the connection is lost.
+    package func loopFailed(_ reason: String) {
+        end(TransportError(.connectionLost, reason))
     }
 
     /// Ends the connection (once): every queued or open stream gets its
@@ -240,3 +238,5 @@ extension HTTP2Connection {
         onClose(self)
     }
 }
+
+extension HTTP2Connection: EventLoopConnection {}

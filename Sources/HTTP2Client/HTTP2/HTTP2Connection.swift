@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+public import EventLoops
 import Glibc
 #endif
 internal import CNGHTTP2
@@ -7,7 +8,7 @@ import Synchronization
 import PushGWSync
 
 /// One HTTP/2 client connection over TLS, driven by an event-loop thread
-/// (an `HTTP2EventLoop` of its pool, shared with another of the pool's
+/// (an `EventLoop` of its pool, shared with another of the pool's
 /// connections, or its own): requests are queued from any task, submitted as streams up
 /// to the peer's SETTINGS_MAX_CONCURRENT_STREAMS (re-read as it changes),
 /// and each `send` ends with exactly one result. The DNS lookup, TCP connect
@@ -52,7 +53,7 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     let inbox = Locked(Inbox())
     /// The thread that drives this connection once it is connected.
-    let loop: HTTP2EventLoop
+    let loop: EventLoop
     /// The loop is this connection's alone: retired when the connection ends.
     let ownsLoop: Bool
     let load = Atomic<Int>(0)
@@ -164,7 +165,7 @@ public final class HTTP2Connection: @unchecked Sendable {
 
     /// - Parameter loop: the loop to run on once connected (a pool's); nil
     ///   starts one for this connection alone.
-    init(host: String, port: Int, context: TLSClientContext, options: HTTP2ConnectionOptions, loop: HTTP2EventLoop?,
+    init(host: String, port: Int, context: TLSClientContext, options: HTTP2ConnectionOptions, loop: EventLoop?,
          onClose: @escaping @Sendable (HTTP2Connection) -> Void) throws(TransportError) {
         self.host = host
         self.port = port
@@ -184,7 +185,7 @@ public final class HTTP2Connection: @unchecked Sendable {
             self.loop = loop
             ownsLoop = false
         } else {
-            self.loop = try HTTP2EventLoop(name: "pushgw-h2-\(host)")
+            do { self.loop = try EventLoop(name: "pushgw-h2-\(host)") } catch { throw TransportError(error) }
             ownsLoop = true
         }
         guard self.loop.adopt(self) else { throw TransportError(.shutdown, "the event loop for \(host) has stopped") }

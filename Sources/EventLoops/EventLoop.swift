@@ -6,7 +6,7 @@ import Foundation
 import Synchronization
 import PushGWSync
 
-/// Work an `HTTP2EventLoop` runs on its thread beside its HTTP/2
+/// Work an `EventLoop` runs on its thread beside its
 /// connections, such as the HTTP server's libmicrohttpd daemon: a request
 /// that arrives there and is sent on a connection of the same loop crosses
 /// no thread, and neither does its answer.
@@ -29,7 +29,44 @@ public struct EventLoopSourceTurn: Sendable {
     }
 }
 
-/// One thread that drives several HTTP/2 connections, and any
+/// A connection an `EventLoop` drives (an HTTP/2 client connection): on
+/// every turn the loop asks it what to poll, then lets it serve what the
+/// poll found. Called only on the loop's thread, once `adopt` has handed
+/// it over.
+package protocol EventLoopConnection: AnyObject, Sendable {
+    /// Before the poll: does what is ready (submits, writes, checks timers)
+    /// and says what to poll; nil once the connection has ended, and the
+    /// loop drops it.
+    func turn(buffer: inout [UInt8]) -> EventLoopConnectionTurn?
+    /// After the poll: reads what arrived, given the poll's `revents`.
+    func serve(revents: Int16, buffer: inout [UInt8])
+    /// The loop cannot go on polling (`poll` itself failed): the connection
+    /// ends at once, with `reason` as its failure.
+    func loopFailed(_ reason: String)
+}
+
+/// What an `EventLoopConnection` asks of the loop's next `poll`.
+package struct EventLoopConnectionTurn: Sendable {
+    package var descriptor: Int32
+    /// `POLLIN`, `POLLOUT` or both.
+    package var events: Int16
+    /// Input is already waiting in a buffer above the socket (TLS): the
+    /// loop must not sleep in `poll`.
+    package var buffered: Bool
+
+    package init(descriptor: Int32, events: Int16, buffered: Bool) {
+        self.descriptor = descriptor
+        self.events = events
+        self.buffered = buffered
+    }
+}
+
+/// Why an `EventLoop` could not be made.
+public struct EventLoopError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}
+
+/// One thread that drives several connections, and any
 /// `EventLoopSource` attached to it: each turn it runs the sources, lets
 /// every connection submit and write what it has, polls all their
 /// descriptors and its wake pipe at once, and lets each readable connection
@@ -53,9 +90,9 @@ public struct EventLoopSourceTurn: Sendable {
 /// its work on the caller's thread: setting `stopped` under `state`'s lock
 /// is the loop thread's last touch of this state (it returns at once), so
 /// the hand-over is ordered by that lock and no two threads touch the state.
-public final class HTTP2EventLoop: @unchecked Sendable {
+public final class EventLoop: @unchecked Sendable {
     private struct State {
-        var arriving: [HTTP2Connection] = []
+        var arriving: [any EventLoopConnection] = []
         var arrivingSources: [any EventLoopSource] = []
         var tasks: [@Sendable () -> Void] = []
         var retired = false
@@ -71,16 +108,16 @@ public final class HTTP2EventLoop: @unchecked Sendable {
     /// it (see above) and no access overlaps another (`buffer` is lent to
     /// one connection at a time); the run-time checks cost a
     /// `swift_beginAccess` per access, every turn.
-    @exclusivity(unchecked) private var connections: [HTTP2Connection] = []
+    @exclusivity(unchecked) private var connections: [any EventLoopConnection] = []
     @exclusivity(unchecked) private var sources: [any EventLoopSource] = []
     @exclusivity(unchecked) private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// With nothing to do, the loop still turns this often (connection timers).
     private static let idlePoll: Int32 = 50
 
-    public init(name: String) throws(TransportError) {
+    public init(name: String) throws(EventLoopError) {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
-            throw TransportError(.protocolError, "pipe failed: \(String(cString: strerror(errno)))")
+            throw EventLoopError(description: "pipe failed: \(String(cString: strerror(errno)))")
         }
         for end in pipeEnds {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
@@ -111,7 +148,7 @@ public final class HTTP2EventLoop: @unchecked Sendable {
 
     /// Makes a new connection one of the loop's. False when the loop has
     /// already stopped.
-    func adopt(_ connection: HTTP2Connection) -> Bool {
+    package func adopt(_ connection: any EventLoopConnection) -> Bool {
         hand { $0.arriving.append(connection) }
     }
 
@@ -156,7 +193,7 @@ public final class HTTP2EventLoop: @unchecked Sendable {
 
     /// Makes the loop turn now (new requests, a shutdown, a new connection).
     /// Not needed on the loop's own thread, which turns anyway.
-    func wake() {
+    public func wake() {
         var one: UInt8 = 1
         _ = write(wakeWriter, &one, 1)
     }
@@ -184,7 +221,7 @@ public final class HTTP2EventLoop: @unchecked Sendable {
             let firstConnection = entries.count
             // A loop with sources only (the HTTP server's) has no list to rebuild.
             if !connections.isEmpty {
-                var open: [HTTP2Connection] = []
+                var open: [any EventLoopConnection] = []
                 open.reserveCapacity(connections.count)
                 for connection in connections {
                     guard let turn = connection.turn(buffer: &buffer) else { continue }
@@ -205,8 +242,8 @@ public final class HTTP2EventLoop: @unchecked Sendable {
             }
             let result = poll(&entries, nfds_t(entries.count), timeout)
             if result < 0, errno != EINTR {
-                let error = TransportError(.connectionLost, "poll failed: \(String(cString: strerror(errno)))")
-                for connection in connections { connection.end(error) }
+                let reason = "poll failed: \(String(cString: strerror(errno)))"
+                for connection in connections { connection.loopFailed(reason) }
                 connections.removeAll()
                 continue
             }

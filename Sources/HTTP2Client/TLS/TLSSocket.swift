@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import OpenSSLCrypto
 import Glibc
 #endif
 internal import COpenSSL

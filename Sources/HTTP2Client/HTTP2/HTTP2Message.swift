@@ -76,7 +76,7 @@ public struct HTTP2Response: Sendable, Equatable {
 
     /// The value of the first of `headers` called `name`, read in place;
     /// names of another length are passed over without a string comparison.
-    static func value(of name: String, in headers: [HTTPHeader]) -> String? {
+    package static func value(of name: String, in headers: [HTTPHeader]) -> String? {
         let length = name.utf8.count
         return headers.withUnsafeBufferPointer { headers in
             for index in headers.indices where headers[index].name.utf8.count == length && headers[index].name == name {

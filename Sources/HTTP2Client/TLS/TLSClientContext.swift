@@ -1,3 +1,4 @@
+import OpenSSLCrypto
 internal import COpenSSL
 internal import COpenSSLShims
 

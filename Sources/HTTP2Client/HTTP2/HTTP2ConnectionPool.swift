@@ -1,3 +1,4 @@
+public import EventLoops
 import Foundation
 import Synchronization
 import PushGWSync
@@ -24,14 +25,14 @@ public final class HTTP2ConnectionPool: Sendable {
     /// loop well (one wake-up serves both, fewer threads take turns on the
     /// cores), four on one thread measured slower than on two. Given loops:
     /// slot `i` runs on loop `i % loops.count`.
-    private let loops: [HTTP2EventLoop]
+    private let loops: [EventLoop]
     private let ownsLoops: Bool
 
     /// - Parameter loops: loops to run the connections on, shared with their
     ///   owner (who retires them); nil starts the pool's own.
     public init(host: String, port: Int, tls: TLSConfiguration, connections: Int = 1,
                 options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(), backoff: Backoff = Backoff(),
-                loops: [HTTP2EventLoop]? = nil) throws(TransportError) {
+                loops: [EventLoop]? = nil) throws(TransportError) {
         self.host = host
         self.port = port
         context = try TLSClientContext(tls)
@@ -39,8 +40,12 @@ public final class HTTP2ConnectionPool: Sendable {
             self.loops = loops
             ownsLoops = false
         } else {
-            var own: [HTTP2EventLoop] = []
-            for _ in 0..<(max(1, connections) + 1) / 2 { own.append(try HTTP2EventLoop(name: "pushgw-h2-\(host)")) }
+            var own: [EventLoop] = []
+            do {
+                for _ in 0..<(max(1, connections) + 1) / 2 { own.append(try EventLoop(name: "pushgw-h2-\(host)")) }
+            } catch {
+                throw TransportError(error)
+            }
             self.loops = own
             ownsLoops = true
         }
@@ -366,7 +371,7 @@ public final class HTTP2ConnectionPool: Sendable {
     /// of the caller's own loop may have and still be preferred.
     private static let localPreference = 64
 
-    private func loop(forSlot index: Int) -> HTTP2EventLoop {
+    private func loop(forSlot index: Int) -> EventLoop {
         ownsLoops ? loops[index / 2] : loops[index % loops.count]
     }
 

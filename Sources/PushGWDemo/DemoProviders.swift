@@ -1,3 +1,5 @@
+import OpenSSLCrypto
+public import GatewayService
 import APNsHTTP2
 public import APNsSimulator
 import Foundation
