@@ -43,7 +43,7 @@ let package = Package(
         // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
         .target(name: "PushGWSync", dependencies: ["CThreadShims"], swiftSettings: swiftSettings),
         .target(name: "PayloadBuilder", dependencies: ["CDigestShims"], swiftSettings: swiftSettings),
-        // The Swift owner of OpenSSL's keys: PEM private keys, ES256 signing,
+        // The Swift owner of OpenSSL's keys: PEM private keys, ES256 and RS256 signing,
         // Base64URL and the translation of OpenSSL's error queue.
         .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
         // Event-loop threads: one poll over the connections and sources
@@ -62,7 +62,7 @@ let package = Package(
         // messages:send client on HTTP2Client.
         .target(
             name: "FCMClient",
-            dependencies: ["HTTP2Client", "OpenSSLCrypto", "PayloadBuilder", "PushGWSync", "COpenSSL", "Curl"],
+            dependencies: ["HTTP2Client", "OpenSSLCrypto", "PayloadBuilder", "PushGWSync", "Curl"],
             swiftSettings: swiftSettings
         ),
         // The gateway's HTTP/1.1 server on libmicrohttpd (one daemon per event

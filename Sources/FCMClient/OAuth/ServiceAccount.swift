@@ -55,7 +55,14 @@ public struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStri
             throw .invalidField("token_uri", reason: "must be an https:// URL")
         }
         if case .string(let id)? = document["client_id"] { clientID = id } else { clientID = nil }
-        signingKey = try RSASigningKey(pem: pem)
+        do {
+            signingKey = try RSASigningKey(pem: pem)
+        } catch {
+            switch error {
+            case let .invalidKey(reason), let .signing(reason): throw .invalidPrivateKey(reason: reason)
+            case let .notRSA(found): throw .notRSA(found: found)
+            }
+        }
     }
 
     /// Reads a service-account JSON file's text.
@@ -98,7 +105,13 @@ public struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStri
         claims.member("exp", issuedAt + lifetime)
         claims.endObject()
         let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(claims.bytes)
-        let signature = try signingKey.sign(Array(signingInput.utf8))
+        let signature: [UInt8]
+        do {
+            signature = try signingKey.sign(Array(signingInput.utf8))
+        } catch {
+            guard case let .signing(reason) = error else { throw AccessTokenError(.signing, "\(error)") }
+            throw AccessTokenError(.signing, reason)
+        }
         return signingInput + "." + Base64URL.encode(signature)
     }
 
