@@ -79,7 +79,8 @@ let package = Package(
         .executableTarget(name: "PushGWBench", dependencies: ["PayloadBuilder", "APNsHTTP2", "APNsSimulator", "FCMClient"], swiftSettings: swiftSettings),
         .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
 
-        // Helpers shared by the test targets (a seeded random generator).
+        // Helpers shared by the test targets: a seeded random generator, a clock
+        // tests move by hand, and waiting on a condition.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "APNsHTTP2Tests",
@@ -94,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FCMClientTests",
-            dependencies: ["FCMClient", "APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL"],
+            dependencies: ["FCMClient", "APNsHTTP2", "APNsSimulator", "PayloadBuilder", "COpenSSL", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

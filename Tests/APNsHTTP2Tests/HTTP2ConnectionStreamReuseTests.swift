@@ -13,7 +13,7 @@ final class HTTP2ConnectionStreamReuseTests: XCTestCase {
         let port = try XCTUnwrap(URLComponents(string: testbed.simulator.url)?.port)
         let connection = try HTTP2Connection(host: "127.0.0.1", port: port, tls: TLSConfiguration(caFile: testbed.caFile))
         defer { connection.shutdown() }
-        let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.now))"
+        let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.epochSeconds))"
         let rendered = try testbed.requests(count: 60)
         func request(_ index: Int) -> HTTP2Request {
             HTTP2Request(path: rendered[index].path, authorization: authorization, headers: rendered[index].headers, body: rendered[index].body)

@@ -10,7 +10,7 @@ import XCTest
 /// opens one stream until the server's SETTINGS say how many it takes.
 final class HTTP2PoolResendTests: XCTestCase {
     private func requests(_ testbed: APNsTestbed, count: Int, timeout: Duration) throws -> [HTTP2Request] {
-        let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.now))"
+        let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.epochSeconds))"
         return try testbed.requests(count: count).map {
             HTTP2Request(path: $0.path, authorization: authorization, headers: $0.headers, body: $0.body, timeout: timeout)
         }

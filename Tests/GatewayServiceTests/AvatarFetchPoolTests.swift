@@ -3,6 +3,7 @@ import Foundation
 @testable import GatewayService
 import PushGWSync
 import XCTest
+import TestSupport
 
 /// The avatar download pool: its queue is bounded in length and in waiting
 /// time, so a flood of distinct avatar URLs behind a dead host holds

@@ -4,6 +4,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// `Gateway.shutdown(drain:)`, what SIGTERM runs: no new connection is
 /// taken, a request in flight is answered if its providers answer within

@@ -3,6 +3,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PushGWSync
 import XCTest
+import TestSupport
 
 /// Stopping the server while handlers are answering: every suspended
 /// connection is resumed exactly once before libmicrohttpd stops (it aborts

@@ -4,6 +4,7 @@ import PayloadBuilder
 import Synchronization
 import XCTest
 import PushGWSync
+import TestSupport
 
 /// `/v1/notify` end to end: HTTP in, real HTTP/2 to the strict APNs
 /// simulator, per-device outcomes out.
