@@ -3,6 +3,7 @@ import CNGHTTP2
 import Foundation
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// Streams that closed are reused for later requests: a reused stream
 /// carries nothing of its last request (status, headers, body, header
@@ -54,11 +55,12 @@ final class HTTP2ConnectionStreamReuseTests: XCTestCase {
                 }
             }
             if round == 0 {
-                // The closed streams were taken back and offered for reuse.
-                try await Task.sleep(for: .milliseconds(100))
-                connection.wake()
-                try await Task.sleep(for: .milliseconds(100))
-                XCTAssertGreaterThan(connection.inbox.withLock { $0.spareStreams.count }, 0)
+                // The closed streams were taken back and offered for reuse
+                // (the loop takes them back on a turn, which `wake` asks for).
+                try await waitUntil("closed streams are offered for reuse") {
+                    connection.wake()
+                    return connection.inbox.withLock { $0.spareStreams.count } > 0
+                }
             }
         }
     }

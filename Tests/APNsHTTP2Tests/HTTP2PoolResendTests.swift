@@ -3,6 +3,7 @@ import APNsSimulator
 import Foundation
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// The pool's resends and fresh connections (found in review): an answer is
 /// filed under its own request whatever order connections answer in; a
@@ -51,8 +52,10 @@ final class HTTP2PoolResendTests: XCTestCase {
             defer { pool.shutdown() }
             let simulator = testbed.simulator
             let clearer = Task {
-                let limit = ContinuousClock.now + .seconds(5)
-                while simulator.statistics.goAwaysSent < 2, ContinuousClock.now < limit { try? await Task.sleep(for: .milliseconds(1)) }
+                // Polled often: the faults must be gone before the pool reconnects.
+                _ = try? await waitUntil("both first connections get a GOAWAY", within: .seconds(5), every: .milliseconds(1)) {
+                    simulator.statistics.goAwaysSent >= 2
+                }
                 simulator.setFaults(.none)
             }
             let sent = try requests(testbed, count: 6, timeout: .seconds(5))
@@ -79,8 +82,7 @@ final class HTTP2PoolResendTests: XCTestCase {
         XCTAssertEqual(try warmUp.get().status, 200, "the connection has served")
         testbed.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 1, responseDelay: .seconds(3)))
         let slow = Task { await pool.send([sent[1]])[0] }
-        let limit = ContinuousClock.now + .seconds(5)
-        while testbed.simulator.statistics.goAwaysSent < 1, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the connection gets a GOAWAY", within: .seconds(5)) { testbed.simulator.statistics.goAwaysSent >= 1 }
         testbed.simulator.setFaults(.none)
 
         var next = sent[2]

@@ -50,7 +50,14 @@ final class SharedEventLoopTests: XCTestCase {
         loop.detach(source)
         let turnsAtDetach = source.turns.load(ordering: .relaxed)
         source.poke()
-        Thread.sleep(forTimeInterval: 0.2)
+        // A second source poked after the first: once the loop has read it,
+        // the loop has polled since the first became readable.
+        let witness = try PipeSource(loop: loop)
+        XCTAssertTrue(loop.attach(witness))
+        witness.poke()
+        waitUntil("the loop reads the second source") { witness.bytesRead.load(ordering: .relaxed) == 1 }
+        loop.perform {}  // and has finished that turn
+        loop.detach(witness)
         XCTAssertEqual(source.turns.load(ordering: .relaxed), turnsAtDetach, "no turn once detach returned")
         XCTAssertEqual(source.bytesRead.load(ordering: .relaxed), 1)
     }

@@ -22,6 +22,8 @@ final class AccessTokenCacheTests: XCTestCase {
 
         func fetch(now: Int64) async throws(AccessTokenError) -> AccessTokenGrant {
             calls.add(1, ordering: .relaxed)
+            // A slow token endpoint: the delay is what the tests observe
+            // callers doing while a grant is under way.
             if delay > .zero { try? await Task.sleep(for: delay) }
             if failing.load(ordering: .relaxed) { throw AccessTokenError(.unavailable, "down", httpStatus: 503) }
             let number = grants.add(1, ordering: .relaxed).newValue

@@ -123,7 +123,6 @@ final class NotifyEndToEndTests: XCTestCase {
         let testbed = try ServiceTestbed()
         let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(1), ServiceTestbed.token(2)])
         let first = try await testbed.call("POST", "/v1/notify", body: body)
-        try await Task.sleep(for: .milliseconds(50))
         let second = try await testbed.call("POST", "/v1/notify", body: body)
         XCTAssertEqual(first.status, 200)
         XCTAssertEqual(second.status, 200)
