@@ -99,7 +99,8 @@ let package = Package(
                          swiftSettings: swiftSettings),
         .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
 
-        // Helpers shared by the test targets (a seeded random generator).
+        // Helpers shared by the test targets: a seeded random generator, a clock
+        // tests move by hand, and waiting on a condition.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "APNsHTTP2Tests",
@@ -114,7 +115,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FCMClientTests",
-            dependencies: ["FCMClient", "HTTP2Client", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL"],
+            dependencies: ["FCMClient", "HTTP2Client", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -84,19 +84,19 @@ final class APNsClientTests: XCTestCase {
     /// connection it would be refused for up to 20 minutes (found in review).
     func testTooManyProviderTokenUpdatesRetiresTheConnectionSoTheRetryGoesOverAFreshOne() async throws {
         let testbed = try APNsTestbed(simulatorOnTestClock: true)
-        let start = testbed.clock.now
+        let start = testbed.clock.epochSeconds
         let requests = try testbed.requests(count: 3)
         let early = try testbed.client()
         guard case .success(.accepted) = await early.send([requests[0]])[0] else { return XCTFail("first send") }
         early.shutdown()
 
-        testbed.clock.set(start + 35 * 60)
+        testbed.clock.set(epochSeconds: start + 35 * 60)
         let client = try testbed.client()
         defer { client.shutdown() }
         guard case .success(.accepted) = await client.send([requests[1]])[0] else { return XCTFail("the late connection's first send") }
         XCTAssertEqual(testbed.tokens.mintCount, 1, "the late connection took up the first token")
 
-        testbed.clock.set(start + 41 * 60)
+        testbed.clock.set(epochSeconds: start + 41 * 60)
         let refused = await client.send([requests[2]])[0]
         guard case let .success(.rejected(rejection)) = refused else { return XCTFail("\(refused)") }
         XCTAssertEqual(rejection.reason, .tooManyProviderTokenUpdates)
@@ -168,13 +168,13 @@ final class APNsClientTests: XCTestCase {
         let testbed = try APNsTestbed()
         let client = try testbed.client()
         defer { client.shutdown() }
-        let realNow = testbed.clock.now
+        let realNow = testbed.clock.epochSeconds
         // Our clock 2 hours behind: the first token's iat is stale for Apple.
-        testbed.clock.set(realNow - 7200)
+        testbed.clock.set(epochSeconds: realNow - 7200)
         let requests = try testbed.requests(count: 3)
         _ = try await client.send(requests[0])
         // Back to the right time: the rejected token is now old by our clock too.
-        testbed.clock.set(realNow)
+        testbed.clock.set(epochSeconds: realNow)
         let outcome = try await client.send(requests[1])
         XCTAssertEqual(outcome, .accepted(apnsID: requests[1].header("apns-id")!))
         XCTAssertEqual(testbed.tokens.mintCount, 2)
@@ -184,7 +184,7 @@ final class APNsClientTests: XCTestCase {
         let testbed = try APNsTestbed()
         let client = try testbed.client()
         defer { client.shutdown() }
-        testbed.clock.set(testbed.clock.now - 7200)
+        testbed.clock.set(epochSeconds: testbed.clock.epochSeconds - 7200)
         let outcome = try await client.send(try testbed.requests(count: 1)[0])
         guard case let .rejected(rejection) = outcome else { return XCTFail("\(outcome)") }
         XCTAssertEqual(rejection.reason, .expiredProviderToken)
@@ -292,7 +292,7 @@ final class APNsClientTests: XCTestCase {
         let testbed = try APNsTestbed()
         let clock = testbed.clock
         let client = try APNsClient(origin: testbed.simulator.url, tls: TLSConfiguration(), tokens: testbed.tokens,
-                                    requestTimeout: .seconds(2), now: { clock.now })
+                                    requestTimeout: .seconds(2), now: { clock.epochSeconds })
         defer { client.shutdown() }
         let request = try testbed.requests(count: 1)[0]
         var kinds: [TransportError.Kind] = []
@@ -320,7 +320,7 @@ final class APNsClientTests: XCTestCase {
         // as a timeout.
         let client = try APNsClient(origin: origin, tls: TLSConfiguration(caFile: testbed.caFile), tokens: testbed.tokens,
                                     requestTimeout: .seconds(2), backoff: Backoff(base: .milliseconds(50)),
-                                    now: { clock.now })
+                                    now: { clock.epochSeconds })
         defer { client.shutdown() }
         let start = ContinuousClock.now
         let request = try testbed.requests(count: 1)[0]

@@ -4,22 +4,7 @@ import APNsSimulator
 @testable import OpenSSLCrypto
 import Foundation
 import PayloadBuilder
-import Synchronization
-
-/// A settable clock in epoch seconds, for provider tokens.
-final class TestClock: Sendable {
-    private let seconds: Atomic<Int64>
-
-    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) {
-        seconds = Atomic(start)
-    }
-
-    var now: Int64 { seconds.load(ordering: .relaxed) }
-
-    func set(_ value: Int64) {
-        seconds.store(value, ordering: .relaxed)
-    }
-}
+import TestSupport
 
 /// An in-process strict APNs simulator on 127.0.0.1 and an `APNsClient`
 /// pointed at it, with a real ES256 key, a real token cache and a settable clock.
@@ -42,7 +27,7 @@ final class APNsTestbed {
         var configuration = APNsSimulatorConfiguration(teamID: Self.teamID, keys: [Self.keyID: key.publicKeyPEM],
                                                        topics: [Self.topic])
         configuration.recordsNotifications = false
-        if simulatorOnTestClock { configuration.clock = { Double(clock.now) } }
+        if simulatorOnTestClock { configuration.clock = { Double(clock.epochSeconds) } }
         configure(&configuration)
         simulator = try APNsSimulator(configuration: configuration)
         try simulator.start()
@@ -62,7 +47,7 @@ final class APNsTestbed {
         let clock = clock
         return try APNsClient(origin: simulator.url, tls: TLSConfiguration(caFile: caFile), tokens: tokens,
                               connections: connections, requestTimeout: requestTimeout, options: options,
-                              backoff: backoff, now: { clock.now })
+                              backoff: backoff, now: { clock.epochSeconds })
     }
 
     /// `count` notifications for distinct devices, rendered by PayloadBuilder.
@@ -80,7 +65,7 @@ final class APNsTestbed {
                               message: Message(id: "msg-1", text: text),
                               sender: Sender(id: "u-1", displayName: "Alice"), recipients: recipients)
             rendered += try EventRenderer(config: config)
-                .render(event, app: app, avatar: .none, now: clock.now).requests
+                .render(event, app: app, avatar: .none, now: clock.epochSeconds).requests
             offset += batch
         }
         return rendered

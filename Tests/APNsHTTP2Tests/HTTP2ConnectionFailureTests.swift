@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Synchronization
 import XCTest
+import TestSupport
 
 /// Servers that connect slowly, misbehave right after the handshake, or
 /// answer slowly: every request still ends on its own deadline, a broken
@@ -138,7 +139,9 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
     /// ends as a retryable loss instead of waiting for its timeout.
     func testAMalformedFrameDuringAGracefulShutdownStillEndsTheConnection() async throws {
         let testbed = try APNsTestbed()
-        testbed.simulator.setFaults(APNsSimulatorFaults(responseDelay: .seconds(20), malformedFrameAfter: .milliseconds(1500)))
+        // Silent: the simulator counts the request as unanswered once it has
+        // it, which is when the test starts the shutdown.
+        testbed.simulator.setFaults(APNsSimulatorFaults(silent: true, malformedFrameAfter: .milliseconds(1500)))
         let (closed, closing) = AsyncStream<Void>.makeStream()
         let closedEarly = Atomic<Bool>(false)
         let connection = try HTTP2Connection(host: "127.0.0.1", port: testbed.simulator.port,
@@ -154,11 +157,7 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
                 return error
             }
         }
-        let limit = ContinuousClock.now + .seconds(10)
-        while connection.currentLoad == 0 || !connection.didConnect, ContinuousClock.now < limit {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitUntil("the simulator has the request") { testbed.simulator.statistics.unansweredStreams == 1 }
         XCTAssertFalse(closedEarly.load(ordering: .relaxed), "the shutdown comes before the malformed frame, or the test proves nothing")
         connection.shutdown()  // graceful: the request in flight may finish
         let ended = await Self.first(closed, within: .seconds(20))
@@ -177,9 +176,7 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
                                              tls: TLSConfiguration(caFile: testbed.caFile))
         defer { connection.shutdown() }
         let first = Task { () -> Int? in try? await connection.send(HTTP2Request(path: "/3/device/00")).status }
-        let limit = ContinuousClock.now + .seconds(10)
-        while connection.isAcceptingRequests, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertFalse(connection.isAcceptingRequests, "the GOAWAY arrived")
+        try await waitUntil("the GOAWAY arrives") { !connection.isAcceptingRequests }
         do throws(TransportError) {
             _ = try await connection.send(HTTP2Request(path: "/3/device/00", timeout: .seconds(1)))
             XCTFail("a draining connection took a request")
@@ -198,6 +195,7 @@ final class HTTP2ConnectionFailureTests: XCTestCase {
                 return false
             }
             group.addTask {
+                // The bound itself: how long a hang may last before it counts as one.
                 try? await Task.sleep(for: limit)
                 return false
             }

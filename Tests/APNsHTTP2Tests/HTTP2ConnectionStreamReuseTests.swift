@@ -4,6 +4,7 @@ import CNGHTTP2
 import Foundation
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// Streams that closed are reused for later requests: a reused stream
 /// carries nothing of its last request (status, headers, body, header
@@ -14,7 +15,7 @@ final class HTTP2ConnectionStreamReuseTests: XCTestCase {
         let port = try XCTUnwrap(URLComponents(string: testbed.simulator.url)?.port)
         let connection = try HTTP2Connection(host: "127.0.0.1", port: port, tls: TLSConfiguration(caFile: testbed.caFile))
         defer { connection.shutdown() }
-        let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.now))"
+        let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.epochSeconds))"
         let rendered = try testbed.requests(count: 60)
         func request(_ index: Int) -> HTTP2Request {
             HTTP2Request(path: rendered[index].path, authorization: authorization, headers: rendered[index].headers, body: rendered[index].body)
@@ -55,11 +56,12 @@ final class HTTP2ConnectionStreamReuseTests: XCTestCase {
                 }
             }
             if round == 0 {
-                // The closed streams were taken back and offered for reuse.
-                try await Task.sleep(for: .milliseconds(100))
-                connection.wake()
-                try await Task.sleep(for: .milliseconds(100))
-                XCTAssertGreaterThan(connection.inbox.withLock { $0.spareStreams.count }, 0)
+                // The closed streams were taken back and offered for reuse
+                // (the loop takes them back on a turn, which `wake` asks for).
+                try await waitUntil("closed streams are offered for reuse") {
+                    connection.wake()
+                    return connection.inbox.withLock { $0.spareStreams.count } > 0
+                }
             }
         }
     }

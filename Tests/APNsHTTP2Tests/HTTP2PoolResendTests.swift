@@ -4,6 +4,7 @@ import APNsSimulator
 import Foundation
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// The pool's resends and fresh connections (found in review): an answer is
 /// filed under its own request whatever order connections answer in; a
@@ -11,7 +12,7 @@ import XCTest
 /// opens one stream until the server's SETTINGS say how many it takes.
 final class HTTP2PoolResendTests: XCTestCase {
     private func requests(_ testbed: APNsTestbed, count: Int, timeout: Duration) throws -> [HTTP2Request] {
-        let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.now))"
+        let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.epochSeconds))"
         return try testbed.requests(count: count).map {
             HTTP2Request(path: $0.path, authorization: authorization, headers: $0.headers, body: $0.body, timeout: timeout)
         }
@@ -52,8 +53,10 @@ final class HTTP2PoolResendTests: XCTestCase {
             defer { pool.shutdown() }
             let simulator = testbed.simulator
             let clearer = Task {
-                let limit = ContinuousClock.now + .seconds(5)
-                while simulator.statistics.goAwaysSent < 2, ContinuousClock.now < limit { try? await Task.sleep(for: .milliseconds(1)) }
+                // Polled often: the faults must be gone before the pool reconnects.
+                _ = try? await waitUntil("both first connections get a GOAWAY", within: .seconds(5), every: .milliseconds(1)) {
+                    simulator.statistics.goAwaysSent >= 2
+                }
                 simulator.setFaults(.none)
             }
             let sent = try requests(testbed, count: 6, timeout: .seconds(5))
@@ -80,8 +83,7 @@ final class HTTP2PoolResendTests: XCTestCase {
         XCTAssertEqual(try warmUp.get().status, 200, "the connection has served")
         testbed.simulator.setFaults(APNsSimulatorFaults(goAwayAfterStreams: 1, responseDelay: .seconds(3)))
         let slow = Task { await pool.send([sent[1]])[0] }
-        let limit = ContinuousClock.now + .seconds(5)
-        while testbed.simulator.statistics.goAwaysSent < 1, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the connection gets a GOAWAY", within: .seconds(5)) { testbed.simulator.statistics.goAwaysSent >= 1 }
         testbed.simulator.setFaults(.none)
 
         var next = sent[2]

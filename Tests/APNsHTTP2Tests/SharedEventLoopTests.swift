@@ -8,6 +8,7 @@ import Foundation
 import PushGWSync
 import Synchronization
 import XCTest
+import TestSupport
 
 /// `EventLoop` shared by several owners, as the gateway runs it: work
 /// performed on its thread, sources turned until detached, and pools whose
@@ -43,15 +44,22 @@ final class SharedEventLoopTests: XCTestCase {
         defer { loop.retire() }
         let source = try PipeSource(loop: loop)
         XCTAssertTrue(loop.attach(source))
-        try waitUntil("the source turns") { source.turns.load(ordering: .relaxed) > 0 }
+        waitUntil("the source turns") { source.turns.load(ordering: .relaxed) > 0 }
         XCTAssertEqual(source.offLoopTurns.load(ordering: .relaxed), 0, "every turn on the loop thread")
         // A byte written to the descriptor is read on a later turn.
         source.poke()
-        try waitUntil("the poke is read") { source.bytesRead.load(ordering: .relaxed) == 1 }
+        waitUntil("the poke is read") { source.bytesRead.load(ordering: .relaxed) == 1 }
         loop.detach(source)
         let turnsAtDetach = source.turns.load(ordering: .relaxed)
         source.poke()
-        Thread.sleep(forTimeInterval: 0.2)
+        // A second source poked after the first: once the loop has read it,
+        // the loop has polled since the first became readable.
+        let witness = try PipeSource(loop: loop)
+        XCTAssertTrue(loop.attach(witness))
+        witness.poke()
+        waitUntil("the loop reads the second source") { witness.bytesRead.load(ordering: .relaxed) == 1 }
+        loop.perform {}  // and has finished that turn
+        loop.detach(witness)
         XCTAssertEqual(source.turns.load(ordering: .relaxed), turnsAtDetach, "no turn once detach returned")
         XCTAssertEqual(source.bytesRead.load(ordering: .relaxed), 1)
     }
@@ -64,11 +72,11 @@ final class SharedEventLoopTests: XCTestCase {
         defer { for loop in loops { loop.retire() } }
         let clock = testbed.clock
         let client = try APNsClient(origin: testbed.simulator.url, tls: TLSConfiguration(caFile: testbed.caFile),
-                                    tokens: testbed.tokens, connections: 2, loops: loops, now: { clock.now })
+                                    tokens: testbed.tokens, connections: 2, loops: loops, now: { clock.epochSeconds })
         // Open both connections (a batch of two spreads over them).
         let warmUp = await client.send(try testbed.requests(count: 2, eventID: "warm:1"))
         XCTAssertEqual(warmUp.count, 2)
-        try await waitUntilAsync("both connections are open") { client.openConnections == 2 }
+        try await waitUntil("both connections are open") { client.openConnections == 2 }
         let requests = try testbed.requests(count: 20, eventID: "local:1")
         for (index, loop) in loops.enumerated() {
             for request in requests.prefix(10) {
@@ -89,22 +97,6 @@ final class SharedEventLoopTests: XCTestCase {
         let stillRunning = Atomic<Bool>(false)
         loops[0].perform { stillRunning.store(loops[0].isCurrent, ordering: .relaxed) }
         XCTAssertTrue(stillRunning.load(ordering: .relaxed))
-    }
-
-    private func waitUntil(_ what: String, timeout: TimeInterval = 5, _ condition: () -> Bool) throws {
-        let deadline = Date() + timeout
-        while !condition() {
-            guard Date() < deadline else { return XCTFail("timed out: \(what)") }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-    }
-
-    private func waitUntilAsync(_ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return XCTFail("timed out: \(what)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 import APNsSimulator
 import Foundation
 import XCTest
+import TestSupport
 
 /// Fault injection, scripted answers and stream limits, observed through
 /// the in-test nghttp2 client (see APNsSimulatorTests.swift).
@@ -29,10 +30,9 @@ final class APNsSimulatorFaultTests: XCTestCase {
         }  // the client closes its end, so the simulator's linger ends
 
         var connected: SimTestClient?
-        let deadline = ContinuousClock.now + .seconds(3)
-        while connected == nil, ContinuousClock.now < deadline {
+        waitUntil("the slot is released", within: .seconds(3), every: .milliseconds(50)) {
             connected = try? fixture.client()
-            if connected == nil { Thread.sleep(forTimeInterval: 0.05) }
+            return connected != nil
         }
         let next = try XCTUnwrap(connected, "the slot is released")
         XCTAssertEqual(next.send(fixture.request()).status, 200, "the slot is free again")

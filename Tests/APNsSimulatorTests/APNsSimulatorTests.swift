@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import XCTest
 import PushGWSync
+import TestSupport
 
 // End-to-end tests of the APNs simulator, driven by a client written here
 // directly on nghttp2 + OpenSSL (independent of APNsHTTP2), and JWTs signed
@@ -557,21 +558,21 @@ final class APNsSimulatorTests: XCTestCase {
     }
 
     func testNewTokenWithinTwentyMinutesOnOneConnectionIsTooManyProviderTokenUpdates() throws {
-        let clock = SimTestClock(start: Double(simNowSeconds()))
-        let fixture = try SimTestFixture { $0.clock = { clock.now } }
+        let clock = TestClock(epochSeconds: Int64(simNowSeconds()))
+        let fixture = try SimTestFixture { $0.clock = { Double(clock.epochSeconds) } }
         let client = try fixture.client()
-        let first = fixture.jwt(issuedAt: Int(clock.now))
+        let first = fixture.jwt(issuedAt: Int(clock.epochSeconds))
         XCTAssertEqual(client.send(fixture.request(jwt: first)).status, 200)
 
-        clock.advance(by: 60)
-        let second = fixture.jwt(issuedAt: Int(clock.now))
+        clock.advance(by: .seconds(60))
+        let second = fixture.jwt(issuedAt: Int(clock.epochSeconds))
         let refused = client.send(fixture.request(jwt: second))
         XCTAssertEqual(refused.status, 429)
         XCTAssertEqual(refused.reason, "TooManyProviderTokenUpdates")
         XCTAssertEqual(client.send(fixture.request(jwt: first)).status, 200, "the first token stays in use")
         XCTAssertEqual(try fixture.client().send(fixture.request(jwt: second)).status, 200, "another connection may use it")
 
-        clock.advance(by: 1200)
+        clock.advance(by: .seconds(1200))
         XCTAssertEqual(client.send(fixture.request(jwt: second)).status, 200)
     }
 
@@ -595,7 +596,7 @@ final class APNsSimulatorTests: XCTestCase {
             guard case SimTestClientError.handshake(let text) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(text.contains("no application protocol"), text)
         }
-        XCTAssertTrue(simWaitUntil { fixture.simulator.statistics.connectionsRefused == 1 })
+        waitUntil("the simulator counts the refused connection") { fixture.simulator.statistics.connectionsRefused == 1 }
     }
 
     func testClientWithoutALPNIsClosedAfterTheHandshake() throws {
@@ -603,7 +604,7 @@ final class APNsSimulatorTests: XCTestCase {
         let client = try fixture.client(alpn: [])
         XCTAssertNil(client.negotiatedProtocol)
         XCTAssertTrue(client.waitForClose())
-        XCTAssertTrue(simWaitUntil { fixture.simulator.statistics.connectionsRefused == 1 })
+        waitUntil("the simulator counts the refused connection") { fixture.simulator.statistics.connectionsRefused == 1 }
     }
 
     func testCertificateNamesBothLocalhostAnd127001() throws {
@@ -682,22 +683,4 @@ final class APNsSimulatorTests: XCTestCase {
         try pki.writeCA(to: path)
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), pki.caPEM)
     }
-}
-
-/// A clock tests move by hand.
-final class SimTestClock: Sendable {
-    private let seconds: Locked<Double>
-    init(start: Double) { seconds = Locked(start) }
-    var now: Double { seconds.withLock { $0 } }
-    func advance(by delta: Double) { seconds.withLock { $0 += delta } }
-}
-
-/// Polls `condition` for up to `timeout`.
-func simWaitUntil(timeout: Duration = .seconds(3), _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
 }

@@ -2,6 +2,7 @@
 import APNsHTTP2
 @testable import HTTP2Client
 import Synchronization
+import TestSupport
 import XCTest
 
 /// The cache's rules with a fake fetcher: no network, exact counts.
@@ -22,6 +23,8 @@ final class AccessTokenCacheTests: XCTestCase {
 
         func fetch(now: Int64) async throws(AccessTokenError) -> AccessTokenGrant {
             calls.add(1, ordering: .relaxed)
+            // A slow token endpoint: the delay is what the tests observe
+            // callers doing while a grant is under way.
             if delay > .zero { try? await Task.sleep(for: delay) }
             if failing.load(ordering: .relaxed) { throw AccessTokenError(.unavailable, "down", httpStatus: 503) }
             let number = grants.add(1, ordering: .relaxed).newValue
@@ -32,8 +35,8 @@ final class AccessTokenCacheTests: XCTestCase {
     /// A cache over a fresh counting fetcher, on a test clock at 1,000,000 s.
     private func makeCache(delay: Duration = .zero, lifetime: Int64 = 3600) -> (AccessTokenCache, CountingFetcher, TestClock) {
         let fetcher = CountingFetcher(delay: delay, lifetime: lifetime)
-        let clock = TestClock(1_000_000)
-        return (AccessTokenCache(fetcher: fetcher, now: { clock.now }), fetcher, clock)
+        let clock = TestClock(epochSeconds: 1_000_000)
+        return (AccessTokenCache(fetcher: fetcher, now: { clock.epochSeconds }), fetcher, clock)
     }
 
     func testConcurrentCallersWaitForTheSameGrant() async throws {
@@ -65,14 +68,14 @@ final class AccessTokenCacheTests: XCTestCase {
         let (cache, fetcher, clock) = makeCache()
         let first = try await cache.accessToken()
         fetcher.failing.store(true, ordering: .relaxed)
-        clock.advance(3500)  // inside the refresh margin, not expired
+        clock.advance(by: .seconds(3500))  // inside the refresh margin, not expired
         let kept = try await cache.accessToken()
         XCTAssertEqual(kept, first)
-        try await waitUntil { cache.failedGrantCount == 1 }  // the replacement, in the background
+        try await waitUntil("the failed replacement is counted") { cache.failedGrantCount == 1 }  // the replacement, in the background
         let keptDuringTheHoldOff = try await cache.accessToken()
         XCTAssertEqual(keptDuringTheHoldOff, first, "the hold-off does not hide a token that has not expired")
         XCTAssertEqual(cache.failedGrantCount, 1)
-        clock.advance(100)  // expired
+        clock.advance(by: .seconds(100))  // expired
         do {
             _ = try await cache.accessToken()
             XCTFail("an expired token was handed out")
@@ -80,7 +83,7 @@ final class AccessTokenCacheTests: XCTestCase {
             XCTAssertEqual(error.kind, .unavailable)
         }
         fetcher.failing.store(false, ordering: .relaxed)
-        clock.advance(2)  // past the hold-off after two failures in a row (1 s, then 2 s)
+        clock.advance(by: .seconds(2))  // past the hold-off after two failures in a row (1 s, then 2 s)
         let fresh = try await cache.accessToken()
         XCTAssertEqual(fresh, "token-2")
     }
@@ -92,13 +95,13 @@ final class AccessTokenCacheTests: XCTestCase {
     func testInsideTheRefreshMarginTheValidTokenIsHandedOutWhileOneGrantReplacesIt() async throws {
         let (cache, fetcher, clock) = makeCache(delay: .milliseconds(300))
         let first = try await cache.accessToken()
-        clock.advance(3400)  // 200 s before expiry: inside the 225 s margin
+        clock.advance(by: .seconds(3400))  // 200 s before expiry: inside the 225 s margin
         var handedOut: [String] = []
         for _ in 0..<20 { handedOut.append(try await cache.accessToken()) }
         XCTAssertEqual(cache.accessTokenWithoutWaiting(), first)
         XCTAssertEqual(Set(handedOut), [first])
         XCTAssertEqual(fetcher.grants.load(ordering: .relaxed), 1, "nobody waited for the replacement")
-        try await waitUntil { cache.grantCount == 2 }
+        try await waitUntil("the replacement is granted") { cache.grantCount == 2 }
         XCTAssertEqual(fetcher.calls.load(ordering: .relaxed), 2, "one replacement for twenty callers")
         let second = try await cache.accessToken()
         XCTAssertEqual(second, "token-2")
@@ -111,11 +114,11 @@ final class AccessTokenCacheTests: XCTestCase {
         XCTAssertNil(cache.accessTokenWithoutWaiting(), "no token yet")
         XCTAssertEqual(fetcher.calls.load(ordering: .relaxed), 0, "and no grant started by it")
         let first = try await cache.accessToken()
-        clock.advance(3400)
+        clock.advance(by: .seconds(3400))
         XCTAssertEqual(cache.accessTokenWithoutWaiting(), first)
-        try await waitUntil { cache.grantCount == 2 }
+        try await waitUntil("the replacement is granted") { cache.grantCount == 2 }
         XCTAssertEqual(cache.accessTokenWithoutWaiting(), "token-2")
-        clock.advance(3600)  // token-2 counted from its grant at 1,003,400: expired
+        clock.advance(by: .seconds(3600))  // token-2 counted from its grant at 1,003,400: expired
         XCTAssertNil(cache.accessTokenWithoutWaiting())
     }
 
@@ -129,17 +132,17 @@ final class AccessTokenCacheTests: XCTestCase {
         XCTAssertTrue(cache.invalidate(first))
         let second = try await cache.accessToken()
         XCTAssertEqual(second, "token-2")
-        clock.advance(5)
+        clock.advance(by: .seconds(5))
         XCTAssertFalse(cache.invalidate(second), "the replacement was refused too")
         XCTAssertFalse(cache.invalidate(second))
         let kept = try await cache.accessToken()
         XCTAssertEqual(kept, second)
         XCTAssertEqual(cache.grantCount, 2, "no grant per refusal")
-        clock.advance(61)
+        clock.advance(by: .seconds(61))
         XCTAssertTrue(cache.invalidate(second), "a minute on, a refusal is worth a new token again")
         let third = try await cache.accessToken()
         XCTAssertEqual(third, "token-3")
-        clock.advance(120)
+        clock.advance(by: .seconds(120))
         XCTAssertTrue(cache.invalidate(third), "a token that served two minutes is refused for a new reason")
     }
 
@@ -150,11 +153,11 @@ final class AccessTokenCacheTests: XCTestCase {
     func testARefusalOfATokenInsideItsMarginDoesNotMakeItsSuccessorSuspect() async throws {
         let (cache, _, clock) = makeCache()
         let first = try await cache.accessToken()
-        clock.advance(3599)
+        clock.advance(by: .seconds(3599))
         XCTAssertTrue(cache.invalidate(first))
         let second = try await cache.accessToken()
         XCTAssertEqual(second, "token-2")
-        clock.advance(20)
+        clock.advance(by: .seconds(20))
         XCTAssertTrue(cache.invalidate(second), "one refusal of the successor is worth a new token")
         let third = try await cache.accessToken()
         XCTAssertEqual(third, "token-3")
@@ -195,7 +198,7 @@ final class AccessTokenCacheTests: XCTestCase {
         fetcher.failing.store(true, ordering: .relaxed)
         var attempts: [Int] = []
         for step: Int64 in [0, 0, 1, 1, 1, 2, 4] {
-            clock.advance(step)
+            clock.advance(by: .seconds(step))
             _ = try? await cache.accessToken()
             attempts.append(fetcher.calls.load(ordering: .relaxed))
         }
@@ -203,7 +206,7 @@ final class AccessTokenCacheTests: XCTestCase {
         XCTAssertEqual(attempts, [1, 1, 2, 2, 3, 3, 4])
         XCTAssertTrue(cache.isHoldingOffGrants)
         fetcher.failing.store(false, ordering: .relaxed)
-        clock.advance(8)
+        clock.advance(by: .seconds(8))
         _ = try await cache.accessToken()
         XCTAssertFalse(cache.isHoldingOffGrants, "a success ends the hold-off")
     }

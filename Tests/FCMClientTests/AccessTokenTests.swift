@@ -4,6 +4,7 @@ import APNsSimulator
 import FCMClient
 import Foundation
 import XCTest
+import TestSupport
 
 /// OAuth 2.0 for the service account against the simulator's token
 /// endpoint: real RS256 assertions, libcurl over HTTP/2 + TLS, the cache's
@@ -12,7 +13,7 @@ final class AccessTokenTests: XCTestCase {
     func testAGrantOverHTTP2ReturnsABearerTokenValidForAnHour() async throws {
         let testbed = try FCMTestbed()
         let fetcher = ServiceAccountTokenFetcher(serviceAccount: testbed.serviceAccount, configuration: testbed.tokenEndpoint)
-        let grant = try await fetcher.fetch(now: testbed.clock.now)
+        let grant = try await fetcher.fetch(now: testbed.clock.epochSeconds)
         XCTAssertTrue(grant.accessToken.hasPrefix("ya29."))
         XCTAssertEqual(grant.expiresIn, 3599)
         XCTAssertEqual(grant.tokenType, "Bearer")
@@ -50,14 +51,14 @@ extension AccessTokenTests {
         let tokens = testbed.tokenCache()
         let first = try await tokens.accessToken()
         // Valid for 3599 s; refreshed from 3599 - 225 = 3374 s on.
-        testbed.clock.advance(3373)
+        testbed.clock.advance(by: .seconds(3373))
         let same = try await tokens.accessToken()
         XCTAssertEqual(same, first)
         XCTAssertEqual(tokens.grantCount, 1)
-        testbed.clock.advance(1)
+        testbed.clock.advance(by: .seconds(1))
         let stillValid = try await tokens.accessToken()
         XCTAssertEqual(stillValid, first, "handed out while its replacement is fetched")
-        try await waitUntil { tokens.grantCount == 2 }
+        try await waitUntil("the replacement is granted") { tokens.grantCount == 2 }
         let second = try await tokens.accessToken()
         XCTAssertNotEqual(second, first)
         let client = try testbed.client(tokens: tokens)
@@ -79,8 +80,8 @@ extension AccessTokenTests {
             guard case .accepted = outcome else { return XCTFail("\(outcome)") }
             // The first send fetched the first token; each later one, 31 s
             // on (past 60 / 2), started its replacement.
-            try await waitUntil { tokens.grantCount == step + 1 }
-            testbed.clock.advance(31)
+            try await waitUntil("grant \(step + 1)") { tokens.grantCount == step + 1 }
+            testbed.clock.advance(by: .seconds(31))
         }
         XCTAssertEqual(tokens.grantCount, 3)
         XCTAssertEqual(testbed.simulator.statistics.rejectedPerErrorCode, [:], "never sent an expired token")
@@ -91,7 +92,7 @@ extension AccessTokenTests {
         testbed.simulator.setTokenEndpointDown(true, retryAfter: 7)
         let fetcher = ServiceAccountTokenFetcher(serviceAccount: testbed.serviceAccount, configuration: testbed.tokenEndpoint)
         do {
-            _ = try await fetcher.fetch(now: testbed.clock.now)
+            _ = try await fetcher.fetch(now: testbed.clock.epochSeconds)
             XCTFail("the grant succeeded while the endpoint was down")
         } catch {
             XCTAssertEqual(error.kind, .unavailable)
@@ -122,7 +123,7 @@ extension AccessTokenTests {
             XCTAssertTrue(error.detail.contains("no new grant for 7 s"), error.detail)
         }
         XCTAssertEqual(tokens.failedGrantCount, 1, "no grant tried during the hold-off")
-        testbed.clock.advance(7)
+        testbed.clock.advance(by: .seconds(7))
         let recovered = await client.send(requests)
         for outcome in recovered {
             guard case .success(.accepted) = outcome else { return XCTFail("\(outcome)") }
@@ -160,7 +161,7 @@ extension AccessTokenTests {
         let json = testbed.account.json(tokenURI: "https://127.0.0.1:1/token")
         let fetcher = ServiceAccountTokenFetcher(serviceAccount: try ServiceAccount(json: json), configuration: testbed.tokenEndpoint)
         do {
-            _ = try await fetcher.fetch(now: testbed.clock.now)
+            _ = try await fetcher.fetch(now: testbed.clock.epochSeconds)
             XCTFail("port 1 answered")
         } catch {
             XCTAssertEqual(error.kind, .transport)
@@ -174,7 +175,7 @@ extension AccessTokenTests {
         configuration.maximumResponseBytes = 32
         let fetcher = ServiceAccountTokenFetcher(serviceAccount: testbed.serviceAccount, configuration: configuration)
         do {
-            _ = try await fetcher.fetch(now: testbed.clock.now)
+            _ = try await fetcher.fetch(now: testbed.clock.epochSeconds)
             XCTFail("a response over the cap was read")
         } catch {
             XCTAssertEqual(error.kind, .transport)
@@ -191,7 +192,7 @@ extension AccessTokenTests {
         let fetcher = ServiceAccountTokenFetcher(serviceAccount: testbed.serviceAccount,
                                                  configuration: TokenEndpointConfiguration(caFile: caFile))
         do {
-            _ = try await fetcher.fetch(now: testbed.clock.now)
+            _ = try await fetcher.fetch(now: testbed.clock.epochSeconds)
             XCTFail("an untrusted server was believed")
         } catch {
             XCTAssertEqual(error.kind, .transport)

@@ -70,7 +70,7 @@ final class FCMClientTests: XCTestCase {
         let app = AppProfile(name: "other", fcm: FCMTarget(projectID: "not-our-project", baseURL: testbed.simulator.url))
         let event = Event(eventID: "c:m", conversation: Conversation(id: "c"), message: Message(id: "m", text: "hi"),
                           sender: Sender(id: "s", displayName: "S"), recipients: [Recipient(platform: .fcm, token: FCMTestbed.token(1))])
-        let request = try EventRenderer(config: RenderConfig(apps: [app])).render(event, app: app, avatar: .none, now: testbed.clock.now).requests[0]
+        let request = try EventRenderer(config: RenderConfig(apps: [app])).render(event, app: app, avatar: .none, now: testbed.clock.epochSeconds).requests[0]
         let outcome = try await client.send(request)
         guard case .rejected(let rejection) = outcome else { return XCTFail("\(outcome)") }
         XCTAssertEqual(rejection.status, 403)

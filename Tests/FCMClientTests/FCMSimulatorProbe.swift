@@ -18,7 +18,7 @@ final class FCMSimulatorProbe {
         pool = try HTTP2ConnectionPool(host: "127.0.0.1", port: testbed.simulator.port,
                                        tls: TLSConfiguration(caFile: testbed.caFile))
         let fetcher = ServiceAccountTokenFetcher(serviceAccount: testbed.serviceAccount, configuration: testbed.tokenEndpoint)
-        accessToken = try await fetcher.fetch(now: testbed.clock.now).accessToken
+        accessToken = try await fetcher.fetch(now: testbed.clock.epochSeconds).accessToken
     }
 
     deinit { pool.shutdown() }

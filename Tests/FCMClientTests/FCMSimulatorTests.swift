@@ -197,7 +197,7 @@ final class FCMSimulatorTests: XCTestCase {
         let probe = try await FCMSimulatorProbe(testbed)
         let fresh = try await probe.send(message: message())
         XCTAssertEqual(fresh.status, 200)
-        testbed.clock.advance(61)
+        testbed.clock.advance(by: .seconds(61))
         let expired = try await probe.send(message: message())
         XCTAssertEqual(expired.status, 401)
         XCTAssertEqual(try GoogleErrorBody(expired).status, "UNAUTHENTICATED")
@@ -240,7 +240,7 @@ final class FCMSimulatorTests: XCTestCase {
         let testbed = try FCMTestbed()
         let probe = try await FCMSimulatorProbe(testbed)
         let account = testbed.serviceAccount
-        let now = testbed.clock.now
+        let now = testbed.clock.epochSeconds
         func form(_ assertion: String, grantType: String = "urn:ietf:params:oauth:grant-type:jwt-bearer") -> String {
             "grant_type=" + grantType.replacingOccurrences(of: ":", with: "%3A") + "&assertion=" + assertion
         }
@@ -293,7 +293,7 @@ final class FCMSimulatorTests: XCTestCase {
         let kelvin = try ServiceAccount(json: json.replacingOccurrences(of: "KEYID0000001", with: "\u{212A}EYID0000001"))
         let exact = try ServiceAccount(json: json)
         func form(_ account: ServiceAccount) throws -> String {
-            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + (try account.assertion(issuedAt: testbed.clock.now))
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + (try account.assertion(issuedAt: testbed.clock.epochSeconds))
         }
         let accepted = try await probe.grant(form: form(exact))
         XCTAssertEqual(accepted.status, 200)
@@ -322,7 +322,7 @@ final class FCMSimulatorTests: XCTestCase {
     func testAnExpiredOrFutureDatedAssertionIsRefused() async throws {
         let testbed = try FCMTestbed()
         let probe = try await FCMSimulatorProbe(testbed)
-        let now = testbed.clock.now
+        let now = testbed.clock.epochSeconds
         func status(issuedAt: Int64, lifetime: Int64 = 3600, on probe: FCMSimulatorProbe) async throws -> Int {
             let assertion = try probe.testbed.serviceAccount.assertion(issuedAt: issuedAt, lifetime: lifetime)
             return try await probe.grant(form: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion).status
@@ -338,7 +338,7 @@ final class FCMSimulatorTests: XCTestCase {
 
         let lenient = try FCMTestbed { $0.allowedClockSkew = 300 }
         let lenientProbe = try await FCMSimulatorProbe(lenient)
-        let aheadAllowed = try await status(issuedAt: lenient.clock.now + 250, on: lenientProbe)
+        let aheadAllowed = try await status(issuedAt: lenient.clock.epochSeconds + 250, on: lenientProbe)
         XCTAssertEqual(aheadAllowed, 200, "the skew is configurable")
     }
 

@@ -4,24 +4,7 @@ import APNsSimulator
 import FCMClient
 import Foundation
 import PayloadBuilder
-import Synchronization
-import XCTest
-
-/// A settable clock in epoch seconds, shared by the client side (token
-/// cache) and, as a `Double`, by the simulator.
-final class TestClock: Sendable {
-    private let seconds: Atomic<Int64>
-
-    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) {
-        seconds = Atomic(start)
-    }
-
-    var now: Int64 { seconds.load(ordering: .relaxed) }
-
-    func set(_ value: Int64) { seconds.store(value, ordering: .relaxed) }
-
-    func advance(_ delta: Int64) { seconds.add(delta, ordering: .relaxed) }
-}
+import TestSupport
 
 /// An in-process strict FCM simulator (with its OAuth token endpoint) on
 /// 127.0.0.1, a throwaway service account registered with it, and the
@@ -43,7 +26,7 @@ final class FCMTestbed {
         let clock = TestClock()
         self.clock = clock
         var configuration = FCMSimulatorConfiguration(projectID: Self.projectID, serviceAccounts: [account.registration])
-        if sharedClock { configuration.clock = { Double(clock.now) } }
+        if sharedClock { configuration.clock = { Double(clock.epochSeconds) } }
         configure(&configuration)
         simulator = try FCMSimulator(configuration: configuration)
         try simulator.start()
@@ -67,7 +50,7 @@ final class FCMTestbed {
     func tokenCache(refreshMargin: Duration = AccessTokenCache.defaultRefreshMargin) -> AccessTokenCache {
         let clock = clock
         return AccessTokenCache(serviceAccount: serviceAccount, configuration: tokenEndpoint,
-                                refreshMargin: refreshMargin, now: { clock.now })
+                                refreshMargin: refreshMargin, now: { clock.epochSeconds })
     }
 
     /// A client sending through `tokens` (a fresh cache when nil).
@@ -94,7 +77,7 @@ final class FCMTestbed {
                               sender: Sender(id: "u-1", displayName: "Alice", avatarURL: "https://example.com/a.png"),
                               recipients: recipients, data: data)
             rendered += try EventRenderer(config: config)
-                .render(event, app: app, avatar: .none, now: clock.now).requests
+                .render(event, app: app, avatar: .none, now: clock.epochSeconds).requests
             offset += batch
         }
         return rendered
@@ -112,13 +95,4 @@ enum FCMTestbedKeys {
     private static let shared = Result { try ThrowawayServiceAccount(projectID: FCMTestbed.projectID) }
 
     static func account() throws -> ThrowawayServiceAccount { try shared.get() }
-}
-
-extension XCTestCase {
-    /// Polls `condition` for up to 10 s: for what a background task does
-    /// (the access-token cache replaces a token due for refresh in one).
-    func waitUntil(_ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
-        for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertTrue(condition(), "not reached in 10 s", file: file, line: line)
-    }
 }

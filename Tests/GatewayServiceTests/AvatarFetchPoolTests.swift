@@ -3,6 +3,7 @@ import Foundation
 @testable import GatewayService
 import PushGWSync
 import XCTest
+import TestSupport
 
 /// The avatar download pool: its queue is bounded in length and in waiting
 /// time, so a flood of distinct avatar URLs behind a dead host holds
@@ -48,6 +49,8 @@ final class AvatarFetchPoolTests: XCTestCase {
         pool.submit(job("running", journal, blockingOn: gate))
         try await waitUntil("the first job holds the only thread") { pool.waitingJobs == 0 }
         pool.submit(job("waits too long", journal))
+        // Staleness is measured on the pool's own clock, the continuous
+        // clock: the job has to be queued for longer than `staleAfter`.
         try await Task.sleep(for: .milliseconds(250))
         gate.signal()
         try await waitUntil("every job settled") { journal.snapshot.count == 2 }

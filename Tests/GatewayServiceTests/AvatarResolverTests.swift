@@ -2,6 +2,7 @@
 @testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// Downloads against a local HTTP server: what is accepted, what is dropped
 /// and why, and that limits stop the download rather than only judge it.
@@ -74,10 +75,8 @@ final class AvatarResolverTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
 
         // The server learns the peer has gone when a send fails; wait for it.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !server.seen.streamCutShort, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the client closed the connection mid-body") { server.seen.streamCutShort }
         let seen = server.seen
-        XCTAssertTrue(seen.streamCutShort, "the client closed the connection mid-body")
         XCTAssertLessThan(seen.streamedBytes, total / 4, "sent \(seen.streamedBytes) of \(total) bytes")
     }
 

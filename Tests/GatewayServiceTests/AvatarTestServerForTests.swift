@@ -17,7 +17,8 @@ struct AvatarTestServerError: Error, CustomStringConvertible {
 /// (`Connection: close`). It counts connections (so a test can prove that a
 /// refused URL never reached it) and requests, and for streamed bodies how
 /// many bytes went out before the peer hung up. Thread-safe: counters are in
-/// a `Mutex`, the stop flag is an `Atomic`, everything else is immutable.
+/// a `Mutex`, the stop flag is an `Atomic`, the connection threads and the
+/// stop are tracked by dispatch groups, everything else is immutable.
 final class AvatarTestServer: Sendable {
     /// What to answer a request with.
     indirect enum Reply: Sendable {
@@ -51,7 +52,11 @@ final class AvatarTestServer: Sendable {
     private let listener: Int32
     private let routes: @Sendable (String) -> Reply
     private let stats = Locked(Stats())
-    private let threads = Locked(0)
+    /// Entered by each connection thread, left when it ends: `stop` waits on it.
+    private let threads = DispatchGroup()
+    /// Entered at start, left by `stop`: a delayed answer waits on it, so a
+    /// stop cuts the delay short.
+    private let running = DispatchGroup()
     private let stopping = Atomic<Bool>(false)
 
     /// Starts listening on `address` (any 127.x.y.z works on Linux) at an ephemeral port.
@@ -83,6 +88,7 @@ final class AvatarTestServer: Sendable {
         self.port = UInt16(bigEndian: socketAddress.sin_port)
         self.listener = fd
         self.routes = routes
+        running.enter()
         spawn { [self] in acceptLoop() }
     }
 
@@ -103,21 +109,19 @@ final class AvatarTestServer: Sendable {
     /// the socket. Every test calls it: the accept thread keeps the server alive until then.
     func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        running.leave()
         shutdown(listener, Int32(SHUT_RDWR))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while threads.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
-            usleep(5_000)
-        }
+        _ = threads.wait(timeout: .now() + .seconds(10))
         close(listener)
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     private func spawn(_ body: @escaping @Sendable () -> Void) {
-        threads.withLock { $0 += 1 }
+        threads.enter()
         Thread.detachNewThread { [self] in
             body()
-            threads.withLock { $0 -= 1 }
+            threads.leave()
         }
     }
 
@@ -158,10 +162,11 @@ final class AvatarTestServer: Sendable {
         answer(reply, on: connection)
     }
 
-    /// Sleeps for `delay`, or less when the server stops.
+    /// Waits for `delay` (the slow server a `.delayed` reply plays), or less
+    /// when the server stops.
     private func wait(_ delay: Duration) {
-        let until = ContinuousClock.now + delay
-        while ContinuousClock.now < until, !isStopping { usleep(2_000) }
+        let (seconds, attoseconds) = delay.components
+        _ = running.wait(timeout: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)))
     }
 
     /// Reads up to the end of the request head; the path of its request line.

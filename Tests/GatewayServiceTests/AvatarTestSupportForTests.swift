@@ -4,6 +4,7 @@ import PayloadBuilder
 import Synchronization
 import XCTest
 import PushGWSync
+import TestSupport
 
 /// Small images for the tests, written here byte by byte.
 ///
@@ -47,16 +48,6 @@ enum AvatarFixtures {
     private static func littleEndian(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
 }
 
-/// A clock for cache expiry that only moves when told to.
-final class AvatarTestClock: Sendable {
-    private let origin = ContinuousClock.now
-    private let offset = Locked(Duration.zero)
-
-    var now: ContinuousClock.Instant { origin + offset.withLock { $0 } }
-
-    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
-}
-
 /// Collects the resolver's `onFetch` labels.
 final class AvatarLabelRecorder: Sendable {
     private let labels = Locked<[String]>([])
@@ -66,16 +57,16 @@ final class AvatarLabelRecorder: Sendable {
     func record(_ label: String) { labels.withLock { $0.append(label) } }
 }
 
-/// A resolver wired to a test clock and a label recorder.
+/// A resolver wired to a `TestClock` and a label recorder.
 struct AvatarTestRig {
     let resolver: AvatarResolver
-    let clock = AvatarTestClock()
+    let clock = TestClock()
     let labels = AvatarLabelRecorder()
 
     init(_ policy: AvatarPolicy) {
         let clock = self.clock
         let labels = self.labels
-        resolver = AvatarResolver(policy: policy, now: { clock.now }, onFetch: { labels.record($0) })
+        resolver = AvatarResolver(policy: policy, now: { clock.instant }, onFetch: { labels.record($0) })
     }
 }
 

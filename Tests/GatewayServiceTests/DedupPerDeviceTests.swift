@@ -2,6 +2,7 @@ import APNsSimulator
 @testable import GatewayService
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// The dedup window is per device: within it an event (app and `event_id`)
 /// reaches each device at most once, however a caller splits, reorders or
@@ -23,7 +24,7 @@ final class DedupPerDeviceTests: XCTestCase {
         let first = ServiceTestbed.event(id: "group:1", tokens: [ServiceTestbed.token(1), ServiceTestbed.token(2)])
         let second = ServiceTestbed.event(id: "group:1", tokens: [ServiceTestbed.token(3), ServiceTestbed.token(4)])
         async let firstAnswer = ServiceTestbed.call(baseURL, "POST", "/v1/notify", body: first)
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the first batch is being sent") { testbed.providerRequestsInFlight("apns") > 0 }
         async let secondAnswer = ServiceTestbed.call(baseURL, "POST", "/v1/notify", body: second)
         let answers = try await [firstAnswer, secondAnswer]
         XCTAssertEqual(answers.map(\.status), [200, 200], String(decoding: answers[1].body, as: UTF8.self))

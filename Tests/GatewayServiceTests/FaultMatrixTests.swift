@@ -4,6 +4,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// The fault matrix: for each provider or avatar fault, a batch of events
 /// (one APNs and one FCM device each) through the real dispatcher, real
@@ -70,7 +71,9 @@ final class FaultMatrixTests: XCTestCase {
         let testbed = try Self.testbed()
         let dispatcher = testbed.dispatcher
         async let firstHalf = Self.send(dispatcher, range: 0..<(Self.events / 2))
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("the first half is being sent") {
+            testbed.providerRequestsInFlight("apns") > 0 || testbed.simulator.statistics.acceptedTotal > 0
+        }
         testbed.simulator.setMaxConcurrentStreams(1)
         testbed.fcmSimulator.setMaxConcurrentStreams(1)
         let secondHalf = await Self.send(dispatcher, range: (Self.events / 2)..<Self.events)
@@ -88,9 +91,8 @@ final class FaultMatrixTests: XCTestCase {
         XCTAssertTrue(down.allSatisfy { $0.results[0]["status"] == .string("sent") }, "APNs is unaffected")
         testbed.fcmSimulator.setTokenEndpointDown(false)
         // After the failed grants no new one is tried for a while (1 s, 2 s, …).
-        let holdOffEnds = ContinuousClock.now + .seconds(70)
-        while testbed.accessTokens.isHoldingOffGrants, ContinuousClock.now < holdOffEnds {
-            try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the hold-off on grants ends", within: .seconds(70), every: .milliseconds(50)) {
+            !testbed.accessTokens.isHoldingOffGrants
         }
         let back = await Self.send(testbed.dispatcher, range: 50..<Self.events)
         try await verify(down + back, testbed: testbed, label: "oauth")

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PushGWSync
 import GatewayService
 #if canImport(Glibc)
 import Glibc
@@ -7,30 +7,30 @@ import Glibc
 import XCTest
 
 /// Logging never stops the process: a log reader that went away or a full
-/// disk drops the line (`FileHandle.write` trapped on both: the security
-/// review crashed the gateway with one anonymous request that way).
+/// disk drops the line (`FileHandle.write` traps on both, so one anonymous
+/// request could crash the gateway that way).
 final class FileDescriptorWriterTests: XCTestCase {
     func testBytesReachAPipeWholeAndInOrder() throws {
         var ends: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&ends), 0)
         defer { close(ends[0]) }
         let line = Array(repeating: UInt8(ascii: "x"), count: 20_000) + [0x0A]
+        let received = Locked<[UInt8]>([])
+        let readToTheEnd = DispatchSemaphore(value: 0)
         let reader = Thread { [ends] in
-            var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let count = read(ends[0], &buffer, buffer.count)
                 if count <= 0 { break }
-                received += buffer[0..<count]
+                received.withLock { $0 += buffer[0..<count] }
             }
-            ReceivedBytes.shared.set(received)
+            readToTheEnd.signal()
         }
         reader.start()
         XCTAssertTrue(FileDescriptorWriter.write(line, to: ends[1]))
         close(ends[1])
-        let deadline = Date().addingTimeInterval(5)
-        while ReceivedBytes.shared.value == nil, Date() < deadline { usleep(10_000) }
-        XCTAssertEqual(ReceivedBytes.shared.value, line)
+        XCTAssertEqual(readToTheEnd.wait(timeout: .now() + .seconds(5)), .success, "the reader sees the end of the pipe")
+        XCTAssertEqual(received.withLock { $0 }, line)
     }
 
     func testAPipeWithoutAReaderDropsTheLine() throws {
@@ -73,12 +73,4 @@ final class FileDescriptorWriterTests: XCTestCase {
         close(ends[1])
         logger.warning("refused request", [("route", "/v1/render"), ("code", "401")])
     }
-}
-
-/// What the reader thread of the pipe test received.
-private final class ReceivedBytes: Sendable {
-    static let shared = ReceivedBytes()
-    private let storage = Mutex<[UInt8]?>(nil)
-    var value: [UInt8]? { storage.withLock { $0 } }
-    func set(_ bytes: [UInt8]) { storage.withLock { $0 = bytes } }
 }

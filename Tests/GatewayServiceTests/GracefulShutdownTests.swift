@@ -5,6 +5,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// `Gateway.shutdown(drain:)`, what SIGTERM runs: no new connection is
 /// taken, a request in flight is answered if its providers answer within
@@ -112,12 +113,10 @@ final class GracefulShutdownTests: XCTestCase {
         let base = "http://127.0.0.1:\(gateway.server.port)"
         let shutdown = Task { await gateway.shutdown(delay: .seconds(3), drain: .seconds(5)) }
         var ready = try await ServiceTestbed.call(base, "GET", "/readyz")
-        let deadline = ContinuousClock.now + .seconds(2)
-        while ready.status != 503, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("readiness fails as the shutdown starts", within: .seconds(2), every: .milliseconds(20)) {
             ready = try await ServiceTestbed.call(base, "GET", "/readyz")
+            return ready.status == 503
         }
-        XCTAssertEqual(ready.status, 503, "readiness fails as the shutdown starts")
         XCTAssertTrue(String(decoding: ready.body, as: UTF8.self).contains("shutting down"))
         let kept = try RawConnection(port: gateway.server.port)
         XCTAssertTrue(kept.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
@@ -153,7 +152,9 @@ final class GracefulShutdownTests: XCTestCase {
         // The silent provider's streams end when its connections close; the
         // late answer must be dropped, not sent on a connection that is gone.
         providers.stop()
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil("the silent provider's send has ended") {
+            gateway.metrics.registry.value(GatewayMetrics.providerInFlight, ["apns"]) == 0
+        }
         XCTAssertEqual(gateway.server.openConnections, 0)
     }
 

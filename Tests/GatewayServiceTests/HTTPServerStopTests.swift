@@ -3,6 +3,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PushGWSync
 import XCTest
+import TestSupport
 
 /// Stopping the server while handlers are answering: every suspended
 /// connection is resumed exactly once before libmicrohttpd stops (it aborts
@@ -57,10 +58,12 @@ final class HTTPServerStopTests: XCTestCase {
             // before the stop takes the waiting requests, some after.
             // Counted as GatewayHandler counts: only an answer that was used.
             let delivered = Locked(0)
+            let answered = DispatchSemaphore(value: 0)
             let answering = Thread {
                 for reply in replies where reply.send(HTTPResponse(status: 200, body: Array("{}".utf8))) {
                     delivered.withLock { $0 += 1 }
                 }
+                answered.signal()
             }
             answering.start()
             server.stop()
@@ -70,7 +73,7 @@ final class HTTPServerStopTests: XCTestCase {
                 XCTAssertTrue(reply.status == 200 || reply.status == 503, "round \(round): \(reply)")
                 statuses[reply.status ?? 0, default: 0] += 1
             }
-            while !answering.isFinished { usleep(1000) }
+            answered.wait()
             XCTAssertEqual(handler.answeredByServer.withLock { $0 }, Array(repeating: 503, count: statuses[503] ?? 0),
                            "each 503 of the stop is reported for the request counter")
             XCTAssertEqual(delivered.withLock { $0 }, statuses[200] ?? 0, "an answer counts as used only when the client got it")

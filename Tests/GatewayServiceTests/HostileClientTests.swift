@@ -59,7 +59,7 @@ final class HostileClientTests: XCTestCase {
         var limits = HTTPServerLimits()
         limits.maximumConnections = 100
         let testbed = try ServiceTestbed(limits: limits)
-        var (flood, peak) = try await flood(testbed, connections: 500, watchedFor: 20)
+        var (flood, peak) = try await flood(testbed, connections: 500, reaching: 51, watchedFor: 20)
         XCTAssertGreaterThan(peak, 50, "the flood reached the server")
         XCTAssertLessThanOrEqual(peak, 100, "the connection limit holds")
         for connection in flood { connection.close() }
@@ -76,7 +76,7 @@ final class HostileClientTests: XCTestCase {
         limits.maximumConnections = 100
         limits.maximumConnectionsPerAddress = 8
         let testbed = try ServiceTestbed(limits: limits)
-        var (flood, peak) = try await flood(testbed, connections: 60, watchedFor: 10)
+        var (flood, peak) = try await flood(testbed, connections: 60, reaching: 4, watchedFor: 10)
         XCTAssertGreaterThanOrEqual(peak, 4, "the flood reached the server")
         XCTAssertLessThanOrEqual(peak, 8, "one address holds at most its limit")
         let other = try RawConnection(port: testbed.server.port, source: "127.0.0.2")
@@ -87,14 +87,22 @@ final class HostileClientTests: XCTestCase {
         try await assertServed(testbed, "after the flood")
     }
 
-    /// Opens `connections` idle connections from 127.0.0.1 and returns them
-    /// with the most the server held at once, sampled `watchedFor` times 50 ms apart.
-    private func flood(_ testbed: ServiceTestbed, connections: Int, watchedFor samples: Int) async throws -> ([RawConnection], Int) {
+    /// Opens `connections` idle connections from 127.0.0.1, waits until the
+    /// server holds `reaching` of them, and returns them with the most the
+    /// server held at once, sampled `watchedFor` times 50 ms apart after that.
+    private func flood(_ testbed: ServiceTestbed, connections: Int, reaching: Int,
+                       watchedFor samples: Int) async throws -> ([RawConnection], Int) {
         var flood: [RawConnection] = []
         for _ in 0..<connections {
             flood.append(try RawConnection(port: testbed.server.port))
         }
         var peak = 0
+        try await waitUntil("the flood reaches the server") {
+            peak = max(peak, testbed.server.openConnections)
+            return peak >= reaching
+        }
+        // A limit that holds is something seen over time: the server keeps
+        // taking connections from the kernel's backlog while it is watched.
         for _ in 0..<samples {
             peak = max(peak, testbed.server.openConnections)
             try await Task.sleep(for: .milliseconds(50))
@@ -330,6 +338,7 @@ final class Slowloris: @unchecked Sendable {
                 }
             }
             round += 1
+            // The trickle's pace is the attack itself.
             Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
         }
         for connection in connections { connection.close() }

@@ -4,6 +4,7 @@ import PayloadBuilder
 import Synchronization
 import XCTest
 import PushGWSync
+import TestSupport
 
 /// `/v1/notify` end to end: HTTP in, real HTTP/2 to the strict APNs
 /// simulator, per-device outcomes out.
@@ -122,7 +123,6 @@ final class NotifyEndToEndTests: XCTestCase {
         let testbed = try ServiceTestbed()
         let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(1), ServiceTestbed.token(2)])
         let first = try await testbed.call("POST", "/v1/notify", body: body)
-        try await Task.sleep(for: .milliseconds(50))
         let second = try await testbed.call("POST", "/v1/notify", body: body)
         XCTAssertEqual(first.status, 200)
         XCTAssertEqual(second.status, 200)

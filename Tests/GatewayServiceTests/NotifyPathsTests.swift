@@ -3,6 +3,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// The dispatcher's two ways to answer a notify: on the provider
 /// connections' threads when nothing has to wait, or in a task. Both must
@@ -56,7 +57,7 @@ final class NotifyPathsTests: XCTestCase {
         let body = ServiceTestbed.event(id: "copies", tokens: [ServiceTestbed.token(1)])
         let dispatcher = testbed.dispatcher
         async let first = Self.callback(dispatcher, body)
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("the first copy is being sent") { testbed.providerRequestsInFlight("apns") > 0 }
         async let second = dispatcher.notify(body: body)
         async let third = Self.callback(dispatcher, body)
         let answers = await [first, second, third]

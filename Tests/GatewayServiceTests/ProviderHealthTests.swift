@@ -1,5 +1,6 @@
 @testable import GatewayService
 import PushGWSync
+import TestSupport
 import XCTest
 
 /// What `/readyz` is told of the providers: a mark per app and provider,
@@ -19,27 +20,27 @@ final class ProviderHealthTests: XCTestCase {
     /// `failed` says when a mark is news (new, another reason, or older
     /// than the memory): what the dispatcher logs, once per change.
     func testAMarkIsNewsOncePerReasonAndMemory() {
-        let clock = Locked(ContinuousClock.now)
-        let health = ProviderHealth(memory: .seconds(60), now: { clock.withLock { $0 } })
+        let clock = TestClock()
+        let health = ProviderHealth(memory: .seconds(60), now: { clock.instant })
         XCTAssertTrue(health.failed(app: "chat", provider: "fcm", reason: "credentials"))
         XCTAssertFalse(health.failed(app: "chat", provider: "fcm", reason: "credentials"))
         XCTAssertTrue(health.failed(app: "chat", provider: "apns", reason: "credentials"), "another provider")
         XCTAssertTrue(health.failed(app: "chat", provider: "fcm", reason: "certificate_rejected"), "another reason")
-        clock.withLock { $0 += .seconds(30) }
+        clock.advance(by: .seconds(30))
         XCTAssertFalse(health.failed(app: "chat", provider: "fcm", reason: "certificate_rejected"))
-        clock.withLock { $0 += .seconds(60) }
+        clock.advance(by: .seconds(60))
         XCTAssertTrue(health.failed(app: "chat", provider: "fcm", reason: "certificate_rejected"), "a minute on: news again")
         health.worked(app: "chat", provider: "fcm")
         XCTAssertTrue(health.failed(app: "chat", provider: "fcm", reason: "certificate_rejected"), "after a success")
     }
 
     func testAMarkIsForgottenAfterItsMemorySoAnInstanceOutOfRotationComesBack() {
-        let clock = Locked(ContinuousClock.now)
-        let health = ProviderHealth(memory: .seconds(60), now: { clock.withLock { $0 } })
+        let clock = TestClock()
+        let health = ProviderHealth(memory: .seconds(60), now: { clock.instant })
         health.failed(app: "chat", provider: "apns", reason: "InvalidProviderToken")
-        clock.withLock { $0 += .seconds(59) }
+        clock.advance(by: .seconds(59))
         XCTAssertEqual(health.knownBad, ["chat apns: InvalidProviderToken"])
-        clock.withLock { $0 += .seconds(1) }
+        clock.advance(by: .seconds(1))
         XCTAssertEqual(health.knownBad, [])
     }
 }

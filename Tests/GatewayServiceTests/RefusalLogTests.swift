@@ -2,23 +2,24 @@
 @testable import GatewayHTTP
 import PayloadBuilder
 import PushGWSync
+import TestSupport
 import XCTest
 
-/// Refused requests reach the log (found in the operator review: a 401 or
-/// an invalid event left no line at any level), a line per error code per
-/// interval with the count, never the token.
+/// Refused requests reach the log (a 401 or an invalid event is worth a
+/// line to the operator), a line per error code per interval with the
+/// count, never the token.
 final class RefusalLogTests: XCTestCase {
     func testRefusalsAreLoggedOncePerCodePerIntervalWithTheirCount() throws {
         let lines = Locked<[String]>([])
-        let clock = Locked(ContinuousClock.now)
+        let clock = TestClock()
         let log = RefusalLog(logger: Logger(minimumLevel: .info, sink: { bytes in lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }),
-                             interval: .seconds(10), now: { clock.withLock { $0 } })
+                             interval: .seconds(10), now: { clock.instant })
         let unauthorized = HTTPResponse(status: 401, body: EventError(.unauthorized, field: nil, "send a token").jsonBody)
         let invalid = HTTPResponse(status: 400, body: EventError(.invalidEvent, field: "message.kind", "unknown kind").jsonBody)
         for _ in 0..<5 { log.refused(route: "/v1/notify", unauthorized) }
         log.refused(route: "/v1/render", invalid)
         XCTAssertEqual(lines.withLock { $0.count }, 2, "one line per code at first")
-        clock.withLock { $0 += .seconds(11) }
+        clock.advance(by: .seconds(11))
         log.refused(route: "/v1/notify", unauthorized)
         let logged = lines.withLock { $0 }
         XCTAssertEqual(logged.count, 3)

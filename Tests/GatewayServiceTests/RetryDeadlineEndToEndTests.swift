@@ -5,6 +5,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
 import XCTest
+import TestSupport
 
 /// Retries and the per-request deadline, end to end through the gateway,
 /// the real clients and the strict simulators (found in review: one
@@ -112,7 +113,7 @@ final class RetryDeadlineEndToEndTests: XCTestCase {
         let simulator = testbed.simulator
         let silencer = Task {
             // Once APNs has refused the first attempt, it answers nothing more.
-            while simulator.statistics.rejectedTotal == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            try await waitUntil("APNs refuses the first attempt", every: .milliseconds(1)) { simulator.statistics.rejectedTotal > 0 }
             simulator.setFaults(APNsSimulatorFaults(silent: true))
         }
         let answer = try await testbed.call("POST", "/v1/notify",

@@ -3,6 +3,7 @@
 import Synchronization
 import XCTest
 import PushGWSync
+import TestSupport
 
 /// libmicrohttpd's own messages reach the server's log hook (and so the
 /// gateway's JSON log), not standard error.
@@ -26,10 +27,10 @@ final class ServerLogTests: XCTestCase {
         XCTAssertTrue(connection.send(Array("GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n".utf8)))
         _ = connection.readReply(timeout: .seconds(3))
         connection.close()
-        let deadline = ContinuousClock.now + .seconds(3)
-        while lines.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { usleep(10_000) }
+        waitUntil("libmicrohttpd's message reaches the hook") {
+            lines.withLock { $0.contains { $0.contains("Error processing request") } }
+        }
         let captured = lines.withLock { $0 }
-        XCTAssertTrue(captured.contains { $0.contains("Error processing request") }, "libmicrohttpd's message reached the hook: \(captured)")
         XCTAssertTrue(captured.allSatisfy { !$0.isEmpty && !$0.hasSuffix("\n") }, "\(captured)")
     }
 
@@ -49,10 +50,10 @@ final class ServerLogTests: XCTestCase {
             _ = connection.readReply(timeout: .seconds(3))
             connection.close()
         }
-        let deadline = ContinuousClock.now + .seconds(3)
         func unwritten() -> [String] { lines.withLock { $0 }.filter { ServerMessageLevel.level(of: $0) == .warning } }
-        while unwritten().isEmpty, ContinuousClock.now < deadline { usleep(10_000) }
-        XCTAssertTrue(unwritten().contains { $0.contains("failed to create response header") }, "\(lines.withLock { $0 })")
+        waitUntil("the unwritten answer is logged as a warning: \(lines.withLock { $0 })") {
+            unwritten().contains { $0.contains("failed to create response header") }
+        }
         XCTAssertEqual(ServerMessageLevel.level(of: "Error processing request (HTTP response code is 400 (`Bad Request')). Closing connection."), .debug)
         XCTAssertEqual(ServerMessageLevel.level(of: "Hit process or system resource limit at 1021 connections, temporarily suspending accept(). Consider setting a lower MHD_OPTION_CONNECTION_LIMIT."), .warning)
     }

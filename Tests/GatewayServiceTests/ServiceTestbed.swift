@@ -82,6 +82,12 @@ final class ServiceTestbed {
 
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
+    /// Requests to `provider` (`apns`, `fcm`) sent and not yet answered, as
+    /// the gateway's `pushgw_provider_in_flight` gauge reports them.
+    func providerRequestsInFlight(_ provider: String) -> Double {
+        metrics.registry.value(GatewayMetrics.providerInFlight, [provider])
+    }
+
     /// Calls the gateway over real HTTP (Foundation's URLSession).
     func call(_ method: String, _ path: String, body: [UInt8]? = nil, bearer: String? = ServiceTestbed.bearer,
               timeout: TimeInterval = 60) async throws -> (status: Int, body: [UInt8], contentType: String?) {

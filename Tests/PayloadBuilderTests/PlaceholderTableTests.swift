@@ -1,11 +1,10 @@
 import PayloadBuilder
-import Testing
+import XCTest
 
 /// API.md's placeholder table, one case per kind and language, checked
 /// through the whole pipeline: an empty message of that kind, rendered for
 /// a recipient of that locale, has the placeholder as its FCM body.
-@Suite("Placeholder table")
-struct PlaceholderTableTests {
+final class PlaceholderTableTests: XCTestCase {
     static let table: [(MessageKind, String, String)] = [
         (.image, "en", "You received a photo"), (.image, "vi", "Bạn nhận được hình ảnh"), (.image, "fr", "Vous avez reçu une photo"),
         (.video, "en", "You received a video"), (.video, "vi", "Bạn nhận được video"), (.video, "fr", "Vous avez reçu une vidéo"),
@@ -18,24 +17,23 @@ struct PlaceholderTableTests {
         (.location, "fr", "Vous avez reçu une position"),
     ]
 
-    @Test("An empty message shows the placeholder of its kind in the recipient's language",
-          arguments: table.indices)
-    func placeholderReachesTheFCMBody(index: Int) throws {
-        let (kind, locale, expected) = Self.table[index]
+    func testAnEmptyMessageShowsThePlaceholderOfItsKindInTheRecipientsLanguage() throws {
         let config = RenderConfig.demo()
-        let event = Event(eventID: "c:m", conversation: Conversation(id: "c"), message: Message(id: "m", kind: kind),
-                          sender: Sender(id: "s", displayName: "Sam"),
-                          recipients: [Recipient(platform: .fcm, token: "token-1", locale: locale)])
-        let rendered = try EventRenderer(config: config).render(event, app: config.apps[0], avatar: .none, now: 0)
-        let body = try JSONParser.parse(rendered.requests[0].body)
-        #expect(body["message"]?["notification"]?["body"] == .string(expected))
-        #expect(body["message"]?["data"]?["text"] == .string(""), "data.text stays the text as written")
+        for (kind, locale, expected) in Self.table {
+            let name = "\(kind) in \(locale)"
+            let event = Event(eventID: "c:m", conversation: Conversation(id: "c"), message: Message(id: "m", kind: kind),
+                              sender: Sender(id: "s", displayName: "Sam"),
+                              recipients: [Recipient(platform: .fcm, token: "token-1", locale: locale)])
+            let rendered = try EventRenderer(config: config).render(event, app: config.apps[0], avatar: .none, now: 0)
+            let body = try JSONParser.parse(rendered.requests[0].body)
+            XCTAssertEqual(body["message"]?["notification"]?["body"], .string(expected), name)
+            XCTAssertEqual(body["message"]?["data"]?["text"], .string(""), "\(name): data.text stays the text as written")
+        }
     }
 
-    @Test("An unknown locale falls back to English")
-    func unknownLocaleFallsBackToEnglish() {
-        #expect(Locales.resolve("de-DE", defaultLocale: "vi") == "en")
-        #expect(Locales.resolve(nil, defaultLocale: "vi") == "vi")
-        #expect(Locales.resolve("VI_vn", defaultLocale: "en") == "vi")
+    func testAnUnknownLocaleFallsBackToEnglish() {
+        XCTAssertEqual(Locales.resolve("de-DE", defaultLocale: "vi"), "en")
+        XCTAssertEqual(Locales.resolve(nil, defaultLocale: "vi"), "vi")
+        XCTAssertEqual(Locales.resolve("VI_vn", defaultLocale: "en"), "vi")
     }
 }
