@@ -319,7 +319,7 @@ final class RenderFastPathTests: XCTestCase {
     }
 
     /// A report larger than its estimate (long strings in the persona and
-    /// avatar) still matches the `JSONWriter` path.
+    /// avatar) still matches the reference.
     func testAReportLargerThanItsEstimateMatchesTheWriterPath() throws {
         var rendered = try GoldenPayloadTests.render("seed-chat-sdk")
         let long = "https://example.com/" + String(repeating: "a\"b", count: 2000)
@@ -328,7 +328,7 @@ final class RenderFastPathTests: XCTestCase {
         rendered.persona.content = long
         let direct = RenderReport.json(rendered, pretty: false)
         XCTAssertGreaterThan(direct.count, rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
-        XCTAssertEqual(direct, RenderReport.writerJSON(rendered, pretty: false))
+        XCTAssertEqual(direct, ReportReference.json(rendered))
     }
 
     /// The renderer finds the persona's language while it resolves each
@@ -381,7 +381,7 @@ final class RenderFastPathTests: XCTestCase {
             rendered.persona.me.handleType = handleType
             let direct = RenderReport.json(rendered, pretty: false)
             XCTAssertEqual(String(decoding: direct, as: UTF8.self),
-                           String(decoding: RenderReport.writerJSON(rendered, pretty: false), as: UTF8.self), handleType)
+                           String(decoding: ReportReference.json(rendered), as: UTF8.self), handleType)
         }
     }
 }
