@@ -245,11 +245,10 @@ final class RenderFastPathTests: XCTestCase {
         try assertMatchesReference(event, app: app, avatar: .unchecked(url: "https://h/a.jpeg"), "renamed keys")
     }
 
-    /// The FCM bodies assembled at the end of the plan's store against the
-    /// piece-by-piece ones (APNs payloads, with every badge, are checked
-    /// against the plain rules above); the store is left as it was, also
-    /// when a body makes it grow (a long text fills it first).
-    func testPerDeviceAssemblyMatchesTheSimpleAppends() throws {
+    /// The FCM body for one device is the template with the token escaped
+    /// and the badge in their holes, whatever the token holds; the store is
+    /// left as it was, also when a body makes it grow (a long text fills it first).
+    func testPerDeviceBodiesFillTheTokenAndBadgeAndLeaveTheStore() throws {
         for text in ["", String(repeating: "Tiếng Việt 👋 ", count: 150)] {
             var (event, app) = try baseEvent()
             event.message.text = text
@@ -259,13 +258,21 @@ final class RenderFastPathTests: XCTestCase {
             let fcm = FCMTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &store)
             let tokens = Self.awkward + [EventFixture.fcmToken, EventFixture.apnsToken, String(repeating: "a\"", count: 300),
                                          String(repeating: "t", count: 5_000)]
-            for token in tokens {
-                for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
+            let head = Array("{\"message\":{\"token\":".utf8)
+            for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
+                var rest: [UInt8]?
+                for token in tokens {
                     let storeBefore = store.bytes
-                    let simple = store.withContents { fcm.simpleBody(token: token, badge: badge, store: $0) }
-                    XCTAssertEqual(fcm.body(token: token, badge: badge, store: &store), simple,
-                                   "\(token.debugDescription) \(String(describing: badge))")
+                    let body = fcm.body(token: token, badge: badge, store: &store)
                     XCTAssertEqual(store.bytes, storeBefore, "the store after \(token.debugDescription)")
+                    let quoted = JSONWriter.escaped(token)
+                    XCTAssertEqual(Array(body.prefix(head.count + quoted.count)), head + quoted, token.debugDescription)
+                    // The rest does not depend on the token.
+                    let after = Array(body.dropFirst(head.count + quoted.count))
+                    if let rest { XCTAssertEqual(after, rest, token.debugDescription) } else { rest = after }
+                    let document = try JSONParser.parse(body)
+                    XCTAssertEqual(document[path: "message.token"], .string(token))
+                    XCTAssertEqual(document[path: "message.apns.payload.aps.badge"], badge.map { .int(Int64($0)) })
                 }
             }
             // APNs payloads (checked byte for byte against the plain rules
@@ -312,7 +319,7 @@ final class RenderFastPathTests: XCTestCase {
     }
 
     /// A report larger than its estimate (long strings in the persona and
-    /// avatar) still matches the `JSONWriter` path.
+    /// avatar) still matches the reference.
     func testAReportLargerThanItsEstimateMatchesTheWriterPath() throws {
         var rendered = try GoldenPayloadTests.render("seed-chat-sdk")
         let long = "https://example.com/" + String(repeating: "a\"b", count: 2000)
@@ -321,7 +328,7 @@ final class RenderFastPathTests: XCTestCase {
         rendered.persona.content = long
         let direct = RenderReport.json(rendered, pretty: false)
         XCTAssertGreaterThan(direct.count, rendered.requests.reduce(1024) { $0 + $1.body.count + 512 })
-        XCTAssertEqual(direct, RenderReport.writerJSON(rendered, pretty: false))
+        XCTAssertEqual(direct, ReportReference.json(rendered))
     }
 
     /// The renderer finds the persona's language while it resolves each
@@ -374,7 +381,7 @@ final class RenderFastPathTests: XCTestCase {
             rendered.persona.me.handleType = handleType
             let direct = RenderReport.json(rendered, pretty: false)
             XCTAssertEqual(String(decoding: direct, as: UTF8.self),
-                           String(decoding: RenderReport.writerJSON(rendered, pretty: false), as: UTF8.self), handleType)
+                           String(decoding: ReportReference.json(rendered), as: UTF8.self), handleType)
         }
     }
 }

@@ -2,13 +2,14 @@
 import XCTest
 
 /// The compact `/v1/render` answer has its own direct writer; it must give
-/// exactly the bytes of the `JSONWriter` path it replaces, for every golden
+/// exactly the bytes of the report written member by member with `JSONWriter`
+/// (`ReportReference`), for every golden
 /// event, every avatar state, skipped recipients, and strings that need escapes.
 final class RenderReportTests: XCTestCase {
     private func assertCompactMatchesWriter(_ rendered: RenderedEvent, _ what: String,
                                             file: StaticString = #filePath, line: UInt = #line) {
         let direct = RenderReport.json(rendered, pretty: false)
-        let reference = RenderReport.writerJSON(rendered, pretty: false)
+        let reference = ReportReference.json(rendered)
         XCTAssertEqual(String(decoding: direct, as: UTF8.self), String(decoding: reference, as: UTF8.self), what,
                        file: file, line: line)
     }
@@ -57,7 +58,7 @@ final class RenderReportTests: XCTestCase {
     /// The report writes the renderer's header names at their usual places,
     /// and the values `application/json` and `alert`, as literals; any other
     /// name or value, and any header moved, renamed, dropped or added, is
-    /// escaped, giving the `JSONWriter` path's bytes either way.
+    /// escaped, giving the reference's bytes either way.
     func testHeadersUsualOrNotMatchTheJSONWriterPath() throws {
         let seed = try GoldenPayloadTests.render("seed-chat-sdk")
         let names = ["content-type", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-id",
@@ -98,7 +99,7 @@ final class RenderReportTests: XCTestCase {
 
     /// The providers' usual origins are written as literals after a compare;
     /// every origin, usual or not, under either platform, matches the
-    /// `JSONWriter` path.
+    /// reference.
     func testOriginsUsualOrNotMatchTheJSONWriterPath() throws {
         let seed = try GoldenPayloadTests.render("seed-chat-sdk")
         let origins = [APNsTarget.production, APNsTarget.sandbox, FCMTarget.production,
@@ -118,7 +119,7 @@ final class RenderReportTests: XCTestCase {
 
     /// The avatar's URL is copied from the persona's when they are equal;
     /// equal or not, escaped or not, in every avatar state, the bytes are
-    /// the `JSONWriter` path's.
+    /// the reference's.
     func testTheAvatarURLMatchesTheJSONWriterPathWhetherOrNotItIsTheSenders() throws {
         let seed = try GoldenPayloadTests.render("seed-chat-sdk")
         let urls = ["https://example.com/a.jpeg", "https://example.com/a.jpe", "https://ex\"am\\ple\u{1}.com/é👋", "",

@@ -1,13 +1,8 @@
-/// Small appenders for byte arrays: the simple way per-device bodies are
-/// written (the fast paths assemble them in the plan's `ByteWriter`, and
-/// the tests compare the two).
+/// Small appenders for byte arrays, and an array written in place through
+/// a `ByteWriter`.
 extension Array where Element == UInt8 {
     mutating func appendLiteral(_ text: StaticString) {
         text.withUTF8Buffer { append(contentsOf: $0) }
-    }
-
-    mutating func appendJSONString(_ text: String) {
-        JSONWriter.appendEscaped(text, to: &self)
     }
 
     /// The bytes `write` writes, written straight into the array's storage

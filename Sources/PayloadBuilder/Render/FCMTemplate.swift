@@ -53,33 +53,25 @@ struct FCMTemplate {
         countedBytes = notificationBytes + dataBytes + payloadBytes + FCMTemplate.fcmAddedKeysReserve
     }
 
-    /// The complete body for one device, when the token needs no escaping
-    /// (device tokens never do): assembled at the end of the plan's store,
-    /// copied out into an array of its exact size, and taken back out of
-    /// the store. (Copying bytes into a new array allocates through code
-    /// specialized for bytes; `Array(unsafeUninitializedCapacity:)` looks
-    /// the array's type up at run time, which costs more than the extra
-    /// copy.) Else `simpleBody`.
+    /// The complete body for one device: assembled at the end of the
+    /// plan's store (the token escaped as it is copied), copied out into an
+    /// array of its exact size, and taken back out of the store. (Copying
+    /// bytes into a new array allocates through code specialized for bytes;
+    /// `Array(unsafeUninitializedCapacity:)` looks the array's type up at run
+    /// time, which costs more than the extra copy.)
     func body(token: String, badge: Int?, store: inout ByteWriter) -> [UInt8] {
-        let assembled: [UInt8]?? = token.utf8.withContiguousStorageIfAvailable { utf8 in
-            guard JSONEscaping.firstToEscape(in: utf8, from: 0) == utf8.count else { return nil }
-            let mark = store.count
-            store.appendLiteral(Self.head)
-            store.append(UInt8(ascii: "\""))
-            store.append(utf8)
-            store.append(UInt8(ascii: "\""))
-            store.appendCopy(of: afterToken)
-            if let badge {
-                store.appendLiteral(Self.badgeKey)
-                store.appendDecimal(Int64(badge))
-            }
-            store.appendCopy(of: tail)
-            let body = store.bytes(mark..<store.count)
-            store.truncate(to: mark)
-            return body
+        let mark = store.count
+        store.appendLiteral(Self.head)
+        store.appendJSONString(token)
+        store.appendCopy(of: afterToken)
+        if let badge {
+            store.appendLiteral(Self.badgeKey)
+            store.appendDecimal(Int64(badge))
         }
-        if let assembled, let body = assembled { return body }
-        return store.withContents { simpleBody(token: token, badge: badge, store: $0) }
+        store.appendCopy(of: tail)
+        let body = store.bytes(mark..<store.count)
+        store.truncate(to: mark)
+        return body
     }
 
     /// Appends the body for one device to `out` (another buffer than the
@@ -98,20 +90,4 @@ struct FCMTemplate {
 
     private static let head: StaticString = "{\"message\":{\"token\":"
     private static let badgeKey: StaticString = ",\"badge\":"
-
-    /// The body appended piece by piece, escaping the token: the rule
-    /// `body(token:badge:)` must match.
-    func simpleBody(token: String, badge: Int?, store: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(afterToken.count + tail.count + token.utf8.count + 40)
-        out.appendLiteral("{\"message\":{\"token\":")
-        out.appendJSONString(token)
-        out.append(contentsOf: store[afterToken])
-        if let badge {
-            out.appendLiteral(",\"badge\":")
-            JSONWriter.appendDecimal(Int64(badge), to: &out)
-        }
-        out.append(contentsOf: store[tail])
-        return out
-    }
 }

@@ -2,8 +2,8 @@
 /// is a literal, every string is escaped once, nothing tracks nesting, and
 /// the bytes go through a `ByteWriter`.
 ///
-/// The same document as the `JSONWriter` path (which writes the pretty
-/// form) without its whitespace; `RenderReportTests` checks the two agree.
+/// `RenderReportTests` checks it against the report written out member by
+/// member with `JSONWriter`.
 extension RenderReport {
     static func compactJSON(_ rendered: RenderedEvent) -> [UInt8] {
         // Usually enough, so the answer is written in place; more is copied once.
