@@ -100,8 +100,8 @@ package final class CurlEasy {
         // When the timeout fires during a DNS lookup, return at once and
         // leave the resolver thread to end by itself: without this libcurl
         // waits for the lookup, holding the caller's thread for the system
-        // resolver's whole timeout (10–30 s), far past ours (found in review:
-        // four avatars on a silent DNS server stalled every avatar for 8 s).
+        // resolver's whole timeout (10–30 s), far past ours: four avatars
+        // on a silent DNS server would stall every avatar download.
         try set(CURLOPT_QUICK_EXIT, 1, "CURLOPT_QUICK_EXIT")
         try set(CURLOPT_PROTOCOLS_STR, schemes, "CURLOPT_PROTOCOLS_STR")
         try set(CURLOPT_REDIR_PROTOCOLS_STR, schemes, "CURLOPT_REDIR_PROTOCOLS_STR")

@@ -3,8 +3,7 @@ import PushGWSync
 /// The memory of answers the server has sent, kept for later answers to be
 /// written into: a render's answer is one allocation of about 11 KiB (the
 /// answer and the renderer's working room), which glibc serves from its
-/// slow path, about 1,250 instructions to allocate and free, against some
-/// 200 to keep and take one here.
+/// slow path; keeping and taking one here costs a fraction of that.
 ///
 /// At most `kept` arrays, each of `minimumCapacity` to `maximumCapacity`
 /// bytes: the others are freed as before. Only an array's memory is

@@ -4,8 +4,8 @@ extension Duration {
     /// Whole nanoseconds, truncated (durations here are far below the
     /// 292 years where that overflows).
     public var wholeNanoseconds: Int64 {
-        // One 128-bit division (by a divisor of one word): `components`
-        // divided by 10^18 and then each part again, 190 instructions.
+        // One 128-bit division (by a divisor of one word), where
+        // `components` divides by 10^18 and then each part again.
         Int64(attoseconds / 1_000_000_000)
     }
 

@@ -186,7 +186,7 @@ public struct ConfigurationLoader {
         // The environment and the base URL are two spellings of one setting,
         // the APNs origin: the environment's spelling replaces the file's,
         // whichever it was (a file base_url must not outlive
-        // PUSHGW_APNS_ENVIRONMENT=sandbox, found in review).
+        // PUSHGW_APNS_ENVIRONMENT=sandbox).
         let environmentOrigin = (sourced("PUSHGW_APNS_ENVIRONMENT") != nil, sourced("PUSHGW_APNS_BASE_URL") != nil)
         if environmentOrigin == (true, false) { app.apns?.baseURL = nil }
         if environmentOrigin == (false, true) { app.apns?.environment = nil }

@@ -174,8 +174,7 @@ public struct GatewayConfiguration: Sendable {
 
     /// True when `listenAddress` is loopback: 127.0.0.0/8, ::1 in any
     /// spelling, or 127.0.0.0/8 mapped into IPv6 (`::ffff:127.0.0.1`).
-    /// Parsed, not compared as text (found in review: `0:0:0:0:0:0:0:1` was
-    /// refused).
+    /// Parsed, not compared as text, so that `0:0:0:0:0:0:0:1` counts too.
     public var listensOnLoopback: Bool {
         var ipv4 = in_addr()
         if inet_pton(AF_INET, listenAddress, &ipv4) == 1 {

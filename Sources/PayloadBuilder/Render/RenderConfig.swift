@@ -99,9 +99,9 @@ public struct EventLimits: Sendable {
 /// data keys are named.
 ///
 /// A value whose fields live in one shared, immutable box: a copy (one per
-/// event, from the configuration) is a retain, where the fields themselves
-/// were eleven strings and arrays to retain and release, 500 instructions
-/// per event. Setting a field makes a new box (configuration only).
+/// event, from the configuration) is one retain, not one per string and
+/// array of its eleven fields. Setting a field makes a new box
+/// (configuration only).
 public struct AppProfile: Sendable {
     /// The fields; `let`s, so a profile's fields are read in place.
     private final class Fields: Sendable {
@@ -157,8 +157,8 @@ public struct APNsTarget: Sendable {
         didSet { escapedBaseURL = ByteWriter.escaped(baseURL) }
     }
     /// `topic` as a quoted JSON string and `baseURL` JSON-escaped, made when
-    /// set: the `/v1/render` answer copies them for every device (escaping
-    /// each cost about 150 instructions per device).
+    /// set: the `/v1/render` answer copies them for every device instead of
+    /// escaping them again.
     private(set) var quotedTopic: [UInt8]
     private(set) var escapedBaseURL: [UInt8]
 

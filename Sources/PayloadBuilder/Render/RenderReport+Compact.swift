@@ -158,7 +158,7 @@ extension RenderReport {
     static func appendOrigin(_ origin: String, of platform: Platform, to out: inout ByteWriter) {
         switch platform {
         // Bytes compared (lengths first): `==` on two strings that are not
-        // the same literal cost about 90 instructions each, every device.
+        // the same literal takes the slow, Unicode-aware path, every device.
         case .apns where origin.hasSameCodeUnits(as: APNsTarget.production): out.appendLiteral("https://api.push.apple.com")
         case .apns where origin.hasSameCodeUnits(as: APNsTarget.sandbox): out.appendLiteral("https://api.sandbox.push.apple.com")
         case .fcm where origin.hasSameCodeUnits(as: FCMTarget.production): out.appendLiteral("https://fcm.googleapis.com")

@@ -5,7 +5,7 @@ extension String {
     /// sender name is refused.
     ///
     /// ASCII is judged without the Unicode property tables (every event's
-    /// title and names pass here; a lookup per scalar showed in profiles):
+    /// title and names pass here, and a table lookup per scalar is dear):
     /// its White_Space characters are U+0009–U+000D and U+0020.
     var isBlank: Bool {
         for scalar in unicodeScalars {
