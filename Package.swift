@@ -109,6 +109,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HTTP2ClientTests",
+            dependencies: ["HTTP2Client", "PayloadBuilder", "PushGWSync", "CNGHTTP2", "CNGHTTP2Shims", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "APNsSimulatorTests",
             dependencies: ["APNsSimulator", "APNsHTTP2", "HTTP2Client", "OpenSSLCrypto", "PushGWSync", "COpenSSL", "COpenSSLShims", "CNGHTTP2", "TestSupport"],
             swiftSettings: swiftSettings

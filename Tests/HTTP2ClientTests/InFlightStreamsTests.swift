@@ -1,4 +1,3 @@
-@testable import APNsHTTP2
 @testable import HTTP2Client
 import XCTest
 

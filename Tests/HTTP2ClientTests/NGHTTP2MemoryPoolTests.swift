@@ -1,5 +1,6 @@
 import CNGHTTP2
 import CNGHTTP2Shims
+@testable import HTTP2Client
 import XCTest
 
 /// The memory pool a connection's nghttp2 session allocates from: freed

@@ -1,4 +1,5 @@
 import PushGWSync
+@testable import HTTP2Client
 import XCTest
 
 /// Parts finishing in any order give every result in position order, once.

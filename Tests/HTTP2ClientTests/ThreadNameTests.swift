@@ -1,5 +1,6 @@
 import Foundation
 import PushGWSync
+@testable import HTTP2Client
 import XCTest
 
 /// Thread names reach the kernel (what `top -H` and `/proc` show), cut to
