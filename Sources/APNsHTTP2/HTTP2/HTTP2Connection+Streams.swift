@@ -14,17 +14,16 @@ extension HTTP2Connection {
         // writes for the server (only while streams are still in flight).
         let group = max(1, min(16, limit / 8))
         if !inFlight.isEmpty, limit - inFlight.count < group { return }
-        // The header blocks and the in-flight table are taken out for the
+        // The header indexing and the in-flight table are taken out for the
         // loop and put back after it: no access to either property spans a
         // call anywhere (see `removeInFlight`, `tearDown`), so the compiler
         // checks none of them for exclusivity at run time. Nothing the loop
         // calls reads them.
-        var blocks = HeaderBlocks.none
-        swap(&blocks, &headerBlocks)
+        var indexing = headerIndexing
         var streams = InFlightStreams()
         swap(&streams, &inFlight)
         defer {
-            swap(&blocks, &headerBlocks)
+            headerIndexing = indexing
             swap(&streams, &inFlight)
         }
         var list = takeWaiting()
@@ -38,17 +37,11 @@ extension HTTP2Connection {
             // reused (`recycle`).
             let stream = list[waitingHead].take()!
             waitingHead += 1
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
-                                                 read_callback: readBodyCallback)
-            let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
-            let hasBody = stream.hasBody
-            let streamID = blocks.withBlock(for: stream) { block in
-                hasBody
-                    ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
-                    : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
-            }
+            // The stream's user data: the stream, held by `inFlight` for as
+            // long as nghttp2 may call back for it (until its close callback).
+            let streamID = stream.submit(to: session, indexing: &indexing, reader: readBodyCallback,
+                                         userData: Unmanaged.passUnretained(stream).toOpaque())
             if streamID < 0 {
-                blocks.lastBlockNotSent()
                 complete(stream, .failure(TransportError(.notSent, nghttp2Message("nghttp2_submit_request", streamID))))
                 continue
             }
@@ -200,9 +193,9 @@ extension HTTP2Connection {
     }
 
     /// Takes back a stream that nghttp2 has closed and whose result is
-    /// delivered, to be reused by a later `send` (its allocation and its
-    /// header arena): only when nothing else holds it (the waiting list until
-    /// it is next emptied, a timer's snapshot), and up to a limit.
+    /// delivered, to be reused by a later `send` (its allocation): only
+    /// when nothing else holds it (the waiting list until it is next
+    /// emptied, a timer's snapshot), and up to a limit.
     func recycle(_ stream: inout PendingStream) {
         guard stream.finished, isKnownUniquelyReferenced(&stream) else { return }
         // Taken out and put back: no access to `recycled` spans a call, so

@@ -140,8 +140,12 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// Deadlines are scanned at most this often, not on every loop turn.
     var nextTimerCheck = ContinuousClock.now
     static let timerResolution: Duration = .milliseconds(20)
-    /// The streams' header blocks.
-    var headerBlocks: HeaderBlocks
+    /// How the requests' header names are indexed, and which of the names
+    /// indexed once were sent.
+    let headerNaming: HeaderNaming
+    var headerIndexing = HeaderIndexing()
+    /// `:authority`, copied into each batch's bytes.
+    let authority: String
     /// `options.keptHeaderBytes`, read once.
     let keptHeaderBytes: [[UInt8]]?
     /// Bit n set: some kept header name has n bytes (n < 64; a longer name
@@ -173,10 +177,8 @@ public final class HTTP2Connection: @unchecked Sendable {
         keptHeaderLengths = options.keptHeaderBytes?.reduce(0) { $0 | 1 << UInt64(min($1.count, 63)) } ?? .max
         retiresConnection = options.retiresConnection
         timesAnswer = options.timesAnswer
-        // `:scheme` and `:authority`, shared by every stream of the connection.
-        let authority = port == 443 ? host : "\(host):\(port)"
-        headerBlocks = HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array(authority.utf8))],
-                                    unindexed: options.unindexedHeaderBytes, indexedOnce: options.indexedOnceHeaderBytes)
+        authority = port == 443 ? host : "\(host):\(port)"
+        headerNaming = HeaderNaming(unindexed: options.unindexedHeaderBytes, indexedOnce: options.indexedOnceHeaderBytes)
         tls = context
         self.onClose = onClose
         connectDeadline = ContinuousClock.now + options.connectTimeout
@@ -254,15 +256,14 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// pool's share of a group, sent without copying the requests out).
     func send(_ requests: HTTP2Requests, in range: Range<Int>, startedAt: ContinuousClock.Instant,
               completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
-        let batch = BatchCompletion(requests: requests, range: range, deliver: completion)
+        let batch = BatchCompletion(requests: requests, range: range, authority: authority, naming: headerNaming, deliver: completion)
         guard !range.isEmpty else { return }
         // A request whose time is already up is not sent at all: it ends now,
         // on this thread, before the others are handed to the loop.
         let elapsed = ContinuousClock.now - startedAt
         // Whether request `range.lowerBound + i` has expired; empty: none has.
         var expired: [Bool] = []
-        // (Read through the batch's table: no switch over the requests' form per request.)
-        let table = batch.requests
+        let table = batch.bytes
         if range.contains(where: { table.timeout($0) <= elapsed }) {
             expired = range.map { table.timeout($0) <= elapsed }
             for index in range where expired[index - range.lowerBound] {
@@ -286,8 +287,8 @@ public final class HTTP2Connection: @unchecked Sendable {
             if load.load(ordering: .relaxed) + count > options.maximumQueued + options.maximumConcurrentStreams {
                 return (TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)"), false)
             }
-            // Streams the loop took back are reused (no allocation, and their
-            // header arenas are written over); new ones only when none is spare.
+            // Streams the loop took back are reused (no allocation); new ones
+            // only when none is spare.
             state.queued.reserveCapacity(state.queued.count + count)
             let startedSinceOrigin = startedAt - PendingStream.origin
             for index in range where expired.isEmpty || !expired[index - range.lowerBound] {
