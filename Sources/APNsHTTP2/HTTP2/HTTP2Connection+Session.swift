@@ -53,7 +53,7 @@ extension HTTP2Connection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        // Its round trip sets how long bodies wait for the window (`windowWaitLimit`).
+        // Its round trip sets how long bodies wait for the window (`BodyFlowControl.waitLimit`).
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
         pingSentAt = ContinuousClock.now
     }
@@ -143,7 +143,7 @@ extension HTTP2Connection {
             apply(action)
         }
         if pingAck {
-            if let sent = pingSentAt { roundTrip = ContinuousClock.now - sent }
+            if let sent = pingSentAt { flow.roundTrip = ContinuousClock.now - sent }
             pingSentAt = nil
         }
     }
@@ -154,31 +154,30 @@ extension HTTP2Connection {
         inFlight.bodySent(byteCount, by: stream)
     }
 
-    /// nghttp2 asked for a body that waits for the window to take it whole.
-    fileprivate func bodyDeferred(streamID: Int32, window: Int) {
-        deferredBodies.append(streamID)
-        deferredAtWindow = window
-        if deferredSince == nil { deferredSince = ContinuousClock.now }
+    /// nghttp2 asks for a stream's body: whether it waits for the window.
+    fileprivate func defersBody(of streamID: Int32, waitsForWindow: Bool, window: Int) -> Bool {
+        // The clock is read only for a body that waits.
+        waitsForWindow && !flow.cutsAtWindowEdge && flow.defers(streamID, waitsForWindow: true, window: window, now: ContinuousClock.now)
     }
 
     /// Hands the waiting bodies back to nghttp2 in the order they waited,
-    /// once the server has widened the window: before any stream opens or
-    /// any frame is written, so that they keep their place ahead of later
-    /// requests. One that still does not fit waits again. `force`: now,
-    /// whatever the window (they have waited too long). Returns how many
-    /// streams were still open to take their bodies back.
+    /// once the server has widened the window (`BodyFlowControl.resumable`):
+    /// before any stream opens or any frame is written, so that they keep
+    /// their place ahead of later requests. One that still does not fit
+    /// waits again.
+    func resumeDeferredBodies() {
+        guard let session, !flow.deferred.isEmpty else { return }
+        resume(flow.resumable(window: Int(nghttp2_session_get_remote_window_size(session))), session)
+    }
+
+    /// Resumes the bodies of `streams`; returns how many were still open
+    /// to take them back (a stream closed meanwhile is refused).
     @discardableResult
-    func resumeDeferredBodies(force: Bool = false) -> Int {
-        guard !deferredBodies.isEmpty, let session,
-              force || Int(nghttp2_session_get_remote_window_size(session)) > deferredAtWindow else { return 0 }
-        deferredSince = nil
+    func resume(_ streams: [Int32], _ session: OpaquePointer) -> Int {
+        guard !streams.isEmpty else { return 0 }
         var resumed = 0
-        var waiting: [Int32] = []
-        swap(&waiting, &deferredBodies)
-        // A stream closed meanwhile (reset, timed out) is refused: nothing to resume.
-        for streamID in waiting where nghttp2_session_resume_data(session, streamID) == 0 { resumed += 1 }
-        waiting.removeAll(keepingCapacity: true)
-        if deferredBodies.isEmpty { swap(&waiting, &deferredBodies) }
+        for streamID in streams where nghttp2_session_resume_data(session, streamID) == 0 { resumed += 1 }
+        flow.reuse(streams)
         return resumed
     }
 
@@ -245,10 +244,7 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
         }
         withConnection(userData) { $0.frameReceived(goaway: true, lastStreamID: goaway.last_stream_id, debug: debug, pingAck: false) }
     } else if type == UInt8(NGHTTP2_WINDOW_UPDATE.rawValue), frame.pointee.hd.stream_id == 0 {
-        withConnection(userData) { connection in
-            connection.connectionWindowOpened = true
-            connection.cutsBodiesAtWindowEdge = connection.forcedWindowCuts >= HTTP2Connection.forcedCutsBeforeGivingUp
-        }
+        withConnection(userData) { $0.flow.windowUpdated() }
     } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
         withConnection(userData) { $0.frameReceived(goaway: false, debug: nil, pingAck: true) }
     }
@@ -261,8 +257,8 @@ let readBodyCallback: nghttp2_data_source_read_callback = { session, streamID, b
     guard let session, let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
     let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr).takeUnretainedValue()
     let window = Int(nghttp2_session_get_remote_window_size(session))
-    if !withConnection(userData, { $0.cutsBodiesAtWindowEdge }), stream.waitsForWindow(capacity: length, connectionWindow: window) {
-        withConnection(userData) { $0.bodyDeferred(streamID: streamID, window: window) }
+    let waits = stream.waitsForWindow(capacity: length, connectionWindow: window)
+    if withConnection(userData, { $0.defersBody(of: streamID, waitsForWindow: waits, window: window) }) {
         return Int(NGHTTP2_ERR_DEFERRED.rawValue)
     }
     let (count, done) = stream.nextBodyChunk(into: buffer, capacity: length)

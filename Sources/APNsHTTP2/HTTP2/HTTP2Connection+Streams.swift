@@ -28,10 +28,10 @@ extension HTTP2Connection {
         }
         var list = takeWaiting()
         defer { putBack(&list) }
-        let window = Int(nghttp2_session_get_remote_window_size(session)) + Self.windowLookahead
+        let window = Int(nghttp2_session_get_remote_window_size(session))
         while waitingHead < list.count, streams.count < limit {
-            guard Self.bodyFitsWindow(list[waitingHead]!.unsentBodyCount, unsent: streams.unsentBodyBytes, window: window,
-                                      streamsOpen: streams.count) else { break }
+            guard BodyFlowControl.opensStream(body: list[waitingHead]!.unsentBodyCount, unsent: streams.unsentBodyBytes, window: window,
+                                              streamsOpen: streams.count) else { break }
             // Moved out of the list, not copied: a stream that closes while
             // the list still holds others must be held by nothing else to be
             // reused (`recycle`).
@@ -49,39 +49,6 @@ extension HTTP2Connection {
             streams.insert(consume stream)
         }
     }
-
-    /// Whether a request whose body is `body` bytes may open a stream now:
-    /// when `window` has room for its body beside the bodies of open
-    /// streams not yet sent (`unsent`). `window` is the connection's
-    /// flow-control window (what the server still takes) and
-    /// `windowLookahead` beyond it. Always when no stream is open (nothing
-    /// else would widen the window), and for a body larger than a whole
-    /// default window (it goes in pieces whatever is done).
-    ///
-    /// Why: with hundreds of streams open, bodies beyond the window went
-    /// out in pieces as the server widened it, and nghttp2 puts a stream
-    /// cut off at the window's edge behind all the others: its caller's
-    /// batch was answered last, and with every batch waiting for a
-    /// straggler the server ran out of whole requests (BENCHMARKS.md,
-    /// session 14). The streams opened within the lookahead send their
-    /// headers at once; their bodies wait whole (`waitsForWindow`) and go
-    /// first when the window widens, so the server gets work back without
-    /// waiting for headers to be encoded, and requests keep their order.
-    static func bodyFitsWindow(_ body: Int, unsent: Int, window: Int, streamsOpen: Int) -> Bool {
-        body == 0 || unsent + body <= window || streamsOpen == 0 || body > defaultWindow
-    }
-
-    /// Bodies of streams opened beyond the connection's window: half a
-    /// default window, what a server widening at half its window (nghttp2,
-    /// and by what clients logged, APNs) gives back at a time. Every body
-    /// beyond the window is asked for and deferred again each time the
-    /// window runs low, so a whole window's worth cost more (about 350-650
-    /// instructions per request) for the same rate.
-    static let windowLookahead = defaultWindow / 2
-
-    /// HTTP/2's initial flow-control window (RFC 9113 §6.9.2), which the
-    /// connection's stays at until the server widens it.
-    static let defaultWindow = 65_535
 
     /// Streams this connection may have open: the peer's
     /// SETTINGS_MAX_CONCURRENT_STREAMS as it stands now, within our own bound.
@@ -148,11 +115,8 @@ extension HTTP2Connection {
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
         }
         expireWaiting(now: now, "no stream slot on \(host) within the timeout")
-        if let since = deferredSince, now - since >= windowWaitLimit, resumeDeferredBodies(force: true) > 0 {
-            // Streams that closed meanwhile (timed out, refused) are not stuck.
-            cutsBodiesAtWindowEdge = true
-            forcedWindowCuts += 1
-        }
+        let expired = flow.expired(now: now)
+        if !expired.isEmpty { flow.forcedCut(resumed: resume(expired, session)) }
         if let pingSentAt {
             if now - pingSentAt > options.pingTimeout {
                 fatal = TransportError(.connectionLost, "PING to \(host) unanswered for \(options.pingTimeout)")

@@ -93,33 +93,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// TLS must read before it can write on: the socket is not full, so
     /// polling for writability would only spin; the write waits for input.
     var writeNeedsReadable = false
-    /// Streams whose bodies wait for the connection's flow-control window
-    /// to take each whole (`PendingStream.waitsForWindow`), in the order
-    /// nghttp2 asked for them, and the window they last waited at.
-    var deferredBodies: [Int32] = []
-    var deferredAtWindow = 0
-    /// The server widened the connection's window during the read now in
-    /// progress: the bodies waiting for it are written before anything else.
-    var connectionWindowOpened = false
-    /// When bodies began to wait with the window not grown since.
-    var deferredSince: ContinuousClock.Instant?
-    /// Bodies go cut at the window's edge, as nghttp2 would send them, until
-    /// the server next widens the window: it had not within
-    /// `windowWaitLimit`, and may be one that widens it only once all of it
-    /// is used (RFC 9113 leaves when to the receiver), which a body waiting
-    /// for room would never do.
-    var cutsBodiesAtWindowEdge = false
-    /// How long bodies wait whole for the window before they go cut: at
-    /// least 100 ms, and four round trips (a WINDOW_UPDATE comes a round
-    /// trip after the bytes that earned it).
-    var windowWaitLimit: Duration { max(.milliseconds(100), (roundTrip ?? .zero) * 4) }
-    /// Times bodies went cut after waiting; after `forcedCutsBeforeGivingUp`
-    /// the server is taken for one that widens its window only when it is
-    /// used up, and bodies go cut for the rest of the connection.
-    var forcedWindowCuts = 0
-    static let forcedCutsBeforeGivingUp = 2
-    /// The round trip of the connection's last PING (one is sent at the start).
-    var roundTrip: Duration?
+    /// Request bodies against the server's connection window.
+    var flow = BodyFlowControl()
     /// Records read ahead with the end of the handshake are inside OpenSSL,
     /// out of `poll`'s sight: the first turn reads before any poll.
     var needsFirstRead = true

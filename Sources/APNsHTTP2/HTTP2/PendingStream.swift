@@ -108,7 +108,7 @@ final class PendingStream: @unchecked Sendable {
     /// flow-control window to take it whole: it fits one DATA frame, and
     /// the window (`connectionWindow`) is what keeps nghttp2's `capacity`
     /// below it. Cut at the window's edge, the stream would be put behind
-    /// every other (see `HTTP2Connection.bodyFitsWindow`).
+    /// every other (see `BodyFlowControl`).
     func waitsForWindow(capacity: Int, connectionWindow: Int) -> Bool {
         bodyOffset == 0 && capacity < bodyCount && connectionWindow < bodyCount && bodyCount <= Self.wholeFrameBody
     }
