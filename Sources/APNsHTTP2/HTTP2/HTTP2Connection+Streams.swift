@@ -6,7 +6,6 @@ import Synchronization
 /// or failed with their load slot given back.
 extension HTTP2Connection {
     func submitWaiting() {
-        defer { releaseSubmitted() }
         resumeDeferredBodies()
         guard let session, lifecycle.opensStreams else { return }
         let limit = streamLimit(session)
@@ -26,17 +25,16 @@ extension HTTP2Connection {
             headerIndexing = indexing
             swap(&streams, &inFlight)
         }
-        var list = takeWaiting()
-        defer { putBack(&list) }
+        var queue = takeWaiting()
+        defer {
+            queue.compact()
+            putBack(&queue)
+        }
         let window = Int(nghttp2_session_get_remote_window_size(session))
-        while waitingHead < list.count, streams.count < limit {
-            guard BodyFlowControl.opensStream(body: list[waitingHead]!.unsentBodyCount, unsent: streams.unsentBodyBytes, window: window,
+        while streams.count < limit, let body = queue.firstBodyCount {
+            guard BodyFlowControl.opensStream(body: body, unsent: streams.unsentBodyBytes, window: window,
                                               streamsOpen: streams.count) else { break }
-            // Moved out of the list, not copied: a stream that closes while
-            // the list still holds others must be held by nothing else to be
-            // reused (`recycle`).
-            let stream = list[waitingHead].take()!
-            waitingHead += 1
+            let stream = queue.removeFirst()!
             // The stream's user data: the stream, held by `inFlight` for as
             // long as nghttp2 may call back for it (until its close callback).
             let streamID = stream.submit(to: session, indexing: &indexing, reader: readBodyCallback,
@@ -56,44 +54,25 @@ extension HTTP2Connection {
         min(Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)), options.maximumConcurrentStreams)
     }
 
-    /// Lets go of the streams already taken from `waiting` (they hold their
-    /// request bodies): at once when all were taken, which under load is most
-    /// turns, else once they are the larger part of the list.
-    private func releaseSubmitted() {
-        var list = takeWaiting()
-        if waitingHead == list.count {
-            list.removeAll(keepingCapacity: true)
-            waitingHead = 0
-        } else if waitingHead > 64, waitingHead * 2 > list.count {
-            list.removeFirst(waitingHead)
-            waitingHead = 0
-        }
-        putBack(&list)
-    }
-
     /// The waiting list, taken out of its property (left empty) to be changed
     /// and put back (`putBack`): no access to `waiting` spans a call, so none
     /// is checked for exclusivity at run time. Nothing called in between
     /// reads the property.
-    func takeWaiting() -> [PendingStream?] {
-        var list: [PendingStream?] = []
-        swap(&list, &waiting)
-        return list
+    func takeWaiting() -> StreamQueue {
+        var queue = StreamQueue()
+        swap(&queue, &waiting)
+        return queue
     }
 
-    func putBack(_ list: inout [PendingStream?]) {
-        swap(&list, &waiting)
+    func putBack(_ queue: inout StreamQueue) {
+        swap(&queue, &waiting)
     }
 
     func failWaiting(_ error: TransportError) {
-        var list = takeWaiting()
-        while waitingHead < list.count {
-            complete(list[waitingHead]!, .failure(error))
-            waitingHead += 1
-        }
-        list.removeAll()
-        waitingHead = 0
-        putBack(&list)
+        var queue = takeWaiting()
+        let streams = queue.removeAll()
+        putBack(&queue)
+        for stream in streams { complete(stream, .failure(error)) }
     }
 
     func checkTimers() {
@@ -127,22 +106,12 @@ extension HTTP2Connection {
         }
     }
 
-    /// Ends every waiting request whose deadline has passed, wherever it is in
-    /// the list: the pool's resends keep their first attempt's start, so an
-    /// earlier deadline may wait behind a later one.
+    /// Ends every waiting request whose deadline has passed (`StreamQueue.removeExpired`).
     func expireWaiting(now: ContinuousClock.Instant, _ reason: @autoclosure () -> String) {
-        var expired = 0
-        let sinceOrigin = now - PendingStream.origin
-        var list = takeWaiting()
-        defer { putBack(&list) }
-        for index in waitingHead..<list.count where !list[index]!.finished && list[index]!.deadlineSinceOrigin <= sinceOrigin {
-            complete(list[index]!, .failure(TransportError(.timeout, reason())))
-            expired += 1
-        }
-        guard expired > 0 else { return }
-        list.removeSubrange(0..<waitingHead)
-        waitingHead = 0
-        list.removeAll { $0!.finished }
+        var queue = takeWaiting()
+        let expired = queue.removeExpired(sinceOrigin: now - PendingStream.origin)
+        putBack(&queue)
+        for stream in expired { complete(stream, .failure(TransportError(.timeout, reason()))) }
     }
 
     /// Takes `stream` out of `inFlight`, with the table's reference to it;

@@ -38,7 +38,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     let tls: TLSClientContext
 
     struct Inbox {
-        /// Optional entries, as in `waiting` (which takes this list over).
+        /// Optional entries, as in `StreamQueue` (which takes this list over).
         var queued: [PendingStream?] = []
         var wakePending = false
         var closed = false
@@ -70,12 +70,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     var session: OpaquePointer?
     /// The pool `session` allocates from (`pgw_h2_pool`): freed right after it.
     var sessionMemory: OpaquePointer?
-    /// Streams waiting for a stream slot, from `waitingHead` on; the
-    /// entries before it were moved out (nil) when submitted.
-    var waiting: [PendingStream?] = []
-    /// The inbox's queue as last taken, emptied: swapped back in on the next drain.
-    var drained: [PendingStream?] = []
-    var waitingHead = 0
+    /// Streams waiting for a stream slot.
+    var waiting = StreamQueue()
     /// Streams taken back since the inbox was last drained (`recycle`).
     var recycled: [PendingStream] = []
     /// Most streams kept for reuse, in the inbox and `recycled` each: about
