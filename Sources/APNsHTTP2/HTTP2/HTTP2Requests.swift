@@ -69,31 +69,16 @@ public struct HTTP2Requests: Sendable {
         storage = requests
     }
 
-    /// One request's parts, lent (not copied) to `forEach(in:_:)`'s body.
-    struct Parts {
-        let method: String
-        let authorization: String?
-        let path: String
-        let headers: [HTTPHeader]
-        let body: [UInt8]
-        let timeout: Duration
-    }
-
-    /// Calls `body` with the parts of each request of `range`, in order
-    /// (how a batch copies its requests' bytes, `RequestBytes`).
-    func forEach(in range: Range<Int>, _ body: (borrowing Parts) -> Void) {
+    /// Requests `range` copied into one `RequestBytes` (see
+    /// `RequestBytes.copy`), read where they are.
+    func copying(_ range: Range<Int>, authority: String, naming: HeaderNaming) -> RequestBytes.Made {
         switch storage {
         case let .separate(requests):
-            for index in range {
-                let request = requests[index]
-                body(Parts(method: request.method, authorization: request.authorization, path: request.path,
-                           headers: request.headers, body: request.body, timeout: request.timeout))
-            }
+            requests.withUnsafeBufferPointer { RequestBytes.copy($0, range: range, shared: nil, authority: authority, naming: naming) }
         case let .rendered(requests, shared):
-            for index in range {
-                let request = requests[index]
-                body(Parts(method: shared.method, authorization: shared.authorization, path: request.path,
-                           headers: request.headers, body: request.body, timeout: shared.timeout))
+            requests.withUnsafeBufferPointer {
+                RequestBytes.copy($0, range: range, shared: (shared.method, shared.authorization, shared.timeout), authority: authority,
+                                  naming: naming)
             }
         }
     }
@@ -112,4 +97,30 @@ private struct SharedParts: Sendable {
     let method: String
     let authorization: String?
     let timeout: Duration
+}
+
+/// A request as `RequestBytes` reads it: its path, headers and body, and
+/// its own method, authorization and timeout where it has them.
+protocol RequestSource {
+    var path: String { get }
+    var headers: [HTTPHeader] { get }
+    var body: [UInt8] { get }
+    var ownMethod: String { get }
+    var ownAuthorization: String? { get }
+    var ownTimeout: Duration { get }
+}
+
+extension HTTP2Request: RequestSource {
+    var ownMethod: String { method }
+    var ownAuthorization: String? { authorization }
+    var ownTimeout: Duration { timeout }
+}
+
+/// A rendered request's method, authorization and timeout are its send's
+/// (`HTTP2Requests(rendered:…)`), which `RequestBytes` is given instead:
+/// these are never read.
+extension ProviderRequest: RequestSource {
+    var ownMethod: String { method }
+    var ownAuthorization: String? { nil }
+    var ownTimeout: Duration { .zero }
 }

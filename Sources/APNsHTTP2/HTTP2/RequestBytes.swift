@@ -20,13 +20,13 @@ internal import CNGHTTP2
 /// `init`, and the storage is freed in `deinit`, when nothing can read it.
 final class RequestBytes: @unchecked Sendable {
     /// Where some bytes are in the storage's text.
-    private struct Span {
+    fileprivate struct Span {
         var offset: Int
         var count: Int
     }
 
     /// One request's parts: spans of text, its headers' records, its timeout.
-    private struct Request {
+    fileprivate struct Request {
         var method: Span
         var path: Span
         /// nil: the request has no `authorization`.
@@ -38,7 +38,7 @@ final class RequestBytes: @unchecked Sendable {
     }
 
     /// One request header's name and value, and how HPACK is to index it.
-    private struct Header {
+    fileprivate struct Header {
         var name: Span
         var value: Span
         var indexing: HeaderNaming.Indexing
@@ -57,69 +57,111 @@ final class RequestBytes: @unchecked Sendable {
 
     /// Copies `source[range]` and the connection's `authority`; `naming`
     /// says how each header name is indexed.
-    init(_ source: HTTP2Requests, range: Range<Int>, authority: String, naming: HeaderNaming) {
-        self.range = range
-        let fixedNames: [StaticString] = [":method", ":scheme", "https", ":authority", ":path", "authorization"]
+    convenience init(_ source: HTTP2Requests, range: Range<Int>, authority: String, naming: HeaderNaming) {
+        self.init(source.copying(range, authority: authority, naming: naming))
+    }
+
+    private init(_ made: RequestBytes.Made) {
+        (range, storage, requests, headers, text, mostEntries) = (made.range, made.storage, made.requests, made.headers, made.text,
+                                                                  made.mostEntries)
+        (methodName, schemeName, scheme, authorityName, authority, pathName, authorizationName) = made.fixed
+    }
+
+    /// What `copy` makes, for `init` to take over.
+    struct Made {
+        fileprivate let range: Range<Int>
+        fileprivate let storage: UnsafeMutableRawPointer
+        fileprivate let requests: UnsafeMutablePointer<Request>
+        fileprivate let headers: UnsafeMutablePointer<Header>
+        fileprivate let text: UnsafeMutablePointer<UInt8>
+        fileprivate let mostEntries: Int
+        fileprivate let fixed: (Span, Span, Span, Span, Span, Span, Span)
+    }
+
+    /// Copies `requests[range]` into one new allocation. `shared`: the
+    /// method, authorization and timeout of every request (copied once);
+    /// nil: each request's own. The requests are read where they are (a
+    /// buffer of the caller's array): no copy of a request or of its
+    /// strings and arrays.
+    static func copy<Element: RequestSource>(_ requests: UnsafeBufferPointer<Element>, range: Range<Int>,
+                                             shared: (method: String, authorization: String?, timeout: Duration)?,
+                                             authority: String, naming: HeaderNaming) -> Made {
         // First the sizes, then one allocation: the records, then the text.
-        var textCount = authority.utf8.count + fixedNames.reduce(0) { $0 + $1.utf8CodeUnitCount }
+        var textCount = authority.utf8.count + 7 + 7 + 5 + 10 + 5 + 13
+        if let shared { textCount += shared.method.utf8.count + (shared.authorization?.utf8.count ?? 0) }
         var headerCount = 0
         var mostHeaders = 0
-        source.forEach(in: range) { parts in
-            textCount += parts.method.utf8.count + parts.path.utf8.count + (parts.authorization?.utf8.count ?? 0) + parts.body.count
-            for header in parts.headers { textCount += header.name.utf8.count + header.value.utf8.count }
-            headerCount += parts.headers.count
-            mostHeaders = max(mostHeaders, parts.headers.count)
+        for index in range {
+            textCount += requests[index].path.utf8.count + requests[index].body.count
+            if shared == nil {
+                textCount += requests[index].ownMethod.utf8.count + (requests[index].ownAuthorization?.utf8.count ?? 0)
+            }
+            requests[index].headers.withUnsafeBufferPointer { headers in
+                for header in headers.indices { textCount += headers[header].name.utf8.count + headers[header].value.utf8.count }
+                headerCount += headers.count
+                mostHeaders = max(mostHeaders, headers.count)
+            }
         }
-        mostEntries = 6 + mostHeaders
         let requestBytes = range.count * MemoryLayout<Request>.stride
         let headerStart = (requestBytes + MemoryLayout<Header>.alignment - 1) / MemoryLayout<Header>.alignment * MemoryLayout<Header>.alignment
         let textStart = headerStart + headerCount * MemoryLayout<Header>.stride
         let total = textStart + max(1, textCount)
         guard let storage = malloc(total) else { fatalError("out of memory for \(total) bytes of requests") }
-        self.storage = storage
-        requests = storage.bindMemory(to: Request.self, capacity: range.count)
-        headers = (storage + headerStart).bindMemory(to: Header.self, capacity: headerCount)
+        let records = storage.bindMemory(to: Request.self, capacity: range.count)
+        let headerRecords = (storage + headerStart).bindMemory(to: Header.self, capacity: headerCount)
         let text = (storage + textStart).bindMemory(to: UInt8.self, capacity: max(1, textCount))
-        self.text = text
 
+        var writer = TextWriter(text: text)
+        let fixed = (writer.place(":method"), writer.place(":scheme"), writer.place("https"), writer.place(":authority"),
+                     writer.place(authority), writer.place(":path"), writer.place("authorization"))
+        let sharedMethod = shared.map { writer.place($0.method) }
+        let sharedAuthorization = shared?.authorization.map { writer.place($0) }
+        var header = headerRecords
+        var headerIndex = 0
+        for index in range {
+            let method = sharedMethod ?? writer.place(requests[index].ownMethod)
+            let authorization = shared == nil ? requests[index].ownAuthorization.map { writer.place($0) } : sharedAuthorization
+            let path = writer.place(requests[index].path)
+            let body = requests[index].body.withUnsafeBufferPointer { writer.place($0) }
+            let count = requests[index].headers.withUnsafeBufferPointer { headers in
+                for position in headers.indices {
+                    let name = writer.place(headers[position].name)
+                    let value = writer.place(headers[position].value)
+                    let indexing = naming.indexing(of: UnsafeBufferPointer(start: text + name.offset, count: name.count))
+                    header.initialize(to: Header(name: name, value: value, indexing: indexing))
+                    header += 1
+                }
+                return headers.count
+            }
+            (records + index - range.lowerBound).initialize(to: Request(
+                method: method, path: path, authorization: authorization, body: body, firstHeader: headerIndex, headerCount: count,
+                timeout: shared?.timeout ?? requests[index].ownTimeout))
+            headerIndex += count
+        }
+        return Made(range: range, storage: storage, requests: records, headers: headerRecords, text: text, mostEntries: 6 + mostHeaders,
+                    fixed: fixed)
+    }
+
+    /// Copies bytes one after the other into the text of a new allocation.
+    private struct TextWriter {
+        let text: UnsafeMutablePointer<UInt8>
         var used = 0
-        func place(_ bytes: UnsafeBufferPointer<UInt8>) -> Span {
+
+        mutating func place(_ bytes: UnsafeBufferPointer<UInt8>) -> Span {
             if let base = bytes.baseAddress, !bytes.isEmpty { (text + used).update(from: base, count: bytes.count) }
             defer { used += bytes.count }
             return Span(offset: used, count: bytes.count)
         }
-        func place(_ string: String) -> Span {
+
+        mutating func place(_ string: String) -> Span {
             // Native strings (all but bridged ones) are contiguous: no copy of the string.
             if let span = string.utf8.withContiguousStorageIfAvailable({ place($0) }) { return span }
             var copy = string
             return copy.withUTF8 { place($0) }
         }
-        func place(_ literal: StaticString) -> Span {
-            literal.withUTF8Buffer { place($0) }
-        }
-        let fixed = fixedNames.map { place($0) }
-        (methodName, schemeName, scheme, authorityName, pathName, authorizationName) = (fixed[0], fixed[1], fixed[2], fixed[3], fixed[4], fixed[5])
-        self.authority = place(authority)
 
-        var request = requests
-        var header = headers
-        var headerIndex = 0
-        source.forEach(in: range) { parts in
-            let method = place(parts.method)
-            let path = place(parts.path)
-            let authorization = parts.authorization.map { place($0) }
-            let body = parts.body.withUnsafeBufferPointer { place($0) }
-            for each in parts.headers {
-                let name = place(each.name)
-                let value = place(each.value)
-                let indexing = naming.indexing(of: UnsafeBufferPointer(start: text + name.offset, count: name.count))
-                header.initialize(to: Header(name: name, value: value, indexing: indexing))
-                header += 1
-            }
-            request.initialize(to: Request(method: method, path: path, authorization: authorization, body: body,
-                                           firstHeader: headerIndex, headerCount: parts.headers.count, timeout: parts.timeout))
-            headerIndex += parts.headers.count
-            request += 1
+        mutating func place(_ literal: StaticString) -> Span {
+            literal.withUTF8Buffer { place($0) }
         }
     }
 
