@@ -28,17 +28,6 @@ final class FlowControlOrderTests: XCTestCase {
         XCTAssertNil(firstOutOfOrder, "the server answered in the order sent (first difference at \(firstOutOfOrder ?? -1))")
     }
 
-    func testABodyWaitsForRoomInTheWindowUnlessNothingElseCouldMakeRoom() {
-        XCTAssertTrue(HTTP2Connection.bodyFitsWindow(800, unsent: 64_000, window: 64_800, streamsOpen: 80))
-        XCTAssertFalse(HTTP2Connection.bodyFitsWindow(800, unsent: 64_001, window: 64_800, streamsOpen: 80))
-        XCTAssertFalse(HTTP2Connection.bodyFitsWindow(1_491, unsent: 0, window: 1_422, streamsOpen: 3),
-                       "open streams will be answered, and the server widens the window as it reads")
-        XCTAssertTrue(HTTP2Connection.bodyFitsWindow(1_491, unsent: 0, window: 1_422, streamsOpen: 0), "nothing else would widen it")
-        XCTAssertTrue(HTTP2Connection.bodyFitsWindow(0, unsent: 70_000, window: 0, streamsOpen: 900), "no body, no window needed")
-        XCTAssertTrue(HTTP2Connection.bodyFitsWindow(70_000, unsent: 800, window: 60_000, streamsOpen: 2),
-                      "a body beyond a whole default window goes in pieces anyway")
-    }
-
     /// Requests beyond the window to a server that reads but never answers
     /// end once each, in a timeout; the connection then carries requests as
     /// before.

@@ -140,13 +140,4 @@ final class HTTP2PoolResendTests: XCTestCase {
             XCTAssertTrue(error.wasNotProcessed, "request \(index): \(error)")
         }
     }
-
-    /// An empty path (`HTTP2Connection.send` is public) on a stream that
-    /// has no room for header values yet: no crash.
-    func testAnEmptyPathOnAFreshStreamHasItsHeaderBlock() {
-        let batch = BatchCompletion(requests: [HTTP2Request(path: "")]) { _ in }
-        let stream = PendingStream(batch: batch, index: 0, startedAt: .now)
-        var blocks = HeaderBlocks(fixed: [], unindexed: [])
-        XCTAssertEqual(blocks.withBlock(for: stream) { $0.count }, 2, ":method and :path")
-    }
 }

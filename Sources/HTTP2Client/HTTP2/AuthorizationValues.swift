@@ -1,9 +1,8 @@
 import PushGWSync
 
 /// The `authorization` header value for a client's current credential (an
-/// APNs provider token, an OAuth access token), made once per credential:
-/// every request then carries the very same string, which a connection's
-/// header prototype (`HeaderBlocks`) knows by identity and does not copy.
+/// APNs provider token, an OAuth access token), made once per credential
+/// instead of once per send.
 ///
 /// Thread-safety: `Sendable`; the last credential and its value sit behind
 /// a lock.

@@ -1,21 +1,21 @@
 /// The requests of a group sent together, their results, and what to call
 /// when the last of them is done: one wake-up of the caller per batch instead
 /// of one per request, which is what lets a 500-recipient event go out at the
-/// connection's speed. Each stream reads its request here, in place: no
-/// copy of a request (and of its strings and arrays) per stream.
+/// connection's speed. The requests' bytes are copied once, for the whole
+/// batch, into the `RequestBytes` that nghttp2 reads them from.
 ///
 /// `@unchecked Sendable`: before the batch is handed to a connection's loop
 /// thread only the sending thread touches it; afterwards only the loop thread
 /// does. `deliver` is called exactly once, when `remaining` hits 0; `requests`
-/// never changes.
+/// and `bytes` never change.
 final class BatchCompletion: @unchecked Sendable {
     typealias Results = [Result<HTTP2Response, TransportError>]
-    /// Where the requests are: this batch sends requests
-    /// `offset ..< offset + count` of them (a pool's share of a larger group,
-    /// not copied out of it); result `i` is for request `offset + i`.
-    let requests: RequestTable
-    /// What `requests` points into, kept as long as the batch lives.
-    private let keptRequests: HTTP2Requests
+    /// The bytes of the requests this batch sends, requests
+    /// `offset ..< offset + count` of `requests` (a pool's share of a larger
+    /// group, not copied out of it); result `i` is for request `offset + i`.
+    let bytes: RequestBytes
+    /// The requests themselves, for the headers a response repeats.
+    let requests: HTTP2Requests
     let offset: Int
     /// One stored property for everything `complete` changes.
     private var state: State
@@ -50,11 +50,15 @@ final class BatchCompletion: @unchecked Sendable {
         }
     }
 
-    /// - Parameter range: the positions of `requests` to send; nil: all.
-    init(requests: HTTP2Requests, range: Range<Int>? = nil, deliver: @escaping @Sendable (consuming Results) -> Void) {
-        self.requests = requests.table()
-        keptRequests = requests
+    /// - Parameters:
+    ///   - range: the positions of `requests` to send; nil: all.
+    ///   - authority: the `:authority` of the connection that sends them.
+    ///   - naming: how that connection has HPACK index their header names.
+    init(requests: HTTP2Requests, range: Range<Int>? = nil, authority: String = "localhost", naming: HeaderNaming = .none,
+         deliver: @escaping @Sendable (consuming Results) -> Void) {
+        self.requests = requests
         let range = range ?? requests.indices
+        bytes = RequestBytes(requests, range: range, authority: authority, naming: naming)
         offset = range.lowerBound
         let count = range.count
         // A batch of one (the usual notify: one device per provider) needs no

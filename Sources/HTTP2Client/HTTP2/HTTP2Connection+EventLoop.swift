@@ -46,7 +46,7 @@ extension HTTP2Connection {
             if drainInbox() { apply(lifecycle.shutdownRequested()) }
             // Requests queued in the instant the connection began to drain:
             // no stream will open for them, so they go elsewhere now.
-            if !lifecycle.acceptsRequests, waitingHead < waiting.count {
+            if !lifecycle.acceptsRequests, !waiting.isEmpty {
                 failWaiting(closingRefusal)
             }
             submitWaiting()
@@ -165,7 +165,7 @@ extension HTTP2Connection {
         swap(&spares, &recycled)
         let shutdownRequested = inbox.withLock { state in
             state.wakePending = false
-            swap(&state.queued, &drained)
+            waiting.take(from: &state.queued)
             if state.spareStreams.isEmpty {
                 swap(&state.spareStreams, &spares)
             } else {
@@ -176,17 +176,7 @@ extension HTTP2Connection {
         // Handed over, or over the limit: let go here, outside the lock.
         spares.removeAll(keepingCapacity: true)
         swap(&spares, &recycled)
-        if !drained.isEmpty { givenAny = true }
-        if waiting.isEmpty {
-            // All taken before (under load, most turns): the queue's storage
-            // becomes the waiting list, no retain and release of each stream.
-            swap(&waiting, &drained)
-        } else {
-            var list = takeWaiting()
-            list.append(contentsOf: drained)
-            putBack(&list)
-            drained.removeAll(keepingCapacity: true)
-        }
+        if waiting.admitTaken() { givenAny = true }
         return shutdownRequested
     }
 
@@ -205,9 +195,7 @@ extension HTTP2Connection {
         // Never connected: the queue ends with the connect error itself (the pool
         // backs off and retries a connect failure, and stops on a certificate or ALPN refusal).
         let notSent = didConnect ? TransportError(.notSent, "connection to \(host) ended before sending: \(reason.detail)") : reason
-        var list = takeWaiting()
-        list.append(contentsOf: queued)
-        putBack(&list)
+        waiting.append(contentsOf: queued)
         failWaiting(notSent)
         if case let .close(lost) = lifecycle.failed(reason) {
             // Over a snapshot (see `checkTimers`).

@@ -56,7 +56,7 @@ extension HTTP2Connection {
     /// of waiting for all of it (BENCHMARKS.md, session 8: against nghttpd's
     /// 100 streams, one connection, 78% → 91% of h2load's rate). When the
     /// server widens the connection's window, the bodies that waited for it
-    /// are written at once (`bodyFitsWindow`).
+    /// are written at once (`BodyFlowControl`).
     ///
     /// A write failure waits until the input is read: answers already in
     /// the socket must be processed before anything else can fail the
@@ -82,13 +82,10 @@ extension HTTP2Connection {
                         throw TransportError(.protocolError, nghttp2Message("nghttp2_session_mem_recv", Int32(consumed)))
                     }
                     start = end
-                    if connectionWindowOpened {
-                        connectionWindowOpened = false
-                        // The bodies that waited for the window go now, before
-                        // more answers are read and more streams opened.
-                        if writeFailure == nil, !deferredBodies.isEmpty {
-                            do throws(TransportError) { try flushOutput() } catch { writeFailure = error }
-                        }
+                    // The bodies that waited for the window go now, before
+                    // more answers are read and more streams opened.
+                    if flow.takeWindowOpened(), writeFailure == nil {
+                        do throws(TransportError) { try flushOutput() } catch { writeFailure = error }
                     }
                     let before = inFlight.count
                     submitWaiting()

@@ -53,7 +53,7 @@ extension HTTP2Connection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        // Its round trip sets how long bodies wait for the window (`windowWaitLimit`).
+        // Its round trip sets how long bodies wait for the window (`BodyFlowControl.waitLimit`).
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
         pingSentAt = ContinuousClock.now
     }
@@ -64,9 +64,9 @@ extension HTTP2Connection {
     /// `nghttp2_submit_request`): no dictionary lookup per header or chunk.
     /// Valid while the stream is in `inFlight`, which holds it; nghttp2 calls
     /// back for a stream only until its close callback.
-    private func pendingStream(_ streamID: Int32) -> Unmanaged<PendingStream>? {
+    private func pendingStream(_ streamID: Int32) -> PendingStream? {
         guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
-        return Unmanaged<PendingStream>.fromOpaque(pointer)
+        return Unmanaged<PendingStream>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     /// A response header: `:status` and the kept headers go to their
@@ -76,14 +76,13 @@ extension HTTP2Connection {
             guard let stream = pendingStream(streamID) else { return }
             var status = 0
             for digit in value where digit >= 0x30 && digit <= 0x39 { status = status * 10 + Int(digit - 0x30) }
-            stream._withUnsafeGuaranteedRef { $0.status = status }
+            stream.status = status
         } else if keptHeaderLengths & 1 << UInt64(min(name.count, 63)) != 0,
                   keptHeaderBytes?.contains(where: { Self.bytes(name, equal: $0) }) ?? true {
             guard let stream = pendingStream(streamID) else { return }
-            var header: HTTPHeader? = stream._withUnsafeGuaranteedRef { $0.requestHeader(repeatedBy: name, value) }
+            let header = stream.requestHeader(repeatedBy: name, value)
                 ?? HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-            // Taken out of an optional inside the closure: moved, not copied.
-            stream._withUnsafeGuaranteedRef { $0.appendHeader(header.take()!) }
+            stream.appendHeader(header)
         }
     }
 
@@ -102,7 +101,7 @@ extension HTTP2Connection {
     fileprivate func data(streamID: Int32, chunk: UnsafeBufferPointer<UInt8>) {
         guard let stream = pendingStream(streamID) else { return }
         let limit = options.maximumResponseBody
-        stream._withUnsafeGuaranteedRef { $0.appendBody(chunk, limit: limit) }
+        stream.appendBody(chunk, limit: limit)
     }
 
     /// A stream ended: a complete response, a refusal (not processed: safe to
@@ -110,8 +109,9 @@ extension HTTP2Connection {
     /// gives back its load slot (`finish` ignores a second result).
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
         // nghttp2 still has the stream (and its user data) during this callback.
-        // The table's reference is taken over (no retain of its own).
-        guard let known = pendingStream(streamID), var stream = known._withUnsafeGuaranteedRef({ removeInFlight($0) }) else { return }
+        // The table's reference is taken over, the lookup's let go: `recycle`
+        // then finds the stream held by nothing else.
+        guard var stream = pendingStream(streamID).flatMap({ removeInFlight($0) }) else { return }
         defer { recycle(&stream) }
         switch (stream.status, errorCode) {
         case let (status?, NGHTTP2_NO_ERROR.rawValue):
@@ -143,7 +143,7 @@ extension HTTP2Connection {
             apply(action)
         }
         if pingAck {
-            if let sent = pingSentAt { roundTrip = ContinuousClock.now - sent }
+            if let sent = pingSentAt { flow.roundTrip = ContinuousClock.now - sent }
             pingSentAt = nil
         }
     }
@@ -151,34 +151,33 @@ extension HTTP2Connection {
     /// A DATA frame of the stream's body was sent.
     fileprivate func bodyFrameSent(streamID: Int32, byteCount: Int) {
         guard let stream = pendingStream(streamID) else { return }
-        stream._withUnsafeGuaranteedRef { inFlight.bodySent(byteCount, by: $0) }
+        inFlight.bodySent(byteCount, by: stream)
     }
 
-    /// nghttp2 asked for a body that waits for the window to take it whole.
-    fileprivate func bodyDeferred(streamID: Int32, window: Int) {
-        deferredBodies.append(streamID)
-        deferredAtWindow = window
-        if deferredSince == nil { deferredSince = ContinuousClock.now }
+    /// nghttp2 asks for a stream's body: whether it waits for the window.
+    fileprivate func defersBody(of streamID: Int32, waitsForWindow: Bool, window: Int) -> Bool {
+        // The clock is read only for a body that waits.
+        waitsForWindow && !flow.cutsAtWindowEdge && flow.defers(streamID, waitsForWindow: true, window: window, now: ContinuousClock.now)
     }
 
     /// Hands the waiting bodies back to nghttp2 in the order they waited,
-    /// once the server has widened the window: before any stream opens or
-    /// any frame is written, so that they keep their place ahead of later
-    /// requests. One that still does not fit waits again. `force`: now,
-    /// whatever the window (they have waited too long). Returns how many
-    /// streams were still open to take their bodies back.
+    /// once the server has widened the window (`BodyFlowControl.resumable`):
+    /// before any stream opens or any frame is written, so that they keep
+    /// their place ahead of later requests. One that still does not fit
+    /// waits again.
+    func resumeDeferredBodies() {
+        guard let session, !flow.deferred.isEmpty else { return }
+        resume(flow.resumable(window: Int(nghttp2_session_get_remote_window_size(session))), session)
+    }
+
+    /// Resumes the bodies of `streams`; returns how many were still open
+    /// to take them back (a stream closed meanwhile is refused).
     @discardableResult
-    func resumeDeferredBodies(force: Bool = false) -> Int {
-        guard !deferredBodies.isEmpty, let session,
-              force || Int(nghttp2_session_get_remote_window_size(session)) > deferredAtWindow else { return 0 }
-        deferredSince = nil
+    func resume(_ streams: [Int32], _ session: OpaquePointer) -> Int {
+        guard !streams.isEmpty else { return 0 }
         var resumed = 0
-        var waiting: [Int32] = []
-        swap(&waiting, &deferredBodies)
-        // A stream closed meanwhile (reset, timed out) is refused: nothing to resume.
-        for streamID in waiting where nghttp2_session_resume_data(session, streamID) == 0 { resumed += 1 }
-        waiting.removeAll(keepingCapacity: true)
-        if deferredBodies.isEmpty { swap(&waiting, &deferredBodies) }
+        for streamID in streams where nghttp2_session_resume_data(session, streamID) == 0 { resumed += 1 }
+        flow.reuse(streams)
         return resumed
     }
 
@@ -199,10 +198,10 @@ func nghttp2Message(_ call: String, _ code: Int32) -> String {
     "\(call) failed: \(String(cString: nghttp2_strerror(code)))"
 }
 
-/// The connection a callback is for, lent without a retain: the session's
-/// user data is the connection, which outlives its session.
+/// The connection a callback is for: the session's user data is the
+/// connection, which outlives its session.
 private func withConnection<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Connection) -> Result) -> Result {
-    Unmanaged<HTTP2Connection>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+    body(Unmanaged<HTTP2Connection>.fromOpaque(userData!).takeUnretainedValue())
 }
 
 private let onHeaderCallback: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
@@ -245,10 +244,7 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
         }
         withConnection(userData) { $0.frameReceived(goaway: true, lastStreamID: goaway.last_stream_id, debug: debug, pingAck: false) }
     } else if type == UInt8(NGHTTP2_WINDOW_UPDATE.rawValue), frame.pointee.hd.stream_id == 0 {
-        withConnection(userData) { connection in
-            connection.connectionWindowOpened = true
-            connection.cutsBodiesAtWindowEdge = connection.forcedWindowCuts >= HTTP2Connection.forcedCutsBeforeGivingUp
-        }
+        withConnection(userData) { $0.flow.windowUpdated() }
     } else if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
         withConnection(userData) { $0.frameReceived(goaway: false, debug: nil, pingAck: true) }
     }
@@ -256,19 +252,16 @@ private let onFrameReceivedCallback: nghttp2_on_frame_recv_callback = { _, frame
 }
 
 /// The source is the stream (held by the connection's in-flight table
-/// while nghttp2 may read its body), lent without a retain.
+/// while nghttp2 may read its body).
 let readBodyCallback: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, source, userData in
     guard let session, let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr)
+    let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr).takeUnretainedValue()
     let window = Int(nghttp2_session_get_remote_window_size(session))
-    if !withConnection(userData, { $0.cutsBodiesAtWindowEdge }),
-       stream._withUnsafeGuaranteedRef({ $0.waitsForWindow(capacity: length, connectionWindow: window) }) {
-        withConnection(userData) { $0.bodyDeferred(streamID: streamID, window: window) }
+    let waits = stream.waitsForWindow(capacity: length, connectionWindow: window)
+    if withConnection(userData, { $0.defersBody(of: streamID, waitsForWindow: waits, window: window) }) {
         return Int(NGHTTP2_ERR_DEFERRED.rawValue)
     }
-    let (count, done) = stream._withUnsafeGuaranteedRef {
-        $0.nextBodyChunk(into: buffer, capacity: length)
-    }
+    let (count, done) = stream.nextBodyChunk(into: buffer, capacity: length)
     if done { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
     return count
 }

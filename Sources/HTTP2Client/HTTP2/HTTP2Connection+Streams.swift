@@ -6,7 +6,6 @@ import Synchronization
 /// or failed with their load slot given back.
 extension HTTP2Connection {
     func submitWaiting() {
-        defer { releaseSubmitted() }
         resumeDeferredBodies()
         guard let session, lifecycle.opensStreams else { return }
         let limit = streamLimit(session)
@@ -14,41 +13,33 @@ extension HTTP2Connection {
         // writes for the server (only while streams are still in flight).
         let group = max(1, min(16, limit / 8))
         if !inFlight.isEmpty, limit - inFlight.count < group { return }
-        // The header blocks and the in-flight table are taken out for the
+        // The header indexing and the in-flight table are taken out for the
         // loop and put back after it: no access to either property spans a
         // call anywhere (see `removeInFlight`, `tearDown`), so the compiler
         // checks none of them for exclusivity at run time. Nothing the loop
         // calls reads them.
-        var blocks = HeaderBlocks.none
-        swap(&blocks, &headerBlocks)
+        var indexing = headerIndexing
         var streams = InFlightStreams()
         swap(&streams, &inFlight)
         defer {
-            swap(&blocks, &headerBlocks)
+            headerIndexing = indexing
             swap(&streams, &inFlight)
         }
-        var list = takeWaiting()
-        defer { putBack(&list) }
-        let window = Int(nghttp2_session_get_remote_window_size(session)) + Self.windowLookahead
-        while waitingHead < list.count, streams.count < limit {
-            guard Self.bodyFitsWindow(list[waitingHead]!.unsentBodyCount, unsent: streams.unsentBodyBytes, window: window,
-                                      streamsOpen: streams.count) else { break }
-            // Moved out of the list, not copied: a stream that closes while
-            // the list still holds others must be held by nothing else to be
-            // reused (`recycle`).
-            let stream = list[waitingHead].take()!
-            waitingHead += 1
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
-                                                 read_callback: readBodyCallback)
-            let streamPointer = Unmanaged.passUnretained(stream).toOpaque()
-            let hasBody = stream.hasBody
-            let streamID = blocks.withBlock(for: stream) { block in
-                hasBody
-                    ? nghttp2_submit_request(session, nil, block.baseAddress, block.count, &provider, streamPointer)
-                    : nghttp2_submit_request(session, nil, block.baseAddress, block.count, nil, streamPointer)
-            }
+        var queue = takeWaiting()
+        defer {
+            queue.compact()
+            putBack(&queue)
+        }
+        let window = Int(nghttp2_session_get_remote_window_size(session))
+        while streams.count < limit, let body = queue.firstBodyCount {
+            guard BodyFlowControl.opensStream(body: body, unsent: streams.unsentBodyBytes, window: window,
+                                              streamsOpen: streams.count) else { break }
+            let stream = queue.removeFirst()!
+            // The stream's user data: the stream, held by `inFlight` for as
+            // long as nghttp2 may call back for it (until its close callback).
+            let streamID = stream.submit(to: session, indexing: &indexing, reader: readBodyCallback,
+                                         userData: Unmanaged.passUnretained(stream).toOpaque())
             if streamID < 0 {
-                blocks.lastBlockNotSent()
                 complete(stream, .failure(TransportError(.notSent, nghttp2Message("nghttp2_submit_request", streamID))))
                 continue
             }
@@ -57,83 +48,31 @@ extension HTTP2Connection {
         }
     }
 
-    /// Whether a request whose body is `body` bytes may open a stream now:
-    /// when `window` has room for its body beside the bodies of open
-    /// streams not yet sent (`unsent`). `window` is the connection's
-    /// flow-control window (what the server still takes) and
-    /// `windowLookahead` beyond it. Always when no stream is open (nothing
-    /// else would widen the window), and for a body larger than a whole
-    /// default window (it goes in pieces whatever is done).
-    ///
-    /// Why: with hundreds of streams open, bodies beyond the window went
-    /// out in pieces as the server widened it, and nghttp2 puts a stream
-    /// cut off at the window's edge behind all the others: its caller's
-    /// batch was answered last, and with every batch waiting for a
-    /// straggler the server ran out of whole requests (BENCHMARKS.md,
-    /// session 14). The streams opened within the lookahead send their
-    /// headers at once; their bodies wait whole (`waitsForWindow`) and go
-    /// first when the window widens, so the server gets work back without
-    /// waiting for headers to be encoded, and requests keep their order.
-    static func bodyFitsWindow(_ body: Int, unsent: Int, window: Int, streamsOpen: Int) -> Bool {
-        body == 0 || unsent + body <= window || streamsOpen == 0 || body > defaultWindow
-    }
-
-    /// Bodies of streams opened beyond the connection's window: half a
-    /// default window, what a server widening at half its window (nghttp2,
-    /// and by what clients logged, APNs) gives back at a time. Every body
-    /// beyond the window is asked for and deferred again each time the
-    /// window runs low, so a whole window's worth cost more (about 350-650
-    /// instructions per request) for the same rate.
-    static let windowLookahead = defaultWindow / 2
-
-    /// HTTP/2's initial flow-control window (RFC 9113 §6.9.2), which the
-    /// connection's stays at until the server widens it.
-    static let defaultWindow = 65_535
-
     /// Streams this connection may have open: the peer's
     /// SETTINGS_MAX_CONCURRENT_STREAMS as it stands now, within our own bound.
     func streamLimit(_ session: OpaquePointer) -> Int {
         min(Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)), options.maximumConcurrentStreams)
     }
 
-    /// Lets go of the streams already taken from `waiting` (they hold their
-    /// request bodies): at once when all were taken, which under load is most
-    /// turns, else once they are the larger part of the list.
-    private func releaseSubmitted() {
-        var list = takeWaiting()
-        if waitingHead == list.count {
-            list.removeAll(keepingCapacity: true)
-            waitingHead = 0
-        } else if waitingHead > 64, waitingHead * 2 > list.count {
-            list.removeFirst(waitingHead)
-            waitingHead = 0
-        }
-        putBack(&list)
-    }
-
     /// The waiting list, taken out of its property (left empty) to be changed
     /// and put back (`putBack`): no access to `waiting` spans a call, so none
     /// is checked for exclusivity at run time. Nothing called in between
     /// reads the property.
-    func takeWaiting() -> [PendingStream?] {
-        var list: [PendingStream?] = []
-        swap(&list, &waiting)
-        return list
+    func takeWaiting() -> StreamQueue {
+        var queue = StreamQueue()
+        swap(&queue, &waiting)
+        return queue
     }
 
-    func putBack(_ list: inout [PendingStream?]) {
-        swap(&list, &waiting)
+    func putBack(_ queue: inout StreamQueue) {
+        swap(&queue, &waiting)
     }
 
     func failWaiting(_ error: TransportError) {
-        var list = takeWaiting()
-        while waitingHead < list.count {
-            complete(list[waitingHead]!, .failure(error))
-            waitingHead += 1
-        }
-        list.removeAll()
-        waitingHead = 0
-        putBack(&list)
+        var queue = takeWaiting()
+        let streams = queue.removeAll()
+        putBack(&queue)
+        for stream in streams { complete(stream, .failure(error)) }
     }
 
     func checkTimers() {
@@ -155,11 +94,8 @@ extension HTTP2Connection {
             stream.finish(.failure(TransportError(.timeout, "no response from \(host) within \(stream.timeout)")))
         }
         expireWaiting(now: now, "no stream slot on \(host) within the timeout")
-        if let since = deferredSince, now - since >= windowWaitLimit, resumeDeferredBodies(force: true) > 0 {
-            // Streams that closed meanwhile (timed out, refused) are not stuck.
-            cutsBodiesAtWindowEdge = true
-            forcedWindowCuts += 1
-        }
+        let expired = flow.expired(now: now)
+        if !expired.isEmpty { flow.forcedCut(resumed: resume(expired, session)) }
         if let pingSentAt {
             if now - pingSentAt > options.pingTimeout {
                 fatal = TransportError(.connectionLost, "PING to \(host) unanswered for \(options.pingTimeout)")
@@ -170,22 +106,12 @@ extension HTTP2Connection {
         }
     }
 
-    /// Ends every waiting request whose deadline has passed, wherever it is in
-    /// the list: the pool's resends keep their first attempt's start, so an
-    /// earlier deadline may wait behind a later one.
+    /// Ends every waiting request whose deadline has passed (`StreamQueue.removeExpired`).
     func expireWaiting(now: ContinuousClock.Instant, _ reason: @autoclosure () -> String) {
-        var expired = 0
-        let sinceOrigin = now - PendingStream.origin
-        var list = takeWaiting()
-        defer { putBack(&list) }
-        for index in waitingHead..<list.count where !list[index]!.finished && list[index]!.deadlineSinceOrigin <= sinceOrigin {
-            complete(list[index]!, .failure(TransportError(.timeout, reason())))
-            expired += 1
-        }
-        guard expired > 0 else { return }
-        list.removeSubrange(0..<waitingHead)
-        waitingHead = 0
-        list.removeAll { $0!.finished }
+        var queue = takeWaiting()
+        let expired = queue.removeExpired(sinceOrigin: now - PendingStream.origin)
+        putBack(&queue)
+        for stream in expired { complete(stream, .failure(TransportError(.timeout, reason()))) }
     }
 
     /// Takes `stream` out of `inFlight`, with the table's reference to it;
@@ -200,9 +126,9 @@ extension HTTP2Connection {
     }
 
     /// Takes back a stream that nghttp2 has closed and whose result is
-    /// delivered, to be reused by a later `send` (its allocation and its
-    /// header arena): only when nothing else holds it (the waiting list until
-    /// it is next emptied, a timer's snapshot), and up to a limit.
+    /// delivered, to be reused by a later `send` (its allocation): only
+    /// when nothing else holds it (the waiting list until it is next
+    /// emptied, a timer's snapshot), and up to a limit.
     func recycle(_ stream: inout PendingStream) {
         guard stream.finished, isKnownUniquelyReferenced(&stream) else { return }
         // Taken out and put back: no access to `recycled` spans a call, so

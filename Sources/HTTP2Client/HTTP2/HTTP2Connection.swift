@@ -39,7 +39,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     let tls: TLSClientContext
 
     struct Inbox {
-        /// Optional entries, as in `waiting` (which takes this list over).
+        /// Optional entries, as in `StreamQueue` (which takes this list over).
         var queued: [PendingStream?] = []
         var wakePending = false
         var closed = false
@@ -71,12 +71,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     var session: OpaquePointer?
     /// The pool `session` allocates from (`pgw_h2_pool`): freed right after it.
     var sessionMemory: OpaquePointer?
-    /// Streams waiting for a stream slot, from `waitingHead` on; the
-    /// entries before it were moved out (nil) when submitted.
-    var waiting: [PendingStream?] = []
-    /// The inbox's queue as last taken, emptied: swapped back in on the next drain.
-    var drained: [PendingStream?] = []
-    var waitingHead = 0
+    /// Streams waiting for a stream slot.
+    var waiting = StreamQueue()
     /// Streams taken back since the inbox was last drained (`recycle`).
     var recycled: [PendingStream] = []
     /// Most streams kept for reuse, in the inbox and `recycled` each: about
@@ -94,33 +90,8 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// TLS must read before it can write on: the socket is not full, so
     /// polling for writability would only spin; the write waits for input.
     var writeNeedsReadable = false
-    /// Streams whose bodies wait for the connection's flow-control window
-    /// to take each whole (`PendingStream.waitsForWindow`), in the order
-    /// nghttp2 asked for them, and the window they last waited at.
-    var deferredBodies: [Int32] = []
-    var deferredAtWindow = 0
-    /// The server widened the connection's window during the read now in
-    /// progress: the bodies waiting for it are written before anything else.
-    var connectionWindowOpened = false
-    /// When bodies began to wait with the window not grown since.
-    var deferredSince: ContinuousClock.Instant?
-    /// Bodies go cut at the window's edge, as nghttp2 would send them, until
-    /// the server next widens the window: it had not within
-    /// `windowWaitLimit`, and may be one that widens it only once all of it
-    /// is used (RFC 9113 leaves when to the receiver), which a body waiting
-    /// for room would never do.
-    var cutsBodiesAtWindowEdge = false
-    /// How long bodies wait whole for the window before they go cut: at
-    /// least 100 ms, and four round trips (a WINDOW_UPDATE comes a round
-    /// trip after the bytes that earned it).
-    var windowWaitLimit: Duration { max(.milliseconds(100), (roundTrip ?? .zero) * 4) }
-    /// Times bodies went cut after waiting; after `forcedCutsBeforeGivingUp`
-    /// the server is taken for one that widens its window only when it is
-    /// used up, and bodies go cut for the rest of the connection.
-    var forcedWindowCuts = 0
-    static let forcedCutsBeforeGivingUp = 2
-    /// The round trip of the connection's last PING (one is sent at the start).
-    var roundTrip: Duration?
+    /// Request bodies against the server's connection window.
+    var flow = BodyFlowControl()
     /// Records read ahead with the end of the handshake are inside OpenSSL,
     /// out of `poll`'s sight: the first turn reads before any poll.
     var needsFirstRead = true
@@ -141,8 +112,12 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// Deadlines are scanned at most this often, not on every loop turn.
     var nextTimerCheck = ContinuousClock.now
     static let timerResolution: Duration = .milliseconds(20)
-    /// The streams' header blocks.
-    var headerBlocks: HeaderBlocks
+    /// How the requests' header names are indexed, and which of the names
+    /// indexed once were sent.
+    let headerNaming: HeaderNaming
+    var headerIndexing = HeaderIndexing()
+    /// `:authority`, copied into each batch's bytes.
+    let authority: String
     /// `options.keptHeaderBytes`, read once.
     let keptHeaderBytes: [[UInt8]]?
     /// Bit n set: some kept header name has n bytes (n < 64; a longer name
@@ -174,10 +149,8 @@ public final class HTTP2Connection: @unchecked Sendable {
         keptHeaderLengths = options.keptHeaderBytes?.reduce(0) { $0 | 1 << UInt64(min($1.count, 63)) } ?? .max
         retiresConnection = options.retiresConnection
         timesAnswer = options.timesAnswer
-        // `:scheme` and `:authority`, shared by every stream of the connection.
-        let authority = port == 443 ? host : "\(host):\(port)"
-        headerBlocks = HeaderBlocks(fixed: [(Array(":scheme".utf8), Array("https".utf8)), (Array(":authority".utf8), Array(authority.utf8))],
-                                    unindexed: options.unindexedHeaderBytes, indexedOnce: options.indexedOnceHeaderBytes)
+        authority = port == 443 ? host : "\(host):\(port)"
+        headerNaming = HeaderNaming(unindexed: options.unindexedHeaderBytes, indexedOnce: options.indexedOnceHeaderBytes)
         tls = context
         self.onClose = onClose
         connectDeadline = ContinuousClock.now + options.connectTimeout
@@ -255,15 +228,14 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// pool's share of a group, sent without copying the requests out).
     func send(_ requests: HTTP2Requests, in range: Range<Int>, startedAt: ContinuousClock.Instant,
               completion: @escaping @Sendable (consuming [Result<HTTP2Response, TransportError>]) -> Void) {
-        let batch = BatchCompletion(requests: requests, range: range, deliver: completion)
+        let batch = BatchCompletion(requests: requests, range: range, authority: authority, naming: headerNaming, deliver: completion)
         guard !range.isEmpty else { return }
         // A request whose time is already up is not sent at all: it ends now,
         // on this thread, before the others are handed to the loop.
         let elapsed = ContinuousClock.now - startedAt
         // Whether request `range.lowerBound + i` has expired; empty: none has.
         var expired: [Bool] = []
-        // (Read through the batch's table: no switch over the requests' form per request.)
-        let table = batch.requests
+        let table = batch.bytes
         if range.contains(where: { table.timeout($0) <= elapsed }) {
             expired = range.map { table.timeout($0) <= elapsed }
             for index in range where expired[index - range.lowerBound] {
@@ -287,8 +259,8 @@ public final class HTTP2Connection: @unchecked Sendable {
             if load.load(ordering: .relaxed) + count > options.maximumQueued + options.maximumConcurrentStreams {
                 return (TransportError(.overloaded, "more than \(options.maximumQueued) requests waiting on \(host)"), false)
             }
-            // Streams the loop took back are reused (no allocation, and their
-            // header arenas are written over); new ones only when none is spare.
+            // Streams the loop took back are reused (no allocation); new ones
+            // only when none is spare.
             state.queued.reserveCapacity(state.queued.count + count)
             let startedSinceOrigin = startedAt - PendingStream.origin
             for index in range where expired.isEmpty || !expired[index - range.lowerBound] {

@@ -1,7 +1,8 @@
 import Foundation
+internal import CNGHTTP2
 
-/// One request's life inside a connection: where its result goes, the
-/// header bytes and body handed to nghttp2, and the response as it arrives.
+/// One request's life inside a connection: its batch (where its bytes are
+/// and where its result goes) and the response as it arrives.
 ///
 /// `@unchecked Sendable`: created (or taken from the connection's spares) by
 /// the sending task under the connection's inbox mutex, then handed through
@@ -10,9 +11,8 @@ import Foundation
 /// once, guarded by `finished`. Once nghttp2 has closed its stream and its
 /// result is delivered, the loop thread may take it back (`recycle`) when
 /// nothing else holds it, and hands it back through the same mutex for
-/// another request (`reuse`). The batch it holds by hand (`heldBatch`)
-/// goes the same way: set by the sender, let go by the loop thread or the
-/// last owner, one thread at a time.
+/// another request (`reuse`). Its batch goes the same way: set by the
+/// sender, let go by the loop thread or the last owner, one thread at a time.
 final class PendingStream: @unchecked Sendable {
     /// The deadline, as the time since `origin`. A `Duration`, not an
     /// `Instant`: `Instant` is a resilient type whose copies go through the
@@ -26,12 +26,10 @@ final class PendingStream: @unchecked Sendable {
     private(set) var startedSinceOrigin: Duration
     /// What `deadlineSinceOrigin` counts from.
     static let origin = ContinuousClock.now
-    /// The batch, held by hand: retained when set (`init`, `reuse`) and
-    /// released when let go (`recycle`, `deinit`), so that reading it
-    /// (`withBatch`: the body, the request, the result) costs no retain and
-    /// release each time, as a strong property's reads did. nil only while
-    /// recycled (between `recycle` and `reuse`).
-    private var heldBatch: Unmanaged<BatchCompletion>?
+    /// The batch, held until the stream is recycled or freed: nghttp2
+    /// reads the request's bytes in it until it closes the stream. nil only
+    /// while recycled (between `recycle` and `reuse`).
+    private(set) var batch: BatchCompletion?
     private var index: Int
     private(set) var finished = false
 
@@ -46,14 +44,6 @@ final class PendingStream: @unchecked Sendable {
     private(set) var responseBody: [UInt8] = []
     var bodyOffset = 0
 
-    /// The bytes of the header values that are this stream's own (`:path`,
-    /// `apns-id`…), and the prototype that holds the others: nghttp2 reads
-    /// both, without copying them, until it closes the stream. The arena
-    /// stays with the object when it is reused.
-    private var arena: UnsafeMutableRawPointer?
-    private var arenaCapacity = 0
-    var headerPrototype: HeaderBlockPrototype?
-
     /// `startedAt` + the request's timeout is its deadline.
     convenience init(batch: BatchCompletion, index: Int, startedAt: ContinuousClock.Instant) {
         self.init(batch: batch, index: index, startedSinceOrigin: startedAt - Self.origin)
@@ -62,33 +52,28 @@ final class PendingStream: @unchecked Sendable {
     /// As `init(batch:index:startedAt:)`, with `startedAt - origin` worked
     /// out once for a whole batch.
     init(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
-        heldBatch = .passRetained(batch)
+        self.batch = batch
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
-        deadlineSinceOrigin = startedSinceOrigin + batch.requests.timeout(index)
-        bodyCount = batch.requests.parts(index).body.pointee.count
+        deadlineSinceOrigin = startedSinceOrigin + batch.bytes.timeout(index)
+        bodyCount = batch.bytes.bodyCount(index)
     }
 
     /// A stream taken back by its connection (`recycle`) set up for another
     /// request, as `init` would.
     func reuse(batch: BatchCompletion, index: Int, startedSinceOrigin: Duration) {
-        // The new one taken before the old is let go (should they be the same).
-        let previous = heldBatch
-        heldBatch = .passRetained(batch)
-        previous?.release()
+        self.batch = batch
         self.index = index
         self.startedSinceOrigin = startedSinceOrigin
-        deadlineSinceOrigin = startedSinceOrigin + batch.requests.timeout(index)
-        bodyCount = batch.requests.parts(index).body.pointee.count
+        deadlineSinceOrigin = startedSinceOrigin + batch.bytes.timeout(index)
+        bodyCount = batch.bytes.bodyCount(index)
     }
 
     /// Forgets the request of a stream that nghttp2 has closed and whose
     /// result is delivered, for its connection to keep it for another: the
-    /// batch (with its requests) and the header prototype are let go, the
-    /// response parts emptied; the arena is kept, to be written over.
+    /// batch (with its requests) is let go, the response parts emptied.
     func recycle() {
-        heldBatch?.release()
-        heldBatch = nil
+        batch = nil
         index = 0
         finished = false
         streamID = 0
@@ -99,15 +84,12 @@ final class PendingStream: @unchecked Sendable {
         responseBody = []
         bodyOffset = 0
         bodyBytesSent = 0
-        headerPrototype = nil
     }
 
     /// The request's timeout (for messages).
-    var timeout: Duration { withBatch { $0.requests.timeout(index) } }
+    var timeout: Duration { batch!.bytes.timeout(index) }
 
-    /// The size of the request's body. Noted when the stream is set up,
-    /// where the batch is at hand, not read through it (a retain and a
-    /// release) when the stream is submitted.
+    /// The size of the request's body, noted when the stream is set up.
     private(set) var bodyCount: Int
 
     /// The request has a body (a DATA frame follows its headers).
@@ -126,7 +108,7 @@ final class PendingStream: @unchecked Sendable {
     /// flow-control window to take it whole: it fits one DATA frame, and
     /// the window (`connectionWindow`) is what keeps nghttp2's `capacity`
     /// below it. Cut at the window's edge, the stream would be put behind
-    /// every other (see `HTTP2Connection.bodyFitsWindow`).
+    /// every other (see `BodyFlowControl`).
     func waitsForWindow(capacity: Int, connectionWindow: Int) -> Bool {
         bodyOffset == 0 && capacity < bodyCount && connectionWindow < bodyCount && bodyCount <= Self.wholeFrameBody
     }
@@ -138,43 +120,16 @@ final class PendingStream: @unchecked Sendable {
     /// Copies the next part of the body, up to `capacity` bytes, into
     /// `buffer`; returns the count and whether the body is now all sent.
     func nextBodyChunk(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, done: Bool) {
-        let body = request.bodyBytes
-        let count = min(body.count - bodyOffset, capacity)
-        if count > 0 { buffer.update(from: body.baseAddress! + bodyOffset, count: count) }
+        let count = batch!.bytes.copyBody(index, from: bodyOffset, into: buffer, capacity: capacity)
         bodyOffset += count
-        return (count, bodyOffset == body.count)
+        return (count, bodyOffset == bodyCount)
     }
 
-    deinit {
-        heldBatch?.release()
-        free(arena)
-    }
-
-    /// Calls `body` with the batch, which this stream holds (no retain of
-    /// its own for the call).
-    private func withBatch<Result>(_ body: (BatchCompletion) -> Result) -> Result {
-        heldBatch!._withUnsafeGuaranteedRef(body)
-    }
-
-    /// The request's parts where they are, in its batch: no copy, no
-    /// retain of them. Valid while the stream holds the batch.
-    var request: RequestParts { withBatch { $0.requests.parts(index) } }
-
-    /// This stream's own room for header values, at least `byteCount` bytes,
-    /// for as long as nghttp2 may read them (until it closes the stream).
-    /// When it grows, the bytes it held move with it (`realloc`); a reused
-    /// stream writes over the room it had.
-    func arena(atLeast byteCount: Int) -> UnsafeMutablePointer<UInt8> {
-        // (No room yet, even for 0 bytes: an empty path still needs a pointer.)
-        if byteCount > arenaCapacity || arena == nil {
-            // Room for an APNs path and `apns-id` at least, so that a reused
-            // stream seldom needs more.
-            let capacity = max(byteCount, 2 * arenaCapacity, 128)
-            guard let room = realloc(arena, capacity) else { fatalError("out of memory for \(capacity) bytes of header values") }
-            arena = room
-            arenaCapacity = capacity
-        }
-        return arena!.assumingMemoryBound(to: UInt8.self)
+    /// Submits the request to `session` (see `RequestBytes.submit`), with
+    /// `userData` as the stream's user data and its body's source.
+    func submit(to session: OpaquePointer, indexing: inout HeaderIndexing, reader: nghttp2_data_source_read_callback,
+                userData: UnsafeMutableRawPointer) -> Int32 {
+        batch!.bytes.submit(index, to: session, indexing: &indexing, reader: reader, stream: userData)
     }
 
     /// Adds a chunk of the response body, keeping at most `limit` bytes in all.
@@ -214,25 +169,10 @@ final class PendingStream: @unchecked Sendable {
 
     /// The request's own header when a response header repeats it, name
     /// and value (APNs echoes the request's `apns-id`): the response then
-    /// shares the request's strings instead of allocating new ones. Header
-    /// strings are read in place, lengths first.
+    /// shares the request's strings instead of allocating new ones.
     func requestHeader(repeatedBy name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> HTTPHeader? {
-        request.headers.pointee.withUnsafeBufferPointer { headers in
-            for index in headers.indices where headers[index].value.utf8.count == value.count
-                && headers[index].name.utf8.count == name.count
-                && Self.utf8(of: headers[index].value, equals: value) && Self.utf8(of: headers[index].name, equals: name) {
-                return headers[index]
-            }
-            return nil
-        }
-    }
-
-    /// Whether `text`'s UTF-8 is `bytes` (false, not a copy, for a string
-    /// whose bytes are not contiguous in memory).
-    private static func utf8(of text: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { utf8 in
-            utf8.count == bytes.count && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-        } ?? false
+        let batch = batch!
+        return batch.bytes.headerPosition(index, name: name, value: value).map { batch.requests.header(index, at: $0) }
     }
 
     /// The complete response, its headers and body moved out of the stream
@@ -251,8 +191,6 @@ final class PendingStream: @unchecked Sendable {
     func finish(_ result: consuming Result<HTTP2Response, TransportError>) {
         guard !finished else { return }
         finished = true
-        // Taken out of an optional inside the closure: moved, not copied.
-        var pending: Result<HTTP2Response, TransportError>? = consume result
-        withBatch { batch in batch.complete(index, pending.take()!) }
+        batch!.complete(index, result)
     }
 }
