@@ -44,10 +44,14 @@ results=""
 
 python="$("$here/aioapns-setup.sh")"
 
-echo "building (release)" >&2
-(cd "$root" && swift build -c release --product pushgw-bench >&2 && swift build -c release --product apns-simulator >&2)
-bench="$root/.build/release/pushgw-bench"
-simulator="$root/.build/release/apns-simulator"
+# PUSHGW_BENCH_BIN and APNS_SIMULATOR_BIN: binaries already built (another
+# revision's, for a before-and-after comparison); unset, this tree's.
+bench="${PUSHGW_BENCH_BIN:-$root/.build/release/pushgw-bench}"
+simulator="${APNS_SIMULATOR_BIN:-$root/.build/release/apns-simulator}"
+if [[ -z "${PUSHGW_BENCH_BIN:-}" || -z "${APNS_SIMULATOR_BIN:-}" ]]; then
+    echo "building (release)" >&2
+    (cd "$root" && swift build -c release --product pushgw-bench >&2 && swift build -c release --product apns-simulator >&2)
+fi
 
 apns_throwaway_keys
 nghttpd_port="$(free_port)"
