@@ -75,7 +75,7 @@ final class AvatarEndToEndTests: XCTestCase {
     }
 
     /// A duplicate is answered from the record before its avatar is looked
-    /// at, on the fast path as on the task path: it adds nothing to the
+    /// at, whichever entry point takes it: it adds nothing to the
     /// avatar metrics (it added a refusal or a cache hit per duplicate).
     func testADuplicateLooksUpNoAvatar() async throws {
         let metrics = MetricsRegistry()

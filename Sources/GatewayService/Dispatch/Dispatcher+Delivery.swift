@@ -2,23 +2,11 @@ import APNsHTTP2
 import PayloadBuilder
 import PushGWSync
 
-/// Sending rendered requests to the providers: one attempt per provider
-/// batch (with a completion, or awaited), what each outcome means, and the
-/// retries with back-off, jitter, Retry-After, the deadline and the budget.
+/// Sending rendered requests to the providers (`NotifyRun`'s sent and
+/// retried stages): one attempt per provider batch (with a completion, or
+/// awaited), what each outcome means, and the retries with back-off,
+/// jitter, Retry-After, the deadline and the budget.
 extension Dispatcher {
-    /// Sends `requests`, retrying what may succeed later, and returns each
-    /// recipient's final result by recipient index.
-    func deliver(_ requests: [ProviderRequest], app: AppProfile,
-                 deadline: ContinuousClock.Instant) async -> [Int: RecipientResult] {
-        var final: [Int: RecipientResult] = [:]
-        guard !requests.isEmpty else { return final }
-        budget.recordAttempts(requests.count)
-        let retry = classify(requests, await sendOnce(requests, app: app, deadline: deadline), app: app, into: &final)
-        await retrying(retry, app: app, deadline: deadline, final: &final)
-        countNotifications(final)
-        return final
-    }
-
     /// A request to try again, the result it has if it is not, the
     /// provider's Retry-After, and whether the provider refused it (else
     /// the connection failed under it).
