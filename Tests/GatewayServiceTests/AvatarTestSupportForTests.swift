@@ -57,25 +57,28 @@ final class AvatarTestClock: Sendable {
     func advance(by duration: Duration) { offset.withLock { $0 += duration } }
 }
 
-/// Collects the resolver's `onFetch` labels.
-final class AvatarLabelRecorder: Sendable {
-    private let labels = Locked<[String]>([])
-
-    var all: [String] { labels.withLock { $0 } }
-
-    func record(_ label: String) { labels.withLock { $0.append(label) } }
-}
-
-/// A resolver wired to a test clock and a label recorder.
+/// A resolver wired to a test clock and a registry of its own.
 struct AvatarTestRig {
     let resolver: AvatarResolver
     let clock = AvatarTestClock()
-    let labels = AvatarLabelRecorder()
+    /// Declared as the gateway declares it, so that its exposition names the labels.
+    let metrics = GatewayMetrics().registry
 
     init(_ policy: AvatarPolicy) {
         let clock = self.clock
-        let labels = self.labels
-        resolver = AvatarResolver(policy: policy, now: { clock.now }, onFetch: { labels.record($0) })
+        resolver = AvatarResolver(policy: policy, now: { clock.now }, metrics: metrics)
+    }
+
+    /// `pushgw_avatar_fetch_total` by `result` label, the labels counted so far.
+    var counts: [String: Int] {
+        var counts: [String: Int] = [:]
+        let prefix = GatewayMetrics.avatarFetch.name + "{result=\""
+        for line in metrics.exposition().split(separator: "\n") where line.hasPrefix(prefix) {
+            let rest = line.dropFirst(prefix.count)
+            guard let quote = rest.firstIndex(of: "\""), let value = Int(rest[rest.index(quote, offsetBy: 3)...]) else { continue }
+            if value > 0 { counts[String(rest[..<quote])] = value }
+        }
+        return counts
     }
 }
 
