@@ -10,14 +10,14 @@ public import PayloadBuilder
 /// ``AccessTokenSource``.
 ///
 /// Returns a typed outcome per message: `accepted(name:)`, or `rejected`
-/// with the FCM error code and the action it calls for (drop the token,
-/// retry after `Retry-After`, configuration error, final). A transport
+/// with the FCM error code and the `ProviderVerdict` it calls for (drop the
+/// token, retry after `Retry-After`, configuration error, final). A transport
 /// failure is a `TransportError` (retryable where it says).
 ///
 /// A 401 or 403 without an FcmError detail means our access token was
 /// refused: the client invalidates it, gets a fresh one (one grant, shared)
 /// and resends those messages once; a second refusal stays a rejection with
-/// ``FCMAction/configurationError``.
+/// ``ProviderVerdict/configuration(detail:)``.
 ///
 /// Thread-safety: `Sendable`; `send` may be called from many tasks at once.
 public final class FCMClient: Sendable {

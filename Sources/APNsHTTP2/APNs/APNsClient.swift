@@ -7,7 +7,8 @@ public import PayloadBuilder
 /// long-lived HTTP/2 connections, with ES256 provider-token authentication.
 ///
 /// Returns a typed outcome per notification: `accepted` or `rejected` with
-/// the reason classified (drop the token, retry, configuration error). A
+/// the reason and its `ProviderVerdict` (drop the token, retry,
+/// configuration error, final). A
 /// transport failure is thrown as `TransportError` (retryable where it says).
 /// On `ExpiredProviderToken` the token source decides whether a new token is
 /// minted; if so the notification is sent once more with it.
@@ -101,8 +102,7 @@ public final class APNsClient: Sendable {
                 break
             case let .doNotRetry(problem):
                 var final = rejection
-                final.action = .configurationError
-                final.detail = problem.description
+                final.verdict = .configuration(detail: problem.description)
                 outcomes[index] = .success(.rejected(final))
             }
         }
@@ -197,10 +197,10 @@ extension APNsRejection {
             // No reason: named after the status, which alone decides (no
             // documented reason is called `Status…`, so the table is not asked).
             self.init(status: response.status, reason: APNsReason(Self.statusReason(response.status)), timestamp: body.timestamp,
-                      apnsID: apnsID, action: APNsReason.actionForUnlistedReason(status: response.status))
+                      apnsID: apnsID, verdict: APNsReason.verdictForUnlistedReason(status: response.status))
         }
-        if case .retry = action, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0, now: now) }) {
-            action = .retry(after: after)
+        if case .retry = verdict, let after = response.header("retry-after").flatMap({ RetryAfter.duration($0, now: now) }) {
+            verdict = .retry(after: after)
         }
     }
 

@@ -49,6 +49,10 @@ extension Dispatcher {
             case let .rejected(_, reason, .retry(after)):
                 retry.append((requests[index], RecipientResult(platform: platform, token: token, status: .failed,
                                                                reason: reason, retryable: true), after, true))
+            case let .rejected(_, reason, .refreshCredential):
+                // The client made no fresh credential to send it with: retried as any refusal for now.
+                retry.append((requests[index], RecipientResult(platform: platform, token: token, status: .failed,
+                                                               reason: reason, retryable: true), nil, true))
             case let .failed(error):
                 // The gateway shutting down is not retried here, but it says
                 // nothing against the device: the caller's retry of the event
@@ -184,7 +188,7 @@ extension Dispatcher {
         let appSenders = senders[app.name]
         for (platform, positions) in byPlatform {
             guard let sender = appSenders?[platform] else {
-                let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
+                let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", verdict: .final)
                 if let all = gathered.withLock({ $0.add(positions, Array(repeating: refusal, count: positions.count)) }) {
                     completion(all)
                 }
