@@ -45,7 +45,7 @@ final class APNsRejectionTests: XCTestCase {
 
     func testOnlyUnrelatedKeyIdleTimeoutAndShutdownAskForANewConnection() {
         func asks(_ status: Int, _ body: String) -> Bool {
-            APNsClient.asksForANewConnection(HTTP2Response(status: status, body: Array(body.utf8)))
+            APNsProvider.asksForANewConnection(HTTP2Response(status: status, body: Array(body.utf8)))
         }
         XCTAssertTrue(asks(403, #"{"reason":"UnrelatedKeyIdInToken"}"#))
         XCTAssertTrue(asks(400, #"{"reason":"IdleTimeout"}"#))
@@ -72,9 +72,9 @@ final class APNsRejectionTests: XCTestCase {
     func testTheApnsIDIsTheFirstHeaderOfThatName() {
         let headers = [HTTPHeader("apns-topic", "t"), HTTPHeader("apns-idx", "no"), HTTPHeader("apns-ID", "no"),
                        HTTPHeader("apns-id", "first"), HTTPHeader("apns-id", "second")]
-        XCTAssertEqual(APNsClient.apnsID(in: headers), "first")
-        XCTAssertNil(APNsClient.apnsID(in: Array(headers.prefix(3))))
-        XCTAssertNil(APNsClient.apnsID(in: []))
+        XCTAssertEqual(APNsProvider.apnsID(in: headers), "first")
+        XCTAssertNil(APNsProvider.apnsID(in: Array(headers.prefix(3))))
+        XCTAssertNil(APNsProvider.apnsID(in: []))
     }
 
     func testProviderTokenReasonsAreTheFiveAboutTheToken() {
