@@ -1,5 +1,5 @@
 @testable import FCMClient
-import APNsHTTP2
+import HTTP2Client
 @testable import HTTP2Client
 import Synchronization
 import TestSupport
