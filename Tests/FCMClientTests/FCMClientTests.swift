@@ -81,7 +81,7 @@ final class FCMClientTests: XCTestCase {
         XCTAssertEqual(tokens.grantCount, 2, "one fresh token was tried")
         XCTAssertEqual(testbed.simulator.statistics.rejectedPerErrorCode["PERMISSION_DENIED"], 2)
         // The fresh token was refused too: later sends are refused once
-        // each, with no grant and no resend (found in review: every event
+        // each, with no grant and no resend (regression: every event
         // threw the token away and asked for a new one).
         for _ in 0..<5 {
             guard case .rejected(let again) = try await client.send(request) else { return XCTFail() }

@@ -42,7 +42,7 @@ final class FCMRejectionTests: XCTestCase {
     }
 
     /// PROTOCOLS.md B4: INVALID_ARGUMENT with an ApnsError detail 410
-    /// Unregistered is a dead iOS token (found in review: it was a plain
+    /// Unregistered is a dead iOS token (regression: it was a plain
     /// failure, and the caller kept the token). Another APNs answer under
     /// INVALID_ARGUMENT stays final.
     func testAnAPNsUnregisteredUnderInvalidArgumentDropsTheToken() {

@@ -26,7 +26,7 @@ final class AvatarEndToEndTests: XCTestCase {
 
     /// The avatar may take at most half the time a notify has left to
     /// send: with a 2 s deadline a stalled avatar is dropped after about a
-    /// second and the notification sent (found in review: the avatar's own
+    /// second and the notification sent (regression: the avatar's own
     /// 3 s timeout used up the whole deadline, and nothing was sent).
     func testASlowAvatarLeavesTheNotificationTimeToBeSent() async throws {
         let server = try startServer(["/stalled.png": .stall])

@@ -93,7 +93,7 @@ final class NotifyFastPathDifferentialTests: XCTestCase {
 
     /// A scrape that lands between an observation's bucket update and its
     /// count update still gives a count (`+Inf`) no lower than any bucket,
-    /// as Prometheus' format requires (found in review).
+    /// as Prometheus' format requires.
     func testAHistogramScrapeBetweenTheTwoUpdatesKeepsTheCountAboveTheBuckets() {
         let registry = MetricsRegistry()
         let series = registry.series(MetricsRegistry.Family("e_seconds", "A test histogram.", type: "histogram"), ["fcm"])
