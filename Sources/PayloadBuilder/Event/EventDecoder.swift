@@ -29,13 +29,13 @@ public struct EventDecoder: Sendable {
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             throw EventError(.emptyBody, field: nil, "the request body is empty: send one event as a JSON object")
         }
-        var event = EventReader.emptyEvent
         let limits = config.limits
-        try JSONScanner.scanning(body) { scanner throws(EventError) in
+        let event = try JSONScanner.scanning(body) { scanner throws(EventError) in
             var reader = EventReader(scanner, limits: limits)
-            try reader.read(into: &event)
+            return try reader.read()
         }
-        return (event, try appIndex(accepting: event))
+        let appIndex = try appIndex(accepting: event)
+        return (event, appIndex)
     }
 
     /// The index of the app `event` names, once it is known to have

@@ -4,7 +4,7 @@
 extension EventReader {
     /// At least one and at most `maximumRecipients` recipients, each valid,
     /// no device named twice; appended to `recipients` (empty).
-    mutating func readRecipients(into recipients: inout [Recipient], at location: FieldLocation) throws(EventError) {
+    mutating func readRecipients(into recipients: inout [Recipient], at location: Place) throws(EventError) {
         var array = JSONScanner.Container()
         _ = try enter(.array, &array, at: location, null: .required, "must be an array of recipients")
         recipients.reserveCapacity(4)  // one allocation for the usual few
@@ -14,7 +14,7 @@ extension EventReader {
                 throw EventError(.tooManyRecipients, at: location.path,
                                  "more than \(limits.maximumRecipients) recipients; at most \(limits.maximumRecipients) per event")
             }
-            try readRecipient(appendingTo: &recipients, at: location.child(index: recipients.count), seen: &seenTokens)
+            try readRecipient(appendingTo: &recipients, at: .recipient(recipients.count), seen: &seenTokens)
         }
         guard !recipients.isEmpty else { throw EventError(.invalidEvent, at: location.path, "name at least one recipient") }
     }
@@ -26,7 +26,7 @@ extension EventReader {
     /// Reads one recipient into a new last element of `recipients`, filled
     /// in place (a recipient built apart was copied into the array, then
     /// destroyed).
-    private mutating func readRecipient(appendingTo recipients: inout [Recipient], at location: FieldLocation,
+    private mutating func readRecipient(appendingTo recipients: inout [Recipient], at location: Place,
                                         seen seenTokens: inout SeenTokens?) throws(EventError) {
         var object = JSONScanner.Container()
         _ = try enter(.object, &object, at: location, null: .refused, "must be an object")
@@ -64,7 +64,8 @@ extension EventReader {
         if let problem = token.deviceTokenProblem(platform) { throw Self.invalid(location, "token", problem) }
         recipients[index].platform = platform
         recipients[index].token = token.string
-        if let first = Self.earlierRecipient(namingTheDeviceOf: index, in: recipients, seen: &seenTokens) {
+        if let first = Self.earlierRecipient(namingTheDeviceOf: index, in: recipients, seen: &seenTokens,
+                                             token: recipients[index].token, platform: platform) {
             throw Self.invalid(location, "token", "the same token as recipients[\(first)]; name each device once")
         }
     }
@@ -72,22 +73,21 @@ extension EventReader {
     /// The first recipient before `index` with the same token identity
     /// (`SeenTokens`), or nil: for a small event a scan of the ones before,
     /// allocating nothing; past `SeenTokens.linearLimit`, a dictionary.
-    private static func earlierRecipient(namingTheDeviceOf index: Int, in recipients: [Recipient],
-                                         seen: inout SeenTokens?) -> Int? {
-        let later = recipients[index]
+    private static func earlierRecipient(namingTheDeviceOf index: Int, in recipients: [Recipient], seen: inout SeenTokens?,
+                                         token: String, platform: Platform) -> Int? {
         guard index < SeenTokens.linearLimit else {
             if seen == nil {
                 var tokens = SeenTokens(expected: SeenTokens.linearLimit + 1)
                 for earlier in 0..<index { _ = tokens.insert(recipients[earlier].token, platform: recipients[earlier].platform, index: earlier) }
                 seen = tokens
             }
-            return seen?.insert(later.token, platform: later.platform, index: index)
+            return seen?.insert(token, platform: platform, index: index)
         }
         // Tokens of different lengths (the usual pair) are told apart without comparing bytes.
-        let count = later.token.utf8.count
+        let count = token.utf8.count, lowercase = platform == .apns
         for earlier in 0..<index where recipients[earlier].token.utf8.count == count
             && SeenTokens.sameIdentity(recipients[earlier].token, lowercasing: recipients[earlier].platform == .apns,
-                                       later.token, lowercasing: later.platform == .apns) {
+                                       token, lowercasing: lowercase) {
             return earlier
         }
         return nil
@@ -109,7 +109,7 @@ extension EventReader {
 
     /// String values only, under keys `DataKeyNames` accepts, no key
     /// written twice (same code units, RFC 8259 §8.3); null is no data.
-    mutating func readData(into entries: inout [DataEntry], at location: FieldLocation) throws(EventError) {
+    mutating func readData(into entries: inout [DataEntry], at location: Place) throws(EventError) {
         var object = JSONScanner.Container()
         guard try enter(.object, &object, at: location, null: .absent, "must be an object of string values") else { return }
         // Keys seen so far, once there are enough that a linear check would be quadratic.

@@ -92,7 +92,7 @@ extension EventReader {
     /// true when entered, false for null when null means `absent`; else
     /// `mismatch + ", not …"`.
     @inline(__always)
-    mutating func enter(_ kind: JSONScanner.Kind, _ container: inout JSONScanner.Container, at location: FieldLocation,
+    mutating func enter(_ kind: JSONScanner.Kind, _ container: inout JSONScanner.Container, at location: Place,
                         null: Null, _ mismatch: @autoclosure () -> String) throws(EventError) -> Bool {
         let found = try scan(location) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
         if found == kind {
@@ -109,14 +109,14 @@ extension EventReader {
 
     /// The next key of the object at `location`, or nil past its end.
     @inline(__always)
-    mutating func nextKey(_ object: inout JSONScanner.Container, at location: FieldLocation) throws(EventError) -> KeyName? {
+    mutating func nextKey(_ object: inout JSONScanner.Container, at location: Place) throws(EventError) -> KeyName? {
         try scan(location) { scanner throws(JSONScanner.Failure) in try scanner.nextKey(&object) }
     }
 
     /// The index of `key` among the members of `object`, marked in `seen`;
     /// an unknown key or one seen already is refused.
     @inline(__always)
-    func member(_ key: KeyName, of object: Object, seen: inout UInt32, at location: FieldLocation) throws(EventError) -> Int {
+    func member(_ key: KeyName, of object: Object, seen: inout UInt32, at location: Place) throws(EventError) -> Int {
         guard let index = object.index(key) else { throw unknownField(of: object, at: location) }
         let bit: UInt32 = 1 << index
         guard seen & bit == 0 else { throw repeatedKey(at: location) }
@@ -126,20 +126,20 @@ extension EventReader {
 
     /// The first member of `required` (bits of `object.names`) not in `seen`, refused as missing.
     @inline(__always)
-    func requireMembers(_ seen: UInt32, _ required: UInt32, of object: Object, at location: FieldLocation) throws(EventError) {
+    func requireMembers(_ seen: UInt32, _ required: UInt32, of object: Object, at location: Place) throws(EventError) {
         let missing = required & ~seen
         guard missing != 0 else { return }
         throw Self.invalid(location, object.names[missing.trailingZeroBitCount], "is required")
     }
 
     @inline(never)
-    func unknownField(of object: Object, at location: FieldLocation) -> EventError {
+    func unknownField(of object: Object, at location: Place) -> EventError {
         let known = object.names.sorted().joined(separator: ", ")
         return EventError(.invalidEvent, at: location.appending(scanner.key.string), "unknown field (known here: \(known))")
     }
 
     @inline(never)
-    func repeatedKey(at location: FieldLocation) -> EventError {
+    func repeatedKey(at location: Place) -> EventError {
         let key = scanner.key.string
         return EventError(.invalidJSON, at: location.appending(key), "the key \"\(key)\" appears twice in one object")
     }
@@ -149,7 +149,7 @@ extension EventReader {
     /// The string member `name` or null (nil): not empty when `nonEmpty`,
     /// at most `maxBytes` UTF-8 bytes.
     @inline(__always)
-    mutating func text(_ name: String, at location: FieldLocation, nonEmpty: Bool = false,
+    mutating func text(_ name: String, at location: Place, nonEmpty: Bool = false,
                        maxBytes: Int = .max) throws(EventError) -> Text? {
         let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
         guard kind == .string else {
@@ -168,7 +168,7 @@ extension EventReader {
     /// The id member `name` or null (nil): a string of at most
     /// `maximumIDBytes` that `Identifier.problem` accepts.
     @inline(__always)
-    mutating func identifier(_ name: String, at location: FieldLocation) throws(EventError) -> Text? {
+    mutating func identifier(_ name: String, at location: Place) throws(EventError) -> Text? {
         guard let id = try text(name, at: location, nonEmpty: true, maxBytes: limits.maximumIDBytes) else { return nil }
         if let problem = id.identifierProblem { throw Self.invalid(location, name, problem) }
         return id
@@ -176,13 +176,13 @@ extension EventReader {
 
     /// `identifier`, refusing null.
     @inline(__always)
-    mutating func requiredIdentifier(_ name: String, at location: FieldLocation) throws(EventError) -> Text {
+    mutating func requiredIdentifier(_ name: String, at location: Place) throws(EventError) -> Text {
         guard let id = try identifier(name, at: location) else { throw Self.invalid(location, name, "is required") }
         return id
     }
 
     /// The boolean member `name` or null (nil).
-    mutating func bool(_ name: String, at location: FieldLocation) throws(EventError) -> Bool? {
+    mutating func bool(_ name: String, at location: Place) throws(EventError) -> Bool? {
         let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
         switch kind {
         case .boolean: return try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.bool() }
@@ -196,7 +196,7 @@ extension EventReader {
     /// The integer member `name` (a number written without a fraction or
     /// an exponent, within 64 bits) or null (nil). `86400.0` or `8.64e4`
     /// is refused with a message saying how to write it.
-    mutating func integer(_ name: String, at location: FieldLocation) throws(EventError) -> Int64? {
+    mutating func integer(_ name: String, at location: Place) throws(EventError) -> Int64? {
         let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
         switch kind {
         case .number:
@@ -219,7 +219,7 @@ extension EventReader {
     /// if given): a failure becomes the event's error, naming that value
     /// when the text is not UTF-8, the whole body when it is not JSON.
     @inline(__always)
-    mutating func scan<Result>(_ location: FieldLocation, member name: String? = nil,
+    mutating func scan<Result>(_ location: Place, member name: String? = nil,
                                _ step: (inout JSONScanner) throws(JSONScanner.Failure) -> Result) throws(EventError) -> Result {
         do {
             return try step(&scanner)
@@ -229,7 +229,7 @@ extension EventReader {
     }
 
     @inline(never)
-    static func eventError(_ failure: JSONScanner.Failure, at location: FieldLocation, _ name: String?) -> EventError {
+    static func eventError(_ failure: JSONScanner.Failure, at location: Place, _ name: String?) -> EventError {
         switch failure.kind {
         case .syntax: EventError(.invalidJSON, field: nil, failure.message)
         case .utf8: EventError(.invalidUTF8, at: name.map(location.appending) ?? location.path, failure.message)
@@ -238,7 +238,7 @@ extension EventReader {
 
     /// An `invalid_event` error about the member `name` at `location`.
     @inline(never)
-    static func invalid(_ location: FieldLocation, _ name: String, _ message: String) -> EventError {
+    static func invalid(_ location: Place, _ name: String, _ message: String) -> EventError {
         EventError(.invalidEvent, at: location.appending(name), message)
     }
 }

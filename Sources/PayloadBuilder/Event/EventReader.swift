@@ -31,11 +31,19 @@ struct EventReader {
     static let emptyEvent = Event(eventID: "", conversation: Conversation(id: ""), message: Message(id: ""),
                                   sender: Sender(id: "", displayName: ""), recipients: [])
 
+    /// The event the whole body holds, checked as far as it can be without the app.
+    mutating func read() throws(EventError) -> Event {
+        // Filled in place and moved out.
+        var event = Self.emptyEvent
+        try read(into: &event)
+        return event
+    }
+
     /// Reads the whole body into `event` (made by `emptyEvent`), checked as
     /// far as it can be without the app. Its `eventID` is
     /// `conversation.id + ":" + message.id` when the body has none.
-    mutating func read(into event: inout Event) throws(EventError) {
-        let root = FieldLocation()
+    private mutating func read(into event: inout Event) throws(EventError) {
+        let root = Place.root
         var object = JSONScanner.Container()
         _ = try enter(.object, &object, at: root, null: .refused, "must be an object")
         var seen: UInt32 = 0
@@ -44,12 +52,12 @@ struct EventReader {
             case 0:
                 if let id = try identifier("event_id", at: root) { event.eventID = id.string }
             case 1: event.app = try text("app", at: root, nonEmpty: true)?.string
-            case 2: try readConversation(into: &event.conversation, at: root.child("conversation"))
-            case 3: try readMessage(into: &event.message, at: root.child("message"))
-            case 4: try readSender(into: &event.sender, at: root.child("sender"))
-            case 5: try readRecipients(into: &event.recipients, at: root.child("recipients"))
-            case 6: try readNotification(into: &event.notification, at: root.child("notification"))
-            default: try readData(into: &event.data, at: root.child("data"))
+            case 2: try readConversation(into: &event.conversation, at: .conversation)
+            case 3: try readMessage(into: &event.message, at: .message)
+            case 4: try readSender(into: &event.sender, at: .sender)
+            case 5: try readRecipients(into: &event.recipients, at: .recipients)
+            case 6: try readNotification(into: &event.notification, at: .notification)
+            default: try readData(into: &event.data, at: .data)
             }
         }
         try requireMembers(seen, 0b11_1100, of: .event, at: root)
@@ -62,7 +70,7 @@ struct EventReader {
 
     // MARK: objects
 
-    private mutating func readConversation(into conversation: inout Conversation, at location: FieldLocation) throws(EventError) {
+    private mutating func readConversation(into conversation: inout Conversation, at location: Place) throws(EventError) {
         var object = JSONScanner.Container()
         _ = try enter(.object, &object, at: location, null: .required, "must be an object")
         var seen: UInt32 = 0
@@ -79,7 +87,7 @@ struct EventReader {
         try requireMembers(seen, 0b1, of: .conversation, at: location)
     }
 
-    private mutating func readMessage(into message: inout Message, at location: FieldLocation) throws(EventError) {
+    private mutating func readMessage(into message: inout Message, at location: Place) throws(EventError) {
         var object = JSONScanner.Container()
         _ = try enter(.object, &object, at: location, null: .required, "must be an object")
         var seen: UInt32 = 0
@@ -106,7 +114,7 @@ struct EventReader {
         try requireMembers(seen, 0b1, of: .message, at: location)
     }
 
-    private mutating func readSender(into sender: inout Sender, at location: FieldLocation) throws(EventError) {
+    private mutating func readSender(into sender: inout Sender, at location: Place) throws(EventError) {
         var object = JSONScanner.Container()
         _ = try enter(.object, &object, at: location, null: .required, "must be an object")
         var seen: UInt32 = 0
@@ -130,7 +138,7 @@ struct EventReader {
         try requireMembers(seen, 0b11, of: .sender, at: location)
     }
 
-    private mutating func readNotification(into options: inout NotificationOptions, at location: FieldLocation) throws(EventError) {
+    private mutating func readNotification(into options: inout NotificationOptions, at location: Place) throws(EventError) {
         var object = JSONScanner.Container()
         guard try enter(.object, &object, at: location, null: .absent, "must be an object") else { return }
         var seen: UInt32 = 0

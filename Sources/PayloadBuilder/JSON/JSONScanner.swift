@@ -24,14 +24,7 @@ struct JSONScanner {
     /// inside it (it borrows the bytes).
     static func scanning<Result, Failure: Error>(_ bytes: [UInt8],
                                                  _ body: (JSONScanner) throws(Failure) -> Result) throws(Failure) -> Result {
-        let result: Swift.Result<Result, Failure> = bytes.withUnsafeBufferPointer { buffer in
-            do throws(Failure) {
-                return .success(try body(JSONScanner(buffer)))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in try body(JSONScanner(buffer)) }
     }
 
     /// Why the text is not JSON (or its strings not UTF-8), in the words
@@ -75,6 +68,7 @@ struct JSONScanner {
 
     /// The kind of the value at the next byte (whitespace skipped), told by
     /// that byte: the value itself is checked when it is read.
+    @inline(__always)
     mutating func kind() throws(Failure) -> Kind {
         skipWhitespace()
         guard position < input.count else { throw syntaxError("unexpected end of input") }
