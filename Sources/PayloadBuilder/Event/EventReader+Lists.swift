@@ -98,8 +98,8 @@ extension EventReader {
     /// without making one from the bytes. Nil for any other tag.
     @inline(__always)
     private static func supportedLanguage(_ tag: Text) -> String? {
-        guard tag.utf8Count == 2 else { return nil }
-        switch (tag.utf8[0], tag.utf8[1]) {
+        guard let (first, second) = tag.twoBytes else { return nil }
+        switch (first, second) {
         case (UInt8(ascii: "v"), UInt8(ascii: "i")): return "vi"
         case (UInt8(ascii: "e"), UInt8(ascii: "n")): return "en"
         case (UInt8(ascii: "f"), UInt8(ascii: "r")): return "fr"

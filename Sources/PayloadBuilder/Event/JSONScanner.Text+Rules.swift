@@ -25,7 +25,7 @@ extension JSONScanner.Text {
         withUTF8 { DeviceToken.problem(utf8: $0, platform: platform) }
     }
 
-    /// Whether this is `name`, byte for byte (`MessageKind(utf8:)` and the like).
+    /// The value `parse` reads from the bytes (`MessageKind(utf8:)` and the like), or nil.
     func parsed<Value>(_ parse: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
         withUTF8(parse)
     }

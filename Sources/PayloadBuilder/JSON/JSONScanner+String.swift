@@ -34,9 +34,9 @@ extension JSONScanner {
             }
         }
 
-        /// Whether the bytes are those of `other` (code units, as RFC 8259 §8.3 compares keys).
-        func hasSameBytes(as other: Text) -> Bool {
-            utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+        /// The bytes of a text of exactly two bytes, or nil.
+        var twoBytes: (UInt8, UInt8)? {
+            utf8.count == 2 ? (utf8[0], utf8[1]) : nil
         }
 
         /// Calls `body` with the UTF-8 bytes.
