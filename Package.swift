@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FCMClientTests",
-            dependencies: ["FCMClient", "HTTP2Client", "APNsHTTP2", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL", "TestSupport"],
+            dependencies: ["FCMClient", "HTTP2Client", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
