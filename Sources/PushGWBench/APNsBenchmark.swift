@@ -1,5 +1,5 @@
 import HTTP2Client
-public import EventLoops
+import EventLoops
 import OpenSSLCrypto
 import APNsHTTP2
 import Foundation

@@ -26,9 +26,10 @@ public func waitUntil(
 
 /// `waitUntil` for synchronous code (a test that drives a blocking client,
 /// a helper on a thread of its own): the same contract, blocking the calling
-/// thread between looks.
+/// thread between looks. A name of its own, so that async code never picks
+/// it and blocks a thread of the cooperative pool.
 @discardableResult
-public func waitUntil(
+public func blockUntil(
     _ what: String, within limit: Duration = .seconds(10), every interval: Duration = .milliseconds(5),
     file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool
 ) -> Bool {

@@ -1,5 +1,5 @@
 public import OpenSSLCrypto
-public import HTTP2Client
+import HTTP2Client
 
 /// An APNs provider authentication token: the ES256-signed JWT sent as
 /// `authorization: bearer <jwt>` (Apple, "Establishing a token-based

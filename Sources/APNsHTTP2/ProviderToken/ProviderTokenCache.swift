@@ -1,4 +1,4 @@
-public import HTTP2Client
+import HTTP2Client
 public import OpenSSLCrypto
 import Synchronization
 import PushGWSync

@@ -1,4 +1,4 @@
-public import HTTP2Client
+import HTTP2Client
 internal import Curl
 import Dispatch
 

@@ -1,16 +1,5 @@
-import Glibc
 import Synchronization
 import PushGWSync
-
-/// Where every pool thread starts: takes back the retained pool and drains
-/// its queue. A file-level constant, as C callbacks must be.
-private let avatarWorkerEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { argument in
-    guard let argument else { return nil }
-    ThreadName.setCurrent("pushgw-avatar")
-    let pool = Unmanaged<AvatarFetchPool>.fromOpaque(argument).takeRetainedValue()
-    pool.drain()
-    return nil
-}
 
 /// A small, bounded set of threads for blocking work (libcurl transfers), so
 /// that none of it runs on Swift's cooperative pool.
@@ -156,16 +145,6 @@ final class AvatarFetchPool: Sendable {
 
     /// Starts one detached thread running `drain()`; false when the system refuses.
     private func spawn() -> Bool {
-        var attributes = pthread_attr_t()
-        guard pthread_attr_init(&attributes) == 0 else { return false }
-        defer { pthread_attr_destroy(&attributes) }
-        _ = pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let retained = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        guard pthread_create(&thread, &attributes, avatarWorkerEntry, retained.toOpaque()) == 0 else {
-            retained.release()
-            return false
-        }
-        return true
+        DetachedThread.start(name: "pushgw-avatar") { self.drain() }
     }
 }

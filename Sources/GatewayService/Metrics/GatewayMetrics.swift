@@ -1,5 +1,5 @@
 public import HTTP2Client
-public import APNsHTTP2
+import APNsHTTP2
 
 /// The metric families API.md requires, declared once, with helpers that
 /// keep their labels bounded.

@@ -1,5 +1,5 @@
 import HTTP2Client
-public import EventLoops
+import EventLoops
 import OpenSSLCrypto
 public import GatewayHTTP
 import APNsHTTP2

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import EventLoops
+package import EventLoops
 internal import CNGHTTP2
 internal import CNGHTTP2Shims
 import Synchronization

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import EventLoops
+import EventLoops
 internal import CNGHTTP2
 import Foundation
 import Synchronization
