@@ -2,13 +2,14 @@
 import PayloadBuilder
 import XCTest
 
-/// The notify path's shortcuts against the general rules they replace:
+/// The dispatcher's compact forms checked against the plain rules they
+/// implement, written out here as the reference:
 /// the device fingerprint without the digest's array, the record merged by
 /// scanning instead of through a dictionary, the histogram counted in one
 /// bucket and added up when read, the dedup key written in one allocation,
 /// the record packed straight into the log, the sending deadline's
 /// duration worked out once.
-final class NotifyFastPathDifferentialTests: XCTestCase {
+final class DispatchRulesTests: XCTestCase {
     /// The fingerprint as it was defined: the first 16 bytes of the SHA-256
     /// digest array, APNs tokens lowercased.
     private static func fingerprintByDigest(_ platform: Platform, _ token: String) -> DeviceFingerprint {
