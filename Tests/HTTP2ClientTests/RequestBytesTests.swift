@@ -171,6 +171,24 @@ final class RequestBytesTests: XCTestCase {
         }
     }
 
+    /// Requests whose headers repeat the first request's, byte for byte or
+    /// not (same lengths, one byte apart, at the same positions), each get
+    /// their own names, values and indexing.
+    func testHeadersLikeTheFirstRequestsKeepTheirOwnBytesAndIndexing() {
+        let first = HTTP2Request(path: "/1", headers: [HTTPHeader("apns-id", "aaaaaaaaaaaa"), HTTPHeader("x-secret", "s"),
+                                                       HTTPHeader("x-a", "0123456789abcdef0")])
+        let same = HTTP2Request(path: "/2", headers: first.headers)
+        let apart = HTTP2Request(path: "/3", headers: [HTTPHeader("apns-ie", "aaaaaaaaaaab"), HTTPHeader("x-secreu", "s"),
+                                                       HTTPHeader("x-a", "0123456789abcdef1"), HTTPHeader("x-b", "")])
+        let swapped = HTTP2Request(path: "/4", headers: [HTTPHeader("x-secret", "s"), HTTPHeader("apns-id", "aaaaaaaaaaaa")])
+        let all = [first, same, apart, swapped, same]
+        let batch = bytes(all)
+        var indexing = HeaderIndexing()
+        for (index, request) in all.enumerated() {
+            XCTAssertEqual(block(batch, index, &indexing), expected(request, first: index == 0), "request \(index)")
+        }
+    }
+
     /// A response header is found among the request's by name and value.
     func testAHeaderIsFoundByItsNameAndValueBytes() {
         let apnsID = "6b2a4c8e-1f3d-4e5a-9b7c-0d1e2f3a4b5c"

@@ -154,10 +154,11 @@ extension HTTP2Connection {
         inFlight.bodySent(byteCount, by: stream)
     }
 
-    /// nghttp2 asks for a stream's body: whether it waits for the window.
-    fileprivate func defersBody(of streamID: Int32, waitsForWindow: Bool, window: Int) -> Bool {
+    /// nghttp2 asks for the body of a stream that would be cut by the
+    /// window: whether it waits for the window instead.
+    fileprivate func defersBody(of streamID: Int32, window: Int) -> Bool {
         // The clock is read only for a body that waits.
-        waitsForWindow && !flow.cutsAtWindowEdge && flow.defers(streamID, waitsForWindow: true, window: window, now: ContinuousClock.now)
+        !flow.cutsAtWindowEdge && flow.defers(streamID, waitsForWindow: true, window: window, now: ContinuousClock.now)
     }
 
     /// Hands the waiting bodies back to nghttp2 in the order they waited,
@@ -257,8 +258,9 @@ let readBodyCallback: nghttp2_data_source_read_callback = { session, streamID, b
     guard let session, let buffer, let source, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
     let stream = Unmanaged<PendingStream>.fromOpaque(source.pointee.ptr).takeUnretainedValue()
     let window = Int(nghttp2_session_get_remote_window_size(session))
-    let waits = stream.waitsForWindow(capacity: length, connectionWindow: window)
-    if withConnection(userData, { $0.defersBody(of: streamID, waitsForWindow: waits, window: window) }) {
+    // The connection is asked only about a body that would be cut.
+    if stream.waitsForWindow(capacity: length, connectionWindow: window),
+       withConnection(userData, { $0.defersBody(of: streamID, window: window) }) {
         return Int(NGHTTP2_ERR_DEFERRED.rawValue)
     }
     let (count, done) = stream.nextBodyChunk(into: buffer, capacity: length)

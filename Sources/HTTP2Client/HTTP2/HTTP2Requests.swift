@@ -74,11 +74,11 @@ public struct HTTP2Requests: Sendable {
     func copying(_ range: Range<Int>, authority: String, naming: HeaderNaming) -> RequestBytes.Made {
         switch storage {
         case let .separate(requests):
-            requests.withUnsafeBufferPointer { RequestBytes.copy($0, range: range, shared: nil, authority: authority, naming: naming) }
+            requests.withUnsafeBufferPointer { RequestBytes.copy(separate: $0, range: range, authority: authority, naming: naming) }
         case let .rendered(requests, shared):
             requests.withUnsafeBufferPointer {
-                RequestBytes.copy($0, range: range, shared: (shared.method, shared.authorization, shared.timeout), authority: authority,
-                                  naming: naming)
+                RequestBytes.copy(rendered: $0, range: range, method: shared.method, authorization: shared.authorization,
+                                  timeout: shared.timeout, authority: authority, naming: naming)
             }
         }
     }
@@ -97,30 +97,4 @@ private struct SharedParts: Sendable {
     let method: String
     let authorization: String?
     let timeout: Duration
-}
-
-/// A request as `RequestBytes` reads it: its path, headers and body, and
-/// its own method, authorization and timeout where it has them.
-protocol RequestSource {
-    var path: String { get }
-    var headers: [HTTPHeader] { get }
-    var body: [UInt8] { get }
-    var ownMethod: String { get }
-    var ownAuthorization: String? { get }
-    var ownTimeout: Duration { get }
-}
-
-extension HTTP2Request: RequestSource {
-    var ownMethod: String { method }
-    var ownAuthorization: String? { authorization }
-    var ownTimeout: Duration { timeout }
-}
-
-/// A rendered request's method, authorization and timeout are its send's
-/// (`HTTP2Requests(rendered:…)`), which `RequestBytes` is given instead:
-/// these are never read.
-extension ProviderRequest: RequestSource {
-    var ownMethod: String { method }
-    var ownAuthorization: String? { nil }
-    var ownTimeout: Duration { .zero }
 }

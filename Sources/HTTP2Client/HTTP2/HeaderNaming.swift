@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// How a connection's requests have HPACK index their header names
 /// (`HTTP2ConnectionOptions`): some never indexed (a credential), some
 /// indexed the first time on the connection and never after (PROTOCOLS.md
@@ -36,9 +39,15 @@ struct HeaderNaming: Sendable {
     /// How the header called `name` is indexed.
     func indexing(of name: UnsafeBufferPointer<UInt8>) -> Indexing {
         guard lengths & 1 << UInt64(min(name.count, 63)) != 0 else { return .indexed }
-        if unindexed.contains(where: { $0.elementsEqual(name) }) { return .neverIndexed }
-        if let place = indexedOnce.firstIndex(where: { $0.elementsEqual(name) }) { return .indexedOnce(place) }
+        if unindexed.contains(where: { Self.equal($0, name) }) { return .neverIndexed }
+        if let place = indexedOnce.firstIndex(where: { Self.equal($0, name) }) { return .indexedOnce(place) }
         return .indexed
+    }
+
+    /// Byte equality, lengths first.
+    private static func equal(_ listed: [UInt8], _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard listed.count == name.count else { return false }
+        return listed.withUnsafeBufferPointer { listed in name.isEmpty || memcmp(listed.baseAddress!, name.baseAddress!, name.count) == 0 }
     }
 }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CNGHTTP2
+import PayloadBuilder
 
 /// The bytes of one batch's requests, as its connection hands them to
 /// nghttp2: every method, path, `authorization`, header name and value and
@@ -78,68 +79,136 @@ final class RequestBytes: @unchecked Sendable {
         fileprivate let fixed: (Span, Span, Span, Span, Span, Span, Span)
     }
 
-    /// Copies `requests[range]` into one new allocation. `shared`: the
-    /// method, authorization and timeout of every request (copied once);
-    /// nil: each request's own. The requests are read where they are (a
-    /// buffer of the caller's array): no copy of a request or of its
-    /// strings and arrays.
-    static func copy<Element: RequestSource>(_ requests: UnsafeBufferPointer<Element>, range: Range<Int>,
-                                             shared: (method: String, authorization: String?, timeout: Duration)?,
-                                             authority: String, naming: HeaderNaming) -> Made {
-        // First the sizes, then one allocation: the records, then the text.
-        var textCount = authority.utf8.count + 7 + 7 + 5 + 10 + 5 + 13
-        if let shared { textCount += shared.method.utf8.count + (shared.authorization?.utf8.count ?? 0) }
-        var headerCount = 0
-        var mostHeaders = 0
+    /// Copies rendered requests `requests[range]` into one new allocation,
+    /// with the `method`, `authorization` and `timeout` they share (copied
+    /// once). The requests are read where they are (a buffer of the
+    /// caller's array): no copy of a request or of its strings and arrays.
+    static func copy(rendered requests: UnsafeBufferPointer<ProviderRequest>, range: Range<Int>, method: String,
+                     authorization: String?, timeout: Duration, authority: String, naming: HeaderNaming) -> Made {
+        var sizes = Sizes(authority: authority)
+        sizes.addText(method.utf8.count + (authorization?.utf8.count ?? 0))
         for index in range {
-            textCount += requests[index].path.utf8.count + requests[index].body.count
-            if shared == nil {
-                textCount += requests[index].ownMethod.utf8.count + (requests[index].ownAuthorization?.utf8.count ?? 0)
-            }
-            requests[index].headers.withUnsafeBufferPointer { headers in
-                for header in headers.indices { textCount += headers[header].name.utf8.count + headers[header].value.utf8.count }
-                headerCount += headers.count
-                mostHeaders = max(mostHeaders, headers.count)
-            }
+            sizes.addText(requests[index].path.utf8.count + requests[index].body.count)
+            requests[index].headers.withUnsafeBufferPointer { sizes.add($0) }
         }
-        let requestBytes = range.count * MemoryLayout<Request>.stride
-        let headerStart = (requestBytes + MemoryLayout<Header>.alignment - 1) / MemoryLayout<Header>.alignment * MemoryLayout<Header>.alignment
-        let textStart = headerStart + headerCount * MemoryLayout<Header>.stride
-        let total = textStart + max(1, textCount)
-        guard let storage = malloc(total) else { fatalError("out of memory for \(total) bytes of requests") }
-        let records = storage.bindMemory(to: Request.self, capacity: range.count)
-        let headerRecords = (storage + headerStart).bindMemory(to: Header.self, capacity: headerCount)
-        let text = (storage + textStart).bindMemory(to: UInt8.self, capacity: max(1, textCount))
+        var builder = Builder(sizes, range: range, authority: authority)
+        let sharedMethod = builder.text.place(method)
+        let sharedAuthorization = authorization.map { builder.text.place($0) }
+        for index in range {
+            let path = builder.text.place(requests[index].path)
+            let body = requests[index].body.withUnsafeBufferPointer { builder.text.place($0) }
+            let headers = requests[index].headers.withUnsafeBufferPointer { builder.add($0, naming: naming) }
+            builder.add(Request(method: sharedMethod, path: path, authorization: sharedAuthorization, body: body, firstHeader: headers.lowerBound,
+                                headerCount: headers.count, timeout: timeout))
+        }
+        return builder.made
+    }
 
-        var writer = TextWriter(text: text)
-        let fixed = (writer.place(":method"), writer.place(":scheme"), writer.place("https"), writer.place(":authority"),
-                     writer.place(authority), writer.place(":path"), writer.place("authorization"))
-        let sharedMethod = shared.map { writer.place($0.method) }
-        let sharedAuthorization = shared?.authorization.map { writer.place($0) }
-        var header = headerRecords
-        var headerIndex = 0
+    /// As `copy(rendered:…)`, for requests each with its own method,
+    /// authorization and timeout.
+    static func copy(separate requests: UnsafeBufferPointer<HTTP2Request>, range: Range<Int>, authority: String,
+                     naming: HeaderNaming) -> Made {
+        var sizes = Sizes(authority: authority)
         for index in range {
-            let method = sharedMethod ?? writer.place(requests[index].ownMethod)
-            let authorization = shared == nil ? requests[index].ownAuthorization.map { writer.place($0) } : sharedAuthorization
-            let path = writer.place(requests[index].path)
-            let body = requests[index].body.withUnsafeBufferPointer { writer.place($0) }
-            let count = requests[index].headers.withUnsafeBufferPointer { headers in
-                for position in headers.indices {
-                    let name = writer.place(headers[position].name)
-                    let value = writer.place(headers[position].value)
-                    let indexing = naming.indexing(of: UnsafeBufferPointer(start: text + name.offset, count: name.count))
-                    header.initialize(to: Header(name: name, value: value, indexing: indexing))
-                    header += 1
-                }
-                return headers.count
-            }
-            (records + index - range.lowerBound).initialize(to: Request(
-                method: method, path: path, authorization: authorization, body: body, firstHeader: headerIndex, headerCount: count,
-                timeout: shared?.timeout ?? requests[index].ownTimeout))
-            headerIndex += count
+            sizes.addText(requests[index].method.utf8.count + (requests[index].authorization?.utf8.count ?? 0)
+                + requests[index].path.utf8.count + requests[index].body.count)
+            requests[index].headers.withUnsafeBufferPointer { sizes.add($0) }
         }
-        return Made(range: range, storage: storage, requests: records, headers: headerRecords, text: text, mostEntries: 6 + mostHeaders,
-                    fixed: fixed)
+        var builder = Builder(sizes, range: range, authority: authority)
+        for index in range {
+            let method = builder.text.place(requests[index].method)
+            let authorization = requests[index].authorization.map { builder.text.place($0) }
+            let path = builder.text.place(requests[index].path)
+            let body = requests[index].body.withUnsafeBufferPointer { builder.text.place($0) }
+            let headers = requests[index].headers.withUnsafeBufferPointer { builder.add($0, naming: naming) }
+            builder.add(Request(method: method, path: path, authorization: authorization, body: body, firstHeader: headers.lowerBound,
+                                headerCount: headers.count, timeout: requests[index].timeout))
+        }
+        return builder.made
+    }
+
+    /// What a batch needs room for: its text (an upper bound: bytes that
+    /// repeat the first request's are not copied again) and header records.
+    private struct Sizes {
+        var text: Int
+        var headers = 0
+        var mostHeaders = 0
+
+        init(authority: String) {
+            text = authority.utf8.count + 7 + 7 + 5 + 10 + 5 + 13
+        }
+
+        mutating func addText(_ count: Int) {
+            text += count
+        }
+
+        mutating func add(_ headers: UnsafeBufferPointer<HTTPHeader>) {
+            for header in headers.indices { text += headers[header].name.utf8.count + headers[header].value.utf8.count }
+            self.headers += headers.count
+            mostHeaders = max(mostHeaders, headers.count)
+        }
+    }
+
+    /// Fills a new allocation: the request records, then the header
+    /// records, then the text.
+    private struct Builder {
+        let range: Range<Int>
+        let storage: UnsafeMutableRawPointer
+        let requests: UnsafeMutablePointer<Request>
+        let headers: UnsafeMutablePointer<Header>
+        var text: TextWriter
+        let fixed: (Span, Span, Span, Span, Span, Span, Span)
+        let mostEntries: Int
+        var requestCount = 0
+        var headerCount = 0
+        /// The first request's headers: a later request's header at the
+        /// same position with the same bytes takes their text (and a name,
+        /// its indexing) instead of a copy and a lookup of its own. The
+        /// requests of a rendered batch share every name and most values.
+        var firstHeaders = 0..<0
+
+        init(_ sizes: Sizes, range: Range<Int>, authority: String) {
+            let requestBytes = range.count * MemoryLayout<Request>.stride
+            let alignment = MemoryLayout<Header>.alignment
+            let headerStart = (requestBytes + alignment - 1) / alignment * alignment
+            let textStart = headerStart + sizes.headers * MemoryLayout<Header>.stride
+            let total = textStart + max(1, sizes.text)
+            guard let storage = malloc(total) else { fatalError("out of memory for \(total) bytes of requests") }
+            self.range = range
+            self.storage = storage
+            requests = storage.bindMemory(to: Request.self, capacity: range.count)
+            headers = (storage + headerStart).bindMemory(to: Header.self, capacity: sizes.headers)
+            text = TextWriter(text: (storage + textStart).bindMemory(to: UInt8.self, capacity: max(1, sizes.text)))
+            fixed = (text.place(":method"), text.place(":scheme"), text.place("https"), text.place(":authority"), text.place(authority),
+                     text.place(":path"), text.place("authorization"))
+            mostEntries = 6 + sizes.mostHeaders
+        }
+
+        /// Copies one request's headers; returns where their records are.
+        mutating func add(_ source: UnsafeBufferPointer<HTTPHeader>, naming: HeaderNaming) -> Range<Int> {
+            let first = headerCount
+            for position in source.indices {
+                let earlier: Header? = position < firstHeaders.count ? headers[firstHeaders.lowerBound + position] : nil
+                let name = text.place(source[position].name, reusing: earlier?.name)
+                let value = text.place(source[position].value, reusing: earlier?.value)
+                let indexing = earlier.flatMap { name.offset == $0.name.offset ? $0.indexing : nil }
+                    ?? naming.indexing(of: text.bytes(name))
+                (headers + headerCount).initialize(to: Header(name: name, value: value, indexing: indexing))
+                headerCount += 1
+            }
+            if requestCount == 0 { firstHeaders = first..<headerCount }
+            return first..<headerCount
+        }
+
+        mutating func add(_ request: Request) {
+            (requests + requestCount).initialize(to: request)
+            requestCount += 1
+        }
+
+        var made: Made {
+            Made(range: range, storage: storage, requests: requests, headers: headers, text: text.text, mostEntries: mostEntries,
+                 fixed: fixed)
+        }
     }
 
     /// Copies bytes one after the other into the text of a new allocation.
@@ -153,15 +222,54 @@ final class RequestBytes: @unchecked Sendable {
             return Span(offset: used, count: bytes.count)
         }
 
-        mutating func place(_ string: String) -> Span {
+        /// `earlier` when the string's bytes are those already there, else a copy.
+        @inline(__always)
+        mutating func place(_ string: borrowing String, reusing earlier: Span? = nil) -> Span {
             // Native strings (all but bridged ones) are contiguous: no copy of the string.
-            if let span = string.utf8.withContiguousStorageIfAvailable({ place($0) }) { return span }
+            let placed = string.utf8.withContiguousStorageIfAvailable { bytes in
+                if let earlier, Self.equal(text + earlier.offset, bytes, earlier.count) { return earlier }
+                return place(bytes)
+            }
+            return placed ?? placeCopy(copy string, reusing: earlier)
+        }
+
+        @inline(never)
+        private mutating func placeCopy(_ string: String, reusing earlier: Span?) -> Span {
             var copy = string
-            return copy.withUTF8 { place($0) }
+            return copy.withUTF8 { bytes in
+                if let earlier, Self.equal(text + earlier.offset, bytes, earlier.count) { return earlier }
+                return place(bytes)
+            }
         }
 
         mutating func place(_ literal: StaticString) -> Span {
             literal.withUTF8Buffer { place($0) }
+        }
+
+        /// The bytes of `span`, which this writer has placed.
+        func bytes(_ span: Span) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(start: text + span.offset, count: span.count)
+        }
+
+        /// Whether `bytes` are the `count` bytes at `start` (8 at a time:
+        /// names and most values are short, not worth a call).
+        @inline(__always)
+        private static func equal(_ start: UnsafePointer<UInt8>, _ bytes: UnsafeBufferPointer<UInt8>, _ count: Int) -> Bool {
+            guard bytes.count == count else { return false }
+            guard let base = bytes.baseAddress else { return true }
+            let left = UnsafeRawPointer(start)
+            let right = UnsafeRawPointer(base)
+            var offset = 0
+            while offset + 8 <= count {
+                guard left.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                else { return false }
+                offset += 8
+            }
+            while offset < count {
+                guard left.load(fromByteOffset: offset, as: UInt8.self) == right.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+                offset += 1
+            }
+            return true
         }
     }
 
