@@ -18,19 +18,7 @@ enum PrintableASCII {
             index += 16
         }
         if index < count { seen.add(bytes.lanes(at: count - 16)) }
-        return (isAnySet(seen.nonASCII), isAnySet(seen.spaceOrControl))
-    }
-
-    /// Whether some lane of `mask` is set: the lanes as bytes, folded in
-    /// halves by OR down to two. (`any(_:)` is a call per mask, out of
-    /// line, to a lane-by-lane `min()`.)
-    @inline(__always)
-    private static func isAnySet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
-        let lanes = Lanes().replacing(with: 0xFF, where: mask)
-        let eight = lanes.lowHalf | lanes.highHalf
-        let four = eight.lowHalf | eight.highHalf
-        let two = four.lowHalf | four.highHalf
-        return two[0] | two[1] != 0
+        return seen.kinds
     }
 
     private typealias Lanes = SIMD16<UInt8>
@@ -49,6 +37,25 @@ enum PrintableASCII {
             nonASCII = nonASCII .| (lanes .>= high)
             spaceOrControl = spaceOrControl .| (lanes .<= space) .| (lanes .== delete)
         }
+
+        /// Whether some lane of each mask is set: the masks as bits 0 and 1
+        /// of each lane, OR-ed over the lanes.
+        @inline(__always)
+        var kinds: (nonASCII: Bool, spaceOrControl: Bool) {
+            let bits = PrintableASCII.orOfLanes(Lanes().replacing(with: 1, where: nonASCII) | Lanes().replacing(with: 2, where: spaceOrControl))
+            return (bits & 1 != 0, bits & 2 != 0)
+        }
+    }
+
+    /// The OR of the sixteen lanes, folded in halves (a few shuffles; `any(_:)`
+    /// is a call per mask to a lane-by-lane `min()`). Out of line: inlined,
+    /// the vectorizer unpicks the folds into a byte-by-byte merge.
+    @inline(never)
+    private static func orOfLanes(_ lanes: Lanes) -> UInt8 {
+        let eight = lanes.lowHalf | lanes.highHalf
+        let four = eight.lowHalf | eight.highHalf
+        let two = four.lowHalf | four.highHalf
+        return two[0] | two[1]
     }
 
     /// Fewer than sixteen bytes: two overlapping words, two overlapping
