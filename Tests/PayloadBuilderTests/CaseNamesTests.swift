@@ -32,9 +32,8 @@ final class CaseNamesTests: XCTestCase {
     }
 
     /// `lookup` of `text`'s UTF-8.
-    private static func bytes<T>(of text: String, _ lookup: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        var text = text
-        return text.withUTF8(lookup)
+    private static func bytes<T>(of text: String, _ lookup: (Span<UInt8>) -> T) -> T {
+        lookup(text.utf8.span)
     }
 
     func testPlatformFromBytesAgreesWithRawValue() {

@@ -10,7 +10,7 @@ final class HexDigitsTests: XCTestCase {
     }
 
     private static func fast(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { HexDigits.all($0) }
+        HexDigits.all(bytes.span)
     }
 
     func testEveryByteAtEveryPositionOfEveryLength() {

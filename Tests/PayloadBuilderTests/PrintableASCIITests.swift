@@ -12,7 +12,7 @@ final class PrintableASCIITests: XCTestCase {
     }
 
     private func classify(_ bytes: [UInt8]) -> (nonASCII: Bool, spaceOrControl: Bool) {
-        bytes.withUnsafeBufferPointer { PrintableASCII.classify($0) }
+        PrintableASCII.classify(bytes.span)
     }
 
     func testEveryByteAtEveryPositionIsClassifiedAsByteByByte() {

@@ -105,7 +105,7 @@ final class ScannedTextRulesTests: XCTestCase {
                 for special in specials {
                     var bytes = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
                     if length > 0 { bytes[position] = special }
-                    let shape = bytes.withUnsafeBufferPointer { IdentifierShape($0) }
+                    let shape = IdentifierShape(bytes.span)
                     XCTAssertEqual(shape.hasControl, bytes.contains { $0 < 0x20 || $0 == 0x7F }, "\(bytes)")
                     XCTAssertEqual(shape.isASCII, bytes.allSatisfy { $0 < 0x80 }, "\(bytes)")
                     XCTAssertEqual(shape.spaceAtAnEnd, bytes.first == 0x20 || bytes.last == 0x20, "\(bytes)")
@@ -120,12 +120,10 @@ final class ScannedTextRulesTests: XCTestCase {
             candidates += [name.uppercased(), name + " ", " " + name, String(name.dropLast()), name + "\u{301}", "\u{212A}" + name]
         }
         for candidate in candidates {
-            var copy = candidate
-            copy.withUTF8 { bytes in
-                XCTAssertEqual(Platform(utf8: bytes), Platform(rawValue: candidate), candidate.debugDescription)
-                XCTAssertEqual(MessageKind(utf8: bytes), MessageKind(rawValue: candidate), candidate.debugDescription)
-                XCTAssertEqual(DeliveryPriority(utf8: bytes), DeliveryPriority(rawValue: candidate), candidate.debugDescription)
-            }
+            let bytes = candidate.utf8.span
+            XCTAssertEqual(Platform(utf8: bytes), Platform(rawValue: candidate), candidate.debugDescription)
+            XCTAssertEqual(MessageKind(utf8: bytes), MessageKind(rawValue: candidate), candidate.debugDescription)
+            XCTAssertEqual(DeliveryPriority(utf8: bytes), DeliveryPriority(rawValue: candidate), candidate.debugDescription)
         }
     }
 
@@ -150,7 +148,7 @@ final class ScannedTextRulesTests: XCTestCase {
                 for value in 0...255 {
                     var url = bytes
                     if url.isEmpty { url = [UInt8(value)] } else { url[position] = UInt8(value) }
-                    let found = url.withUnsafeBufferPointer { HTTPURL.schemeLength($0) }
+                    let found = HTTPURL.schemeLength(url.span)
                     XCTAssertEqual(found, reference(url), "\(url)")
                     checked += 1
                 }

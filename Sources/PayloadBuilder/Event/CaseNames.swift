@@ -7,7 +7,7 @@
 /// against `init(rawValue:)` too.
 extension Platform {
     /// `Platform(rawValue:)` of the string whose UTF-8 is `name`.
-    init?(utf8 name: UnsafeBufferPointer<UInt8>) {
+    init?(utf8 name: Span<UInt8>) {
         if CaseName.is(name, "fcm") {
             self = .fcm
         } else if CaseName.is(name, "apns") {
@@ -20,7 +20,7 @@ extension Platform {
 
 extension MessageKind {
     /// `MessageKind(rawValue:)` of the string whose UTF-8 is `name`.
-    init?(utf8 name: UnsafeBufferPointer<UInt8>) {
+    init?(utf8 name: Span<UInt8>) {
         if CaseName.is(name, "text") {
             self = .text
         } else if CaseName.is(name, "image") {
@@ -43,7 +43,7 @@ extension MessageKind {
 
 extension DeliveryPriority {
     /// `DeliveryPriority(rawValue:)` of the string whose UTF-8 is `name`.
-    init?(utf8 name: UnsafeBufferPointer<UInt8>) {
+    init?(utf8 name: Span<UInt8>) {
         if CaseName.is(name, "high") {
             self = .high
         } else if CaseName.is(name, "normal") {
@@ -56,12 +56,16 @@ extension DeliveryPriority {
 
 /// Byte comparison with a case name.
 enum CaseName {
-    /// Whether `bytes` are the bytes of `name`.
+    /// Whether `bytes` are the bytes of `name` (a literal: inlined, its
+    /// bytes are constants).
     @inline(__always)
-    static func `is`(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        let expected = name.utf8Start
-        for offset in 0..<bytes.count where bytes[offset] != expected[offset] { return false }
+    static func `is`(_ bytes: Span<UInt8>, _ name: String) -> Bool {
+        guard bytes.count == name.utf8.count else { return false }
+        var offset = 0
+        for byte in name.utf8 {
+            guard bytes[offset] == byte else { return false }
+            offset += 1
+        }
         return true
     }
 }

@@ -4,12 +4,11 @@
 public enum DeviceToken {
     /// Why `token` is not a `platform` token, or nil when it has the right shape.
     public static func problem(with token: String, platform: Platform) -> String? {
-        var bytes = token
-        return bytes.withUTF8 { problem(utf8: $0, platform: platform) }
+        problem(utf8: token.utf8.span, platform: platform)
     }
 
     /// `problem(with:platform:)` for the token whose UTF-8 is `token`.
-    static func problem(utf8 token: UnsafeBufferPointer<UInt8>, platform: Platform) -> String? {
+    static func problem(utf8 token: Span<UInt8>, platform: Platform) -> String? {
         let count = token.count
         switch platform {
         case .apns:
@@ -39,13 +38,12 @@ public enum HTTPURL {
     /// True for `http://host…` and `https://host…` with a non-empty host and no
     /// whitespace or control characters.
     public static func isAbsolute(_ url: String) -> Bool {
-        var bytes = url
-        return bytes.withUTF8 { isAbsolute(url, utf8: $0) }
+        isAbsolute(url, utf8: url.utf8.span)
     }
 
     /// `isAbsolute(url)` for the URL whose UTF-8 is `utf8`; `url` is made
     /// only when the URL is not all ASCII.
-    static func isAbsolute(_ url: @autoclosure () -> String, utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isAbsolute(_ url: @autoclosure () -> String, utf8: Span<UInt8>) -> Bool {
         if let ascii = isAbsoluteASCII(utf8) { return ascii }
         let url = url()
         let lower = url.lowercased()
@@ -64,7 +62,7 @@ public enum HTTPURL {
     /// `isAbsolute` for an all-ASCII URL, byte by byte (where lowercasing and
     /// characters are bytes, the rule reads the same); nil when the URL has
     /// other characters.
-    private static func isAbsoluteASCII(_ url: UnsafeBufferPointer<UInt8>) -> Bool? {
+    private static func isAbsoluteASCII(_ url: Span<UInt8>) -> Bool? {
         let kinds = PrintableASCII.classify(url)
         guard !kinds.nonASCII else { return nil }
         let printable = !kinds.spaceOrControl
@@ -80,12 +78,12 @@ public enum HTTPURL {
     /// one word: setting 0x20 in the letters' bytes folds A-Z onto a-z, and
     /// only `H` and `h` give `h` so (the same for each letter); `:` and `/`
     /// are compared as they are.
-    static func schemeLength(_ url: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard url.count >= 8, let base = url.baseAddress else {
+    static func schemeLength(_ url: Span<UInt8>) -> Int? {
+        guard url.count >= 8 else {
             if startsCaseInsensitively(url, with: "https://") { return 8 }
             return startsCaseInsensitively(url, with: "http://") ? 7 : nil
         }
-        let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
+        let word = url.littleEndianWord(at: 0)
         let letters: UInt64 = 0x20_2020_2020  // the five letters of "https"
         if word | letters == littleEndianWord("https://") { return 8 }
         let seven: UInt64 = 0xFF_FFFF_FFFF_FFFF
@@ -94,22 +92,26 @@ public enum HTTPURL {
 
     /// At most eight bytes of a literal, the first in the lowest bits (folded into a constant when inlined).
     @inline(__always)
-    private static func littleEndianWord(_ text: StaticString) -> UInt64 {
+    private static func littleEndianWord(_ text: String) -> UInt64 {
         var word: UInt64 = 0
-        withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        return UInt64(littleEndian: word)
+        var shift: UInt64 = 0
+        for byte in text.utf8 {
+            word |= UInt64(byte) << shift
+            shift &+= 8
+        }
+        return word
     }
 
     /// Whether `bytes` starts with the lowercase ASCII `prefix`, ignoring ASCII case.
-    private static func startsCaseInsensitively(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: StaticString) -> Bool {
-        prefix.withUTF8Buffer { expected in
-            guard bytes.count >= expected.count else { return false }
-            for offset in 0..<expected.count {
-                var byte = bytes[offset]
-                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { byte |= 0x20 }
-                if byte != expected[offset] { return false }
-            }
-            return true
+    private static func startsCaseInsensitively(_ bytes: Span<UInt8>, with prefix: String) -> Bool {
+        guard bytes.count >= prefix.utf8.count else { return false }
+        var offset = 0
+        for expected in prefix.utf8 {
+            var byte = bytes[offset]
+            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { byte |= 0x20 }
+            if byte != expected { return false }
+            offset += 1
         }
+        return true
     }
 }

@@ -2,18 +2,20 @@
 /// a time: the APNs token rule, without a test per byte.
 enum HexDigits {
     /// True when every byte of `bytes` is a hex digit (true when empty).
-    static func all(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
+    static func all(_ bytes: Span<UInt8>) -> Bool {
         let count = bytes.count
-        guard count >= 8 else { return bytes.allSatisfy(isHexDigit) }
+        guard count >= 8 else {
+            for index in bytes.indices where !isHexDigit(bytes[index]) { return false }
+            return true
+        }
         var index = 0
         while count - index >= 8 {
-            guard wordIsHex(load(base + index)) else { return false }
+            guard wordIsHex(bytes.littleEndianWord(at: index)) else { return false }
             index += 8
         }
         // The rest in one word ending at the last byte (it overlaps bytes
         // already found to be digits).
-        return index == count || wordIsHex(load(base + count - 8))
+        return index == count || wordIsHex(bytes.littleEndianWord(at: count - 8))
     }
 
     /// The byte rule `all` must agree with.
@@ -24,11 +26,6 @@ enum HexDigits {
         default:
             return false
         }
-    }
-
-    @inline(__always)
-    private static func load(_ pointer: UnsafePointer<UInt8>) -> UInt64 {
-        UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
     }
 
     /// Every byte of `word` a hex digit. With no byte of 0x80 or above, each

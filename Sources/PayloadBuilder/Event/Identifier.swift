@@ -5,13 +5,12 @@
 enum Identifier {
     /// Why `id` (non-empty, short enough) is not an id, or nil.
     static func problem(_ id: String) -> String? {
-        var copy = id
-        return copy.withUTF8 { problem(id, utf8: $0) }
+        problem(id, utf8: id.utf8.span)
     }
 
     /// `problem(id)` for the id whose UTF-8 is `utf8`; `id` is made only
     /// when the id is not all ASCII.
-    static func problem(_ id: @autoclosure () -> String, utf8: UnsafeBufferPointer<UInt8>) -> String? {
+    static func problem(_ id: @autoclosure () -> String, utf8: Span<UInt8>) -> String? {
         let shape = IdentifierShape(utf8)
         if shape.hasControl { return "must not contain control characters" }
         // Ids become HTTP header values, where surrounding whitespace is not kept.
@@ -36,12 +35,13 @@ struct IdentifierShape {
     /// The first or the last byte is a space.
     var spaceAtAnEnd = false
 
-    init(_ utf8: UnsafeBufferPointer<UInt8>) {
-        guard let base = utf8.baseAddress, let first = utf8.first, let last = utf8.last else { return }
-        spaceAtAnEnd = first == 0x20 || last == 0x20
+    init(_ utf8: Span<UInt8>) {
         let count = utf8.count
+        guard count > 0 else { return }
+        spaceAtAnEnd = utf8[0] == 0x20 || utf8[count - 1] == 0x20
         guard count >= 8 else {
-            for byte in utf8 {
+            for index in utf8.indices {
+                let byte = utf8[index]
                 if byte < 0x20 || byte == 0x7F { hasControl = true }
                 if byte >= 0x80 { isASCII = false }
             }
@@ -51,7 +51,7 @@ struct IdentifierShape {
         var index = 0
         while true {
             // The last word ends at the last byte (overlapping bytes already seen).
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + min(index, count - 8)).loadUnaligned(as: UInt64.self))
+            let word = utf8.littleEndianWord(at: min(index, count - 8))
             high |= word
             control |= Self.controlBytes(word)
             index += 8

@@ -6,8 +6,14 @@ extension JSONScanner.Text {
     /// blank; only text whose every ASCII byte is whitespace and that has
     /// other characters asks the scalar rule.
     var isBlank: Bool {
-        for byte in utf8 where byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte) { return false }
-        return isASCII || string.isBlank
+        let hasVisibleASCII = withUTF8 { bytes in
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if byte < 0x80, byte != 0x20, !(0x09...0x0D).contains(byte) { return true }
+            }
+            return false
+        }
+        return !hasVisibleASCII && (isASCII || string.isBlank)
     }
 
     /// Why this is not an id (`Identifier.problem`), or nil.
@@ -26,7 +32,7 @@ extension JSONScanner.Text {
     }
 
     /// The value `parse` reads from the bytes (`MessageKind(utf8:)` and the like), or nil.
-    func parsed<Value>(_ parse: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
+    func parsed<Value>(_ parse: (Span<UInt8>) -> Value?) -> Value? {
         withUTF8(parse)
     }
 }

@@ -8,28 +8,17 @@ enum PrintableASCII {
     /// A byte read twice counts the same, so the last vector (or, for
     /// fewer than sixteen bytes, word or half-word) overlaps the one before
     /// instead of a byte loop over the rest.
-    static func classify(_ bytes: UnsafeBufferPointer<UInt8>) -> (nonASCII: Bool, spaceOrControl: Bool) {
-        guard let base = bytes.baseAddress else { return (false, false) }
-        let raw = UnsafeRawPointer(base)
+    static func classify(_ bytes: Span<UInt8>) -> (nonASCII: Bool, spaceOrControl: Bool) {
         let count = bytes.count
-        guard count >= 16 else { return classifyShort(raw, count: count) }
+        guard count >= 16 else { return classifyShort(bytes) }
         var seen = Flags()
         var index = 0
         while index + 16 <= count {
-            seen.add(raw.loadUnaligned(fromByteOffset: index, as: Lanes.self))
+            seen.add(bytes.lanes(at: index))
             index += 16
         }
-        if index < count { seen.add(raw.loadUnaligned(fromByteOffset: count - 16, as: Lanes.self)) }
-        return (isAnySet(seen.nonASCII), isAnySet(seen.spaceOrControl))
-    }
-
-    /// Whether some lane of `mask` is set: its two words OR-ed. (`any(_:)`
-    /// was a call per mask, out of line, to a lane-by-lane `min()`.)
-    @inline(__always)
-    private static func isAnySet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
-        // Same size: the mask is sixteen lanes of 0 or -1.
-        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
-        return words[0] | words[1] != 0
+        if index < count { seen.add(bytes.lanes(at: count - 16)) }
+        return seen.kinds
     }
 
     private typealias Lanes = SIMD16<UInt8>
@@ -48,24 +37,44 @@ enum PrintableASCII {
             nonASCII = nonASCII .| (lanes .>= high)
             spaceOrControl = spaceOrControl .| (lanes .<= space) .| (lanes .== delete)
         }
+
+        /// Whether some lane of each mask is set: the masks as bits 0 and 1
+        /// of each lane, OR-ed over the lanes.
+        @inline(__always)
+        var kinds: (nonASCII: Bool, spaceOrControl: Bool) {
+            let bits = PrintableASCII.orOfLanes(Lanes().replacing(with: 1, where: nonASCII) | Lanes().replacing(with: 2, where: spaceOrControl))
+            return (bits & 1 != 0, bits & 2 != 0)
+        }
+    }
+
+    /// The OR of the sixteen lanes, folded in halves (a few shuffles; `any(_:)`
+    /// is a call per mask to a lane-by-lane `min()`). Out of line: inlined,
+    /// the vectorizer unpicks the folds into a byte-by-byte merge.
+    @inline(never)
+    private static func orOfLanes(_ lanes: Lanes) -> UInt8 {
+        let eight = lanes.lowHalf | lanes.highHalf
+        let four = eight.lowHalf | eight.highHalf
+        let two = four.lowHalf | four.highHalf
+        return two[0] | two[1]
     }
 
     /// Fewer than sixteen bytes: two overlapping words, two overlapping
     /// half-words as one word, or (under four) byte by byte.
-    private static func classifyShort(_ raw: UnsafeRawPointer, count: Int) -> (nonASCII: Bool, spaceOrControl: Bool) {
+    private static func classifyShort(_ bytes: Span<UInt8>) -> (nonASCII: Bool, spaceOrControl: Bool) {
+        let count = bytes.count
         if count >= 8 {
-            let first = classify(UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)))
-            let last = classify(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)))
+            let first = classify(bytes.littleEndianWord(at: 0))
+            let last = classify(bytes.littleEndianWord(at: count - 8))
             return (first.nonASCII || last.nonASCII, first.spaceOrControl || last.spaceOrControl)
         }
         if count >= 4 {
-            let low = UInt64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
-            let high = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
+            let low = UInt64(bytes.littleEndianHalfWord(at: 0))
+            let high = UInt64(bytes.littleEndianHalfWord(at: count - 4))
             return classify(low | high << 32)
         }
         var kinds = (nonASCII: false, spaceOrControl: false)
-        for index in 0..<count {
-            let byte = raw.load(fromByteOffset: index, as: UInt8.self)
+        for index in bytes.indices {
+            let byte = bytes[index]
             if byte >= 0x80 { kinds.nonASCII = true }
             if byte <= 0x20 || byte == 0x7F { kinds.spaceOrControl = true }
         }

@@ -9,7 +9,8 @@ public struct JSONParser {
     /// Deepest nesting accepted; an event needs 3 or 4 levels.
     public static let maximumDepth = 32
 
-    private let input: UnsafeBufferPointer<UInt8>
+    /// Where the next byte is in the document, which every method is lent
+    /// as a span (`input`): bounds-checked reads, and no pointer.
     private var position = 0
     /// Where the value being parsed is. Keys are kept as the offset of their
     /// opening quote (no string copies on the way down) and read again only
@@ -22,81 +23,74 @@ public struct JSONParser {
         case index(Int)
     }
 
-    private init(input: UnsafeBufferPointer<UInt8>) {
-        self.input = input
+    private init() {
         path.reserveCapacity(8)
     }
 
     /// Parses one JSON document that must fill `bytes` (whitespace aside).
     public static func parse(_ bytes: [UInt8]) throws(EventError) -> JSONValue {
-        let result: Result<JSONValue, EventError> = bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(input: buffer)
-            do throws(EventError) {
-                parser.skipWhitespace()
-                let value = try parser.parseValue()
-                parser.skipWhitespace()
-                guard parser.position == buffer.count else {
-                    throw parser.syntaxError("unexpected data after the JSON value")
-                }
-                return .success(value)
-            } catch {
-                return .failure(error)
-            }
+        let input = bytes.span
+        var parser = JSONParser()
+        parser.skipWhitespace(input)
+        let value = try parser.parseValue(input)
+        parser.skipWhitespace(input)
+        guard parser.position == input.count else {
+            throw parser.syntaxError("unexpected data after the JSON value")
         }
-        return try result.get()
+        return value
     }
 
     // MARK: values
 
-    private mutating func parseValue() throws(EventError) -> JSONValue {
+    private mutating func parseValue(_ input: Span<UInt8>) throws(EventError) -> JSONValue {
         guard position < input.count else { throw syntaxError("unexpected end of input") }
         switch input[position] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        case UInt8(ascii: "{"): return try parseObject(input)
+        case UInt8(ascii: "["): return try parseArray(input)
+        case UInt8(ascii: "\""): return .string(try parseString(input))
+        case UInt8(ascii: "t"): try expectLiteral(input, "true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral(input, "false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral(input, "null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber(input)
         default: throw syntaxError("unexpected character")
         }
     }
 
-    private mutating func parseObject() throws(EventError) -> JSONValue {
-        try enterContainer()
+    private mutating func parseObject(_ input: Span<UInt8>) throws(EventError) -> JSONValue {
+        try enterContainer(input)
         position += 1
         var members: [(key: String, value: JSONValue)] = []
         members.reserveCapacity(8)
         // Keys seen so far, once an object is large enough that a linear
         // duplicate check would be quadratic. Compared as code units (RFC 8259 §8.3).
         var seenKeys: Set<[UInt8]>?
-        skipWhitespace()
-        if peek(UInt8(ascii: "}")) {
+        skipWhitespace(input)
+        if peek(input, UInt8(ascii: "}")) {
             position += 1
             return .object(members)
         }
         while true {
-            skipWhitespace()
-            guard peek(UInt8(ascii: "\"")) else { throw syntaxError("expected a string key") }
+            skipWhitespace(input)
+            guard peek(input, UInt8(ascii: "\"")) else { throw syntaxError("expected a string key") }
             let keyStart = position
-            let key = try parseString()
+            let key = try parseString(input)
             if Self.isDuplicate(key, in: members, seen: &seenKeys) {
-                throw EventError(.invalidJSON, at: jsonPath().appending(key), "the key \"\(key)\" appears twice in one object")
+                throw EventError(.invalidJSON, at: jsonPath(input).appending(key), "the key \"\(key)\" appears twice in one object")
             }
-            skipWhitespace()
-            guard peek(UInt8(ascii: ":")) else { throw syntaxError("expected ':' after a key") }
+            skipWhitespace(input)
+            guard peek(input, UInt8(ascii: ":")) else { throw syntaxError("expected ':' after a key") }
             position += 1
-            skipWhitespace()
+            skipWhitespace(input)
             path.append(.key(quoteAt: keyStart))
-            let value = try parseValue()
+            let value = try parseValue(input)
             path.removeLast()
             members.append((key, value))
-            skipWhitespace()
-            if peek(UInt8(ascii: ",")) {
+            skipWhitespace(input)
+            if peek(input, UInt8(ascii: ",")) {
                 position += 1
                 continue
             }
-            guard peek(UInt8(ascii: "}")) else { throw syntaxError("expected ',' or '}'") }
+            guard peek(input, UInt8(ascii: "}")) else { throw syntaxError("expected ',' or '}'") }
             position += 1
             return .object(members)
         }
@@ -113,35 +107,35 @@ public struct JSONParser {
         return !seen!.insert(Array(key.utf8)).inserted
     }
 
-    private mutating func parseArray() throws(EventError) -> JSONValue {
-        try enterContainer()
+    private mutating func parseArray(_ input: Span<UInt8>) throws(EventError) -> JSONValue {
+        try enterContainer(input)
         position += 1
         var items: [JSONValue] = []
-        skipWhitespace()
-        if peek(UInt8(ascii: "]")) {
+        skipWhitespace(input)
+        if peek(input, UInt8(ascii: "]")) {
             position += 1
             return .array(items)
         }
         while true {
-            skipWhitespace()
+            skipWhitespace(input)
             path.append(.index(items.count))
-            let value = try parseValue()
+            let value = try parseValue(input)
             path.removeLast()
             items.append(value)
-            skipWhitespace()
-            if peek(UInt8(ascii: ",")) {
+            skipWhitespace(input)
+            if peek(input, UInt8(ascii: ",")) {
                 position += 1
                 continue
             }
-            guard peek(UInt8(ascii: "]")) else { throw syntaxError("expected ',' or ']'") }
+            guard peek(input, UInt8(ascii: "]")) else { throw syntaxError("expected ',' or ']'") }
             position += 1
             return .array(items)
         }
     }
 
-    private func enterContainer() throws(EventError) {
+    private func enterContainer(_ input: Span<UInt8>) throws(EventError) {
         if path.count >= JSONParser.maximumDepth {
-            throw EventError(.invalidJSON, at: jsonPath(), "nesting deeper than \(JSONParser.maximumDepth) levels")
+            throw EventError(.invalidJSON, at: jsonPath(input), "nesting deeper than \(JSONParser.maximumDepth) levels")
         }
     }
 
@@ -149,16 +143,16 @@ public struct JSONParser {
 
     /// Parses a string at `position` (which holds the opening quote),
     /// validating UTF-8 and escapes.
-    private mutating func parseString() throws(EventError) -> String {
+    private mutating func parseString(_ input: Span<UInt8>) throws(EventError) -> String {
         position += 1
         let start = position
         // Fast path: no escapes, just validate; plain ASCII is skipped a word at a time.
         while position < input.count {
-            position = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: position)
+            position = JSONScanner.firstToEscapeOrNonASCII(in: input, from: position)
             guard position < input.count else { break }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+                let text = JSONScanner.string(input, start..<position)
                 position += 1
                 return text
             }
@@ -167,12 +161,12 @@ public struct JSONParser {
             if byte < 0x80 {
                 position += 1
             } else {
-                try skipMultibyteScalar()
+                try skipMultibyteScalar(input)
             }
         }
         // Slow path: copy what was seen, then decode escapes.
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<position]))
+        for index in start..<position { scratch.append(input[index]) }
         while position < input.count {
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
@@ -180,7 +174,7 @@ public struct JSONParser {
                 return String(decoding: scratch, as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") {
-                try parseEscape()
+                try parseEscape(input)
             } else if byte < 0x20 {
                 throw syntaxError("control character in a string must be escaped")
             } else if byte < 0x80 {
@@ -188,14 +182,14 @@ public struct JSONParser {
                 position += 1
             } else {
                 let scalarStart = position
-                try skipMultibyteScalar()
-                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[scalarStart..<position]))
+                try skipMultibyteScalar(input)
+                for index in scalarStart..<position { scratch.append(input[index]) }
             }
         }
         throw syntaxError("unterminated string")
     }
 
-    private mutating func parseEscape() throws(EventError) {
+    private mutating func parseEscape(_ input: Span<UInt8>) throws(EventError) {
         position += 1
         guard position < input.count else { throw syntaxError("unterminated escape") }
         let byte = input[position]
@@ -210,28 +204,28 @@ public struct JSONParser {
         case UInt8(ascii: "r"): scratch.append(0x0D)
         case UInt8(ascii: "t"): scratch.append(0x09)
         case UInt8(ascii: "u"):
-            var scalar = try parseHex4()
+            var scalar = try parseHex4(input)
             if (0xD800...0xDBFF).contains(scalar) {
                 guard position + 1 < input.count, input[position] == UInt8(ascii: "\\"), input[position + 1] == UInt8(ascii: "u") else {
-                    throw utf8Error("a lone UTF-16 surrogate escape is not a character")
+                    throw utf8Error(input, "a lone UTF-16 surrogate escape is not a character")
                 }
                 position += 2
-                let low = try parseHex4()
+                let low = try parseHex4(input)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw utf8Error("a lone UTF-16 surrogate escape is not a character")
+                    throw utf8Error(input, "a lone UTF-16 surrogate escape is not a character")
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(scalar) {
-                throw utf8Error("a lone UTF-16 surrogate escape is not a character")
+                throw utf8Error(input, "a lone UTF-16 surrogate escape is not a character")
             }
-            guard let unicode = Unicode.Scalar(scalar) else { throw utf8Error("escape is not a Unicode scalar") }
+            guard let unicode = Unicode.Scalar(scalar) else { throw utf8Error(input, "escape is not a Unicode scalar") }
             scratch.append(contentsOf: UTF8.encode(unicode)!)
         default:
             throw syntaxError("unknown escape sequence")
         }
     }
 
-    private mutating func parseHex4() throws(EventError) -> UInt32 {
+    private mutating func parseHex4(_ input: Span<UInt8>) throws(EventError) -> UInt32 {
         guard position + 4 <= input.count else { throw syntaxError("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -244,21 +238,22 @@ public struct JSONParser {
 
     /// Validates one multi-byte UTF-8 sequence at `position` (RFC 3629 table)
     /// and moves past it.
-    private mutating func skipMultibyteScalar() throws(EventError) {
-        switch JSONTextRules.multibyteScalar(in: input, at: position) {
+    @inline(__always)
+    private mutating func skipMultibyteScalar(_ input: Span<UInt8>) throws(EventError) {
+        switch JSONScanner.multibyteScalar(in: input, at: position) {
         case let .valid(length): position += length
-        case .invalidLead: throw utf8Error("invalid UTF-8 byte 0x\(String(input[position], radix: 16))")
-        case .truncated: throw utf8Error("truncated UTF-8 sequence")
-        case .invalidSequence: throw utf8Error("invalid UTF-8 sequence")
+        case .invalidLead: throw utf8Error(input, "invalid UTF-8 byte 0x\(String(input[position], radix: 16))")
+        case .truncated: throw utf8Error(input, "truncated UTF-8 sequence")
+        case .invalidSequence: throw utf8Error(input, "invalid UTF-8 sequence")
         }
     }
 
     // MARK: numbers and literals
 
-    private mutating func parseNumber() throws(EventError) -> JSONValue {
+    private mutating func parseNumber(_ input: Span<UInt8>) throws(EventError) -> JSONValue {
         let start = position
         var integral = true
-        if peek(UInt8(ascii: "-")) { position += 1 }
+        if peek(input, UInt8(ascii: "-")) { position += 1 }
         guard position < input.count, isDigit(input[position]) else { throw syntaxError("invalid number") }
         if input[position] == UInt8(ascii: "0") {
             position += 1
@@ -266,16 +261,16 @@ public struct JSONParser {
         } else {
             while position < input.count, isDigit(input[position]) { position += 1 }
         }
-        if peek(UInt8(ascii: ".")) {
+        if peek(input, UInt8(ascii: ".")) {
             integral = false
             position += 1
             guard position < input.count, isDigit(input[position]) else { throw syntaxError("invalid number") }
             while position < input.count, isDigit(input[position]) { position += 1 }
         }
-        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+        if peek(input, UInt8(ascii: "e")) || peek(input, UInt8(ascii: "E")) {
             integral = false
             position += 1
-            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { position += 1 }
+            if peek(input, UInt8(ascii: "+")) || peek(input, UInt8(ascii: "-")) { position += 1 }
             guard position < input.count, isDigit(input[position]) else { throw syntaxError("invalid number") }
             while position < input.count, isDigit(input[position]) { position += 1 }
         }
@@ -288,37 +283,42 @@ public struct JSONParser {
             }
             return .int(negative ? -value : value)
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
+        let text = JSONScanner.string(input, start..<position)
         if integral, let value = Int64(text) { return .int(value) }
         // Valid JSON, but no number a field can hold: the error names the field.
         guard let value = Double(text), value.isFinite else {
-            throw EventError(.invalidJSON, at: jsonPath(), "number out of range at byte \(position)")
+            throw EventError(.invalidJSON, at: jsonPath(input), "number out of range at byte \(position)")
         }
         return .double(value)
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(EventError) {
-        let count = literal.utf8CodeUnitCount
+    @inline(__always)
+    private mutating func expectLiteral(_ input: Span<UInt8>, _ literal: String) throws(EventError) {
+        let count = literal.utf8.count
         guard position + count <= input.count else { throw syntaxError("unexpected end of input") }
-        let matches = literal.withUTF8Buffer { expected in
-            (0..<count).allSatisfy { input[position + $0] == expected[$0] }
+        var offset = position
+        for expected in literal.utf8 {
+            guard input[offset] == expected else { throw syntaxError("unexpected character") }
+            offset += 1
         }
-        guard matches else { throw syntaxError("unexpected character") }
         position += count
     }
 
     // MARK: helpers
 
-    private mutating func skipWhitespace() {
-        while position < input.count {
-            switch input[position] {
-            case 0x20, 0x09, 0x0A, 0x0D: position += 1
-            default: return
+    private mutating func skipWhitespace(_ input: Span<UInt8>) {
+        var index = position
+        scan: while index < input.count {
+            switch input[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: break scan
             }
         }
+        position = index
     }
 
-    private func peek(_ byte: UInt8) -> Bool {
+    @inline(__always)
+    private func peek(_ input: Span<UInt8>, _ byte: UInt8) -> Bool {
         position < input.count && input[position] == byte
     }
 
@@ -330,12 +330,12 @@ public struct JSONParser {
         EventError(.invalidJSON, field: nil, "\(what) at byte \(position)")
     }
 
-    private func utf8Error(_ what: String) -> EventError {
-        EventError(.invalidUTF8, at: jsonPath(), "\(what) at byte \(position)")
+    private func utf8Error(_ input: Span<UInt8>, _ what: String) -> EventError {
+        EventError(.invalidUTF8, at: jsonPath(input), "\(what) at byte \(position)")
     }
 
     /// The path of the value being parsed, with its keys read again from the input.
-    private func jsonPath() -> JSONPath {
+    private func jsonPath(_ input: Span<UInt8>) -> JSONPath {
         var components: [JSONPath.Component] = []
         for step in path {
             switch step {
@@ -343,9 +343,9 @@ public struct JSONParser {
                 components.append(.index(index))
             case let .key(quoteAt):
                 // The key parsed once already, so it parses again.
-                var reader = JSONParser(input: input)
+                var reader = JSONParser()
                 reader.position = quoteAt
-                components.append(.key((try? reader.parseString()) ?? ""))
+                components.append(.key((try? reader.parseString(input)) ?? ""))
             }
         }
         return JSONPath(components)

@@ -39,10 +39,11 @@ extension JSONScanner {
             utf8.count == 2 ? (utf8[0], utf8[1]) : nil
         }
 
-        /// Calls `body` with the UTF-8 bytes.
+        /// Calls `body` with the UTF-8 bytes, as a span: the string rules
+        /// read them without a pointer.
         @inline(__always)
-        func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-            body(utf8)
+        func withUTF8<Result>(_ body: (Span<UInt8>) -> Result) -> Result {
+            body(utf8.span)
         }
     }
 
