@@ -14,8 +14,15 @@ enum JSONTextRules {
         case invalidSequence
     }
 
-    /// Checks the multi-byte UTF-8 sequence starting at `position`.
+    /// `multibyteScalar(in:at:)` for the JSON scanner, which holds its
+    /// input as a buffer pointer.
+    @inline(__always)
     static func multibyteScalar(in input: UnsafeBufferPointer<UInt8>, at position: Int) -> MultibyteScalar {
+        multibyteScalar(in: input.span, at: position)
+    }
+
+    /// Checks the multi-byte UTF-8 sequence starting at `position`.
+    static func multibyteScalar(in input: Span<UInt8>, at position: Int) -> MultibyteScalar {
         let length: Int
         var secondLow: UInt8 = 0x80
         var secondHigh: UInt8 = 0xBF
