@@ -1,3 +1,4 @@
+public import HTTP2Client
 /// How FCM answered one message. A rejection is a value (the token may be
 /// dead, the message may be wrong); a transport failure is a
 /// `TransportError` instead.

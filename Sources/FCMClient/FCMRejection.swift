@@ -1,4 +1,4 @@
-import HTTP2Client
+public import HTTP2Client
 import PayloadBuilder
 
 /// A non-200 answer from FCM, read from Google's error body
@@ -25,7 +25,7 @@ public struct FCMRejection: Sendable, Equatable {
     /// FCM for an iOS device, when sent.
     public var apnsError: FCMApnsError?
     /// What to do about it; the client may narrow it.
-    public var action: FCMAction
+    public var verdict: ProviderVerdict
 
     public init(status: Int, errorCode: FCMErrorCode, hasFCMErrorDetail: Bool = true, rpcStatus: String? = nil,
                 message: String = "", fieldViolations: [FCMFieldViolation] = [], retryAfter: Duration? = nil,
@@ -42,11 +42,20 @@ public struct FCMRejection: Sendable, Equatable {
         // B4) is a dead device token, as if FCM had said UNREGISTERED.
         let tokenIsInvalid = Self.namesTheRegistrationToken(message: message, fieldViolations: fieldViolations)
             || apnsError?.saysTheDeviceTokenIsDead == true
-        action = errorCode.action(status: status, tokenIsInvalid: tokenIsInvalid, retryAfter: retryAfter)
+        verdict = errorCode.verdict(status: status, tokenIsInvalid: tokenIsInvalid, retryAfter: retryAfter, message: message)
     }
 
     /// True when the caller must delete the registration token.
-    public var dropsToken: Bool { action == .dropToken }
+    public var dropsToken: Bool { verdict.dropsToken }
+
+    /// The reason a caller is given: the FCM error code; without one (an
+    /// answer with no FcmError detail, e.g. the OAuth token or an IAM
+    /// permission refused), the RPC status (`UNAUTHENTICATED`,
+    /// `PERMISSION_DENIED`, …), which says what to fix.
+    public var reason: String {
+        guard errorCode == .unspecified, let rpcStatus, !rpcStatus.isEmpty else { return errorCode.rawValue }
+        return rpcStatus
+    }
 
     /// A 401 or 403 without an FcmError detail: our OAuth access token (or
     /// the service account's permission) was refused, not the message.

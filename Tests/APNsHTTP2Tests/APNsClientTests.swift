@@ -42,30 +42,30 @@ final class APNsClientTests: XCTestCase {
         let testbed = try APNsTestbed()
         let client = try testbed.client()
         defer { client.shutdown() }
-        let cases: [(APNsSimulatorResponse, APNsReason, APNsAction)] = [
-            (.unregistered(timestampMilliseconds: 1_767_225_600_123), .unregistered, .dropToken),
-            (.badDeviceToken, .badDeviceToken, .dropToken),
-            (.deviceTokenNotForTopic, .deviceTokenNotForTopic, .dropToken),
-            (.expiredToken(timestampMilliseconds: 1_767_225_600_456), .expiredToken, .dropToken),
+        let cases: [(APNsSimulatorResponse, APNsReason, ProviderVerdict)] = [
+            (.unregistered(timestampMilliseconds: 1_767_225_600_123), .unregistered, .dropToken(since: 1_767_225_600_123)),
+            (.badDeviceToken, .badDeviceToken, .dropToken(since: nil)),
+            (.deviceTokenNotForTopic, .deviceTokenNotForTopic, .dropToken(since: nil)),
+            (.expiredToken(timestampMilliseconds: 1_767_225_600_456), .expiredToken, .dropToken(since: 1_767_225_600_456)),
             (.tooManyRequests, .tooManyRequests, .retry(after: nil)),
             (.internalServerError, .internalServerError, .retry(after: nil)),
             (.serviceUnavailable, .serviceUnavailable, .retry(after: nil)),
             (.shutdown, .shutdown, .retry(after: nil)),
-            (.forbidden, .forbidden, .doNotRetry),
+            (.forbidden, .forbidden, .final),
         ]
         let requests = try testbed.requests(count: cases.count)
         for (index, (response, _, _)) in cases.enumerated() {
             testbed.simulator.always(token: requests[index].token, response)
         }
         let outcomes = await client.send(requests)
-        for (index, (response, reason, action)) in cases.enumerated() {
+        for (index, (response, reason, verdict)) in cases.enumerated() {
             guard case let .success(.rejected(rejection)) = outcomes[index] else {
                 XCTFail("\(reason): expected a rejection, got \(outcomes[index])")
                 continue
             }
             XCTAssertEqual(rejection.status, response.status, "\(reason)")
             XCTAssertEqual(rejection.reason, reason)
-            XCTAssertEqual(rejection.action, action, "\(reason)")
+            XCTAssertEqual(rejection.verdict, verdict, "\(reason)")
             XCTAssertEqual(rejection.apnsID, requests[index].header("apns-id"))
         }
         guard case let .success(.rejected(unregistered)) = outcomes[0] else { return XCTFail() }
@@ -100,7 +100,7 @@ final class APNsClientTests: XCTestCase {
         let refused = await client.send([requests[2]])[0]
         guard case let .success(.rejected(rejection)) = refused else { return XCTFail("\(refused)") }
         XCTAssertEqual(rejection.reason, .tooManyProviderTokenUpdates)
-        XCTAssertEqual(rejection.action, .retry(after: nil))
+        XCTAssertEqual(rejection.verdict, .retry(after: nil))
 
         let retried = await client.send([requests[2]])[0]
 
@@ -188,8 +188,8 @@ final class APNsClientTests: XCTestCase {
         let outcome = try await client.send(try testbed.requests(count: 1)[0])
         guard case let .rejected(rejection) = outcome else { return XCTFail("\(outcome)") }
         XCTAssertEqual(rejection.reason, .expiredProviderToken)
-        XCTAssertEqual(rejection.action, .configurationError)
-        XCTAssertTrue(rejection.detail?.contains("check the clock") ?? false, "the operator learns what to fix: \(rejection)")
+        guard case let .configuration(detail) = rejection.verdict else { return XCTFail("\(rejection)") }
+        XCTAssertTrue(detail?.contains("check the clock") ?? false, "the operator learns what to fix: \(rejection)")
         XCTAssertEqual(testbed.tokens.mintCount, 1, "never mint twice within 20 minutes")
     }
 
@@ -200,7 +200,7 @@ final class APNsClientTests: XCTestCase {
         let request = try testbed.requests(count: 1)[0]
         testbed.simulator.script(token: request.token, responses: [.serviceUnavailable], thereafter: .success)
         guard case let .rejected(first) = try await client.send(request) else { return XCTFail() }
-        XCTAssertTrue(first.action.isRetryable)
+        XCTAssertTrue(first.verdict.isRetryable)
         let second = try await client.send(request)
         XCTAssertEqual(second, .accepted(apnsID: request.header("apns-id")!))
     }

@@ -14,23 +14,24 @@ final class APNsRejectionTests: XCTestCase {
         let gone = rejection(410, #"{"reason":"Unregistered","timestamp":1700000000000}"#)
         XCTAssertEqual(gone.reason, .unregistered)
         XCTAssertEqual(gone.timestamp, 1_700_000_000_000)
-        XCTAssertEqual(gone.action, .dropToken)
+        XCTAssertEqual(gone.verdict, .dropToken(since: 1_700_000_000_000))
         // JSON whitespace before the object, and escapes inside the reason.
         let spaced = rejection(400, " \t\r\n{ \"reason\" : \"BadDevice\\u0054oken\" }")
         XCTAssertEqual(spaced.reason, .badDeviceToken)
-        XCTAssertEqual(spaced.action, .dropToken)
+        XCTAssertEqual(spaced.verdict, .dropToken(since: nil))
     }
 
     func testWithoutAReasonTheStatusDecides() {
         let html = "<html><head><title>404 Not Found</title></head><body></body></html>"
-        for (status, body, action) in [(410, html, APNsAction.dropToken), (503, "", .retry(after: nil)), (403, "{}", .configurationError),
-                                       (400, "[1]", .doNotRetry), (429, "\"reason\"", .retry(after: nil)), (500, " x{", .retry(after: nil)),
-                                       (404, html, .doNotRetry), (400, #"{"reason":7}"#, .doNotRetry),
-                                       (410, #"{"timestamp":5}"#, .dropToken)] {
+        for (status, body, verdict) in [(410, html, ProviderVerdict.dropToken(since: nil)), (503, "", .retry(after: nil)),
+                                        (403, "{}", .configuration(detail: nil)), (400, "[1]", .final), (429, "\"reason\"", .retry(after: nil)),
+                                        (500, " x{", .retry(after: nil)), (404, html, .final), (400, #"{"reason":7}"#, .final),
+                                        (410, #"{"timestamp":5}"#, .dropToken(since: 5))] {
             let answer = rejection(status, body)
             XCTAssertEqual(answer.reason, APNsReason("Status\(status)"), body)
-            XCTAssertEqual(answer.action, action, body)
-            XCTAssertEqual(answer.action, APNsReason("Status\(status)").action(status: status), "as the table would say: \(body)")
+            XCTAssertEqual(answer.verdict, verdict, body)
+            XCTAssertEqual(answer.verdict, APNsRejection(status: status, reason: APNsReason("Status\(status)"), timestamp: answer.timestamp).verdict,
+                           "as the table would say: \(body)")
         }
         XCTAssertEqual(rejection(410, #"{"timestamp":5}"#).timestamp, 5)
         XCTAssertNil(rejection(410, html).timestamp)
@@ -38,14 +39,14 @@ final class APNsRejectionTests: XCTestCase {
 
     func testARetryAfterHeaderTimesTheRetry() {
         let busy = rejection(429, #"{"reason":"TooManyRequests"}"#, headers: [HTTPHeader("retry-after", "30")])
-        XCTAssertEqual(busy.action, .retry(after: .seconds(30)))
+        XCTAssertEqual(busy.verdict, .retry(after: .seconds(30)))
         let noReason = rejection(503, "<html></html>", headers: [HTTPHeader("retry-after", "5")])
-        XCTAssertEqual(noReason.action, .retry(after: .seconds(5)))
+        XCTAssertEqual(noReason.verdict, .retry(after: .seconds(5)))
     }
 
     func testOnlyUnrelatedKeyIdleTimeoutAndShutdownAskForANewConnection() {
         func asks(_ status: Int, _ body: String) -> Bool {
-            APNsClient.asksForANewConnection(HTTP2Response(status: status, body: Array(body.utf8)))
+            APNsProvider.asksForANewConnection(HTTP2Response(status: status, body: Array(body.utf8)))
         }
         XCTAssertTrue(asks(403, #"{"reason":"UnrelatedKeyIdInToken"}"#))
         XCTAssertTrue(asks(400, #"{"reason":"IdleTimeout"}"#))
@@ -56,11 +57,10 @@ final class APNsRejectionTests: XCTestCase {
         XCTAssertFalse(asks(503, "Shutdown"), "not JSON: no reason")
         XCTAssertFalse(asks(503, "<html>Shutdown</html>"))
         XCTAssertFalse(asks(503, ""))
-        // Agrees with the full classification on every documented reason.
+        // An answer that retires its connection is one the full classification retries.
         for reason in ["UnrelatedKeyIdInToken", "IdleTimeout", "Shutdown", "BadDeviceToken", "ExpiredProviderToken", "TooManyRequests"] {
             let body = #"{"reason":"\#(reason)"}"#
-            let full = rejection(400, body)
-            XCTAssertEqual(asks(400, body), full.action == .retryOnNewConnection || full.reason == .shutdown, reason)
+            XCTAssertTrue(!asks(400, body) || rejection(400, body).verdict == .retry(after: nil), reason)
         }
     }
 
@@ -73,9 +73,9 @@ final class APNsRejectionTests: XCTestCase {
     func testTheApnsIDIsTheFirstHeaderOfThatName() {
         let headers = [HTTPHeader("apns-topic", "t"), HTTPHeader("apns-idx", "no"), HTTPHeader("apns-ID", "no"),
                        HTTPHeader("apns-id", "first"), HTTPHeader("apns-id", "second")]
-        XCTAssertEqual(APNsClient.apnsID(in: headers), "first")
-        XCTAssertNil(APNsClient.apnsID(in: Array(headers.prefix(3))))
-        XCTAssertNil(APNsClient.apnsID(in: []))
+        XCTAssertEqual(APNsProvider.apnsID(in: headers), "first")
+        XCTAssertNil(APNsProvider.apnsID(in: Array(headers.prefix(3))))
+        XCTAssertNil(APNsProvider.apnsID(in: []))
     }
 
     func testProviderTokenReasonsAreTheFiveAboutTheToken() {
@@ -88,13 +88,13 @@ final class APNsRejectionTests: XCTestCase {
         }
     }
 
-    /// The token question and the action agree on a reason spelled with
+    /// The token question and the verdict agree on a reason spelled with
     /// other, canonically equivalent scalars (U+212A KELVIN SIGN for "K"):
     /// both compare as the reason table does.
-    func testTheProviderTokenQuestionAgreesWithTheActionOnEquivalentSpellings() {
+    func testTheProviderTokenQuestionAgreesWithTheVerdictOnEquivalentSpellings() {
         let kelvin = APNsRejection(status: 403, reason: APNsReason("BadEnvironment\u{212A}eyIdInToken"))
         XCTAssertEqual(kelvin.reason, .badEnvironmentKeyIDInToken)
         XCTAssertTrue(kelvin.isAboutTheProviderToken)
-        XCTAssertEqual(kelvin.action, APNsRejection(status: 403, reason: .badEnvironmentKeyIDInToken).action)
+        XCTAssertEqual(kelvin.verdict, APNsRejection(status: 403, reason: .badEnvironmentKeyIDInToken).verdict)
     }
 }

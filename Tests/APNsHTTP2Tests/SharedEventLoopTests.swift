@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
-import EventLoops
 #endif
+import EventLoops
 import APNsHTTP2
 @testable import HTTP2Client
 import Foundation

@@ -4,13 +4,25 @@ import XCTest
 /// How a received request's header fields are read.
 final class ReceivedRequestTests: XCTestCase {
     func testOnlyARepeatedRegularHeaderIsADuplicate() {
+        func index(_ request: ReceivedRequest) -> APNsHeaderIndex {
+            request.fields.bytes.withUnsafeBufferPointer { APNsHeaderIndex(request.fields, bytes: $0) }
+        }
         var request = ReceivedRequest()
-        request.headers = [(":method", "POST"), (":path", "/3/device/ab"), ("apns-topic", "a"), ("apns-id", "b")]
-        XCTAssertNil(request.duplicatedHeaderName)
+        request.headers = [(":method", "POST"), (":path", "/3/device/ab"), ("apns-topic", "a"), ("apns-id", "b"), ("x-a", "1")]
+        XCTAssertFalse(index(request).hasDuplicate)
+        XCTAssertEqual(index(request)[.topic], 2)
+        request.headers.append((":method", "GET"))
+        XCTAssertFalse(index(request).hasDuplicate, "pseudo-headers are not counted")
+        XCTAssertEqual(index(request)[.method], 0, "the first is read")
         request.headers.append(("apns-priority", "10"))
         request.headers.append(("apns-topic", "c"))
-        XCTAssertEqual(request.duplicatedHeaderName, "apns-topic")
+        XCTAssertTrue(index(request).hasDuplicate)
+        XCTAssertEqual(index(request)[.topic], 2)
         XCTAssertEqual(request.value("apns-topic"), "a")
+        request.headers = [("x-\u{212A}", "1"), ("x-b", "2"), ("x-K", "3")]
+        XCTAssertTrue(index(request).hasDuplicate, "names compare as Strings")
+        request.headers = [("x-\u{212A}", "1"), ("x-k", "2")]
+        XCTAssertFalse(index(request).hasDuplicate)
     }
 }
 

@@ -2,8 +2,7 @@
 import XCTest
 
 /// Apple's header rules (PROTOCOLS.md A2, A3) as `RequestValidator` applies
-/// them, on both paths: the answer `validate` gives (fast path first) is
-/// the strict path's.
+/// them.
 final class RequestValidatorRulesTests: XCTestCase {
     static let teamID = "TEAM123456"
     static let keyID = "KEY1234567"
@@ -17,9 +16,8 @@ final class RequestValidatorRulesTests: XCTestCase {
     override func setUpWithError() throws { key = try SimTestKey() }
 
     /// The status and reason of a request with these `apns-*` headers
-    /// (`nil` value: not sent), or "200"; both paths must agree.
-    func answer(topic: String = bundle, pushType: String?, priority: String?, body: [UInt8] = payload,
-                file: StaticString = #filePath, line: UInt = #line) -> String {
+    /// (`nil` value: not sent), or "200".
+    func answer(topic: String = bundle, pushType: String?, priority: String?, body: [UInt8] = payload) -> String {
         let configuration = APNsSimulatorConfiguration(teamID: Self.teamID, keys: [Self.keyID: key.publicKeyPEM],
                                                        topics: [Self.bundle])
         let validator = RequestValidator(configuration: configuration)
@@ -32,19 +30,11 @@ final class RequestValidatorRulesTests: XCTestCase {
         for (name, value) in fields { request.fields.append(name: name, value: value, neverIndexed: false) }
         request.body = body
         request.bodyLength = body.count
-        func run(_ strictOnly: Bool) -> String {
-            var tokens = ProviderTokenVerifier(configuration: configuration)
-            let verdict = strictOnly
-                ? validator.strictVerdict(request, tokens: &tokens, registeredTopic: { _ in nil }, now: Double(Self.now))
-                : validator.validate(request, tokens: &tokens, registeredTopic: { _ in nil }, now: Double(Self.now))
-            switch verdict {
-            case .valid: return "200"
-            case .rejected(let response, _): return "\(response.status) \(response.reason ?? "-")"
-            }
+        var tokens = ProviderTokenVerifier(configuration: configuration)
+        switch validator.validate(request, tokens: &tokens, registeredTopic: { _ in nil }, now: Double(Self.now)) {
+        case .valid: return "200"
+        case .rejected(let response, _): return "\(response.status) \(response.reason ?? "-")"
         }
-        let strict = run(true)
-        XCTAssertEqual(run(false), strict, "fast path first", file: file, line: line)
-        return strict
     }
 
     func testTheEffectivePriorityMustSuitBackgroundAndLocationPushes() {
@@ -62,7 +52,7 @@ final class RequestValidatorRulesTests: XCTestCase {
 
     /// A payload that only wakes the app (content-available, no alert,
     /// badge or sound) is a background push whatever the header: priority 5
-    /// only, as the FCM simulator already had it (found in review).
+    /// only, as the FCM simulator has it.
     func testAContentAvailableOnlyPayloadNeedsPriorityFive() {
         let wake = Array(#"{"aps":{"content-available":1},"k":"v"}"#.utf8)
         XCTAssertEqual(answer(pushType: nil, priority: nil, body: wake), "400 BadPriority", "the default is 10")

@@ -1,5 +1,5 @@
 @testable import FCMClient
-import APNsHTTP2
+import HTTP2Client
 @testable import HTTP2Client
 import Synchronization
 import TestSupport
@@ -89,7 +89,7 @@ final class AccessTokenCacheTests: XCTestCase {
     }
 
     /// Inside the refresh margin the token is still valid: callers get it at
-    /// once while one grant replaces it (found in review: every caller
+    /// once while one grant replaces it (regression: every caller
     /// waited for that grant, so a slow token endpoint stalled every send
     /// for up to 3 min 45 s before the token had even expired).
     func testInsideTheRefreshMarginTheValidTokenIsHandedOutWhileOneGrantReplacesIt() async throws {
@@ -149,7 +149,7 @@ final class AccessTokenCacheTests: XCTestCase {
     /// A token refused at the end of its life (handed out to its last
     /// second while grants were held off) may simply have expired by
     /// Google's clock: its successor is not suspect, and one refusal of it
-    /// later is still worth a new token (found in review).
+    /// later is still worth a new token.
     func testARefusalOfATokenInsideItsMarginDoesNotMakeItsSuccessorSuspect() async throws {
         let (cache, _, clock) = makeCache()
         let first = try await cache.accessToken()

@@ -1,4 +1,4 @@
-import APNsHTTP2
+import HTTP2Client
 @testable import HTTP2Client
 import APNsSimulator
 import FCMClient
@@ -77,40 +77,40 @@ final class FCMClientTests: XCTestCase {
         XCTAssertEqual(rejection.rpcStatus, "PERMISSION_DENIED")
         XCTAssertFalse(rejection.hasFCMErrorDetail)
         XCTAssertTrue(rejection.isAboutTheAccessToken)
-        XCTAssertEqual(rejection.action, .configurationError)
+        XCTAssertTrue(rejection.verdict.isConfiguration, "\(rejection.verdict)")
         XCTAssertEqual(tokens.grantCount, 2, "one fresh token was tried")
         XCTAssertEqual(testbed.simulator.statistics.rejectedPerErrorCode["PERMISSION_DENIED"], 2)
         // The fresh token was refused too: later sends are refused once
-        // each, with no grant and no resend (found in review: every event
+        // each, with no grant and no resend (regression: every event
         // threw the token away and asked for a new one).
         for _ in 0..<5 {
             guard case .rejected(let again) = try await client.send(request) else { return XCTFail() }
-            XCTAssertEqual(again.action, .configurationError)
+            XCTAssertTrue(again.verdict.isConfiguration, "\(again.verdict)")
         }
         XCTAssertEqual(tokens.grantCount, 2)
         XCTAssertEqual(testbed.simulator.statistics.rejectedPerErrorCode["PERMISSION_DENIED"], 7)
     }
 
-    func testEveryErrorCodeIsMappedToItsAction() async throws {
+    func testEveryErrorCodeIsMappedToItsVerdict() async throws {
         let testbed = try FCMTestbed()
         let client = try testbed.client()
         defer { client.shutdown() }
-        let cases: [(FCMSimulatorResponse, FCMErrorCode, FCMAction)] = [
-            (.unregistered, .unregistered, .dropToken),
-            (.invalidRegistrationToken, .invalidArgument, .dropToken),
+        let cases: [(FCMSimulatorResponse, FCMErrorCode, ProviderVerdict)] = [
+            (.unregistered, .unregistered, .dropToken(since: nil)),
+            (.invalidRegistrationToken, .invalidArgument, .dropToken(since: nil)),
             (FCMSimulatorResponse(status: 400, rpcStatus: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
-                                  message: "Request contains an invalid argument."), .invalidArgument, .doNotRetry),
-            (.senderIDMismatch, .senderIDMismatch, .dropToken),
+                                  message: "Request contains an invalid argument."), .invalidArgument, .final),
+            (.senderIDMismatch, .senderIDMismatch, .dropToken(since: nil)),
             (.quotaExceeded(retryAfter: 30), .quotaExceeded, .retry(after: .seconds(30))),
             (.quotaExceeded(), .quotaExceeded, .retry(after: nil)),
             (.unavailable(retryAfter: 5), .unavailable, .retry(after: .seconds(5))),
             (.unavailable(), .unavailable, .retry(after: nil)),
             (.internalError, .internal, .retry(after: nil)),
-            (.thirdPartyAuthError, .thirdPartyAuthError, .configurationError),
+            (.thirdPartyAuthError, .thirdPartyAuthError, .final),
             (FCMSimulatorResponse(status: 401, rpcStatus: "UNAUTHENTICATED", errorCode: "APNS_AUTH_ERROR",
-                                  message: "Auth error from APNS"), .apnsAuthError, .configurationError),
+                                  message: "Auth error from APNS"), .apnsAuthError, .final),
             (FCMSimulatorResponse(status: 400, rpcStatus: "INVALID_ARGUMENT", errorCode: "UNSPECIFIED_ERROR",
-                                  message: "Unknown"), .unspecified, .doNotRetry),
+                                  message: "Unknown"), .unspecified, .final),
             (FCMSimulatorResponse(status: 503, rpcStatus: "UNAVAILABLE", errorCode: "SOMETHING_NEW", message: "New"),
              FCMErrorCode("SOMETHING_NEW"), .retry(after: nil)),
         ]
@@ -119,7 +119,7 @@ final class FCMClientTests: XCTestCase {
             testbed.simulator.always(token: requests[index].token, response)
         }
         let outcomes = await client.send(requests)
-        for (index, (response, code, action)) in cases.enumerated() {
+        for (index, (response, code, verdict)) in cases.enumerated() {
             guard case .success(.rejected(let rejection)) = outcomes[index] else {
                 XCTFail("\(response): expected a rejection, got \(outcomes[index])")
                 continue
@@ -129,8 +129,8 @@ final class FCMClientTests: XCTestCase {
             XCTAssertTrue(rejection.hasFCMErrorDetail)
             XCTAssertEqual(rejection.rpcStatus, response.rpcStatus)
             XCTAssertEqual(rejection.message, response.message)
-            XCTAssertEqual(rejection.action, action, "\(response)")
-            XCTAssertEqual(rejection.dropsToken, action == .dropToken)
+            XCTAssertEqual(rejection.verdict, verdict, "\(response)")
+            XCTAssertEqual(rejection.dropsToken, verdict.dropsToken)
             XCTAssertEqual(rejection.retryAfter, response.retryAfter.map { .seconds($0) })
         }
         XCTAssertEqual(testbed.simulator.statistics.grantsIssued, 1, "FCM errors with a detail never re-grant")
@@ -144,8 +144,8 @@ final class FCMClientTests: XCTestCase {
         testbed.simulator.script(token: request.token, responses: [.unavailable(retryAfter: 1)])
         let first = try await client.send(request)
         guard case .rejected(let rejection) = first else { return XCTFail("\(first)") }
-        XCTAssertEqual(rejection.action, .retry(after: .seconds(1)))
-        XCTAssertTrue(rejection.action.isRetryable)
+        XCTAssertEqual(rejection.verdict, .retry(after: .seconds(1)))
+        XCTAssertTrue(rejection.verdict.isRetryable)
         let second = try await client.send(request)
         guard case .accepted = second else { return XCTFail("\(second)") }
     }

@@ -1,4 +1,4 @@
-import APNsHTTP2
+import HTTP2Client
 @testable import HTTP2Client
 import APNsSimulator
 @testable import OpenSSLCrypto

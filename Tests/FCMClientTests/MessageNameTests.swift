@@ -18,8 +18,8 @@ final class MessageNameTests: XCTestCase {
             #"{"name":""}"#,
         ]
         for answer in answers {
-            XCTAssertNotNil(FCMClient.plainMessageName(Array(answer.utf8)), answer)
-            XCTAssertEqual(FCMClient.messageName(Array(answer.utf8)), viaParser(answer), answer)
+            XCTAssertNotNil(FCMProvider.plainMessageName(Array(answer.utf8)), answer)
+            XCTAssertEqual(FCMProvider.messageName(Array(answer.utf8)), viaParser(answer), answer)
         }
     }
 
@@ -37,10 +37,10 @@ final class MessageNameTests: XCTestCase {
             "",
         ]
         for answer in answers {
-            XCTAssertNil(FCMClient.plainMessageName(Array(answer.utf8)), answer)
-            XCTAssertEqual(FCMClient.messageName(Array(answer.utf8)), viaParser(answer), answer)
+            XCTAssertNil(FCMProvider.plainMessageName(Array(answer.utf8)), answer)
+            XCTAssertEqual(FCMProvider.messageName(Array(answer.utf8)), viaParser(answer), answer)
         }
-        XCTAssertEqual(FCMClient.messageName(Array(#"{"name":"a\"b"}"#.utf8)), "a\"b")
-        XCTAssertEqual(FCMClient.messageName(Array(#"{"other":1,"name":"n"}"#.utf8)), "n")
+        XCTAssertEqual(FCMProvider.messageName(Array(#"{"name":"a\"b"}"#.utf8)), "a\"b")
+        XCTAssertEqual(FCMProvider.messageName(Array(#"{"other":1,"name":"n"}"#.utf8)), "n")
     }
 }

@@ -43,7 +43,7 @@ final class RequestScreenTests: XCTestCase {
 
     /// A header name must be a token: `Content-Length : 5` (libmicrohttpd
     /// keeps the space in the name, reads the body as the next request) and
-    /// an empty name are refused (found in review).
+    /// an empty name are refused.
     func testAHeaderNameThatIsNotATokenIsRefused() throws {
         for name in ["Content-Length ", "Transfer-Encoding\t", "", " Host", "X A", "X:A", "X\u{0}A", "X\rA", "Ü", "X(A)"] {
             XCTAssertEqual(try code([header(name, "5")])?.1, .string("bad_request"), "\(Array(name.utf8))")

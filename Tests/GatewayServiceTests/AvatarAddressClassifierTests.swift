@@ -37,7 +37,7 @@ final class AvatarAddressClassifierTests: XCTestCase {
 
     /// Allowing private addresses (tests, a private CDN) admits everything
     /// but the cloud metadata services: a redirect to 169.254.169.254 was
-    /// followed with it on (found by the conformance review). Only an
+    /// followed with it on. Only an
     /// explicit exception admits one.
     func testAllowingPrivateAddressesAdmitsEverythingButMetadataServices() throws {
         let policy = AvatarPolicy(allowPrivateAddresses: true)

@@ -8,7 +8,7 @@ import XCTest
 final class AvatarEndToEndTests: XCTestCase {
     func testAnAvatarOnALoopbackAddressIsDroppedAndItsURLLeftOutOfThePayload() async throws {
         let metrics = MetricsRegistry()
-        let testbed = try ServiceTestbed(avatars: AvatarResolver(onFetch: { metrics.increment(GatewayMetrics.avatarFetch, [$0]) }))
+        let testbed = try ServiceTestbed(avatars: AvatarResolver(metrics: metrics))
         let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(5)], avatarURL: "https://127.0.0.1:9/avatar.png")
         let render = try await testbed.call("POST", "/v1/render", body: body)
         let json = try JSONParser.parse(render.body)
@@ -26,7 +26,7 @@ final class AvatarEndToEndTests: XCTestCase {
 
     /// The avatar may take at most half the time a notify has left to
     /// send: with a 2 s deadline a stalled avatar is dropped after about a
-    /// second and the notification sent (found in review: the avatar's own
+    /// second and the notification sent (regression: the avatar's own
     /// 3 s timeout used up the whole deadline, and nothing was sent).
     func testASlowAvatarLeavesTheNotificationTimeToBeSent() async throws {
         let server = try startServer(["/stalled.png": .stall])
@@ -35,7 +35,7 @@ final class AvatarEndToEndTests: XCTestCase {
         let metrics = MetricsRegistry()
         let testbed = try ServiceTestbed(settings: settings,
                                          avatars: AvatarResolver(policy: AvatarPolicy(allowHTTP: true, allowPrivateAddresses: true),
-                                                                 onFetch: { metrics.increment(GatewayMetrics.avatarFetch, [$0]) }))
+                                                                 metrics: metrics))
         let body = ServiceTestbed.event(tokens: [ServiceTestbed.token(8)], avatarURL: server.url("/stalled.png"))
         let notify = try await testbed.call("POST", "/v1/notify", body: body)
         XCTAssertEqual(notify.status, 200, String(decoding: notify.body, as: UTF8.self))
@@ -75,11 +75,11 @@ final class AvatarEndToEndTests: XCTestCase {
     }
 
     /// A duplicate is answered from the record before its avatar is looked
-    /// at, on the fast path as on the task path: it adds nothing to the
+    /// at, whichever entry point takes it: it adds nothing to the
     /// avatar metrics (it added a refusal or a cache hit per duplicate).
     func testADuplicateLooksUpNoAvatar() async throws {
         let metrics = MetricsRegistry()
-        let testbed = try ServiceTestbed(avatars: AvatarResolver(onFetch: { metrics.increment(GatewayMetrics.avatarFetch, [$0]) }))
+        let testbed = try ServiceTestbed(avatars: AvatarResolver(metrics: metrics))
         let body = ServiceTestbed.event(id: "dup-avatar", tokens: [ServiceTestbed.token(8)], avatarURL: "https://127.0.0.1:9/avatar.png")
         let first = try await testbed.call("POST", "/v1/notify", body: body)
         XCTAssertEqual(first.status, 200)

@@ -62,7 +62,7 @@ final class AvatarFetchPoolTests: XCTestCase {
     }
 
     /// One slow host holds at most half the threads: another host's job
-    /// runs at once while that host's others wait (found in review: twelve
+    /// runs at once while that host's others wait (regression: twelve
     /// avatars on a slow host made every other avatar time out).
     func testASlowHostHoldsAtMostHalfTheThreadsAndOtherHostsPassIt() async throws {
         let pool = AvatarFetchPool(limit: 4, staleAfter: .seconds(60))

@@ -16,7 +16,7 @@ final class AvatarResolverGuardTests: XCTestCase {
         let url = "https://127.0.0.1:\(server.port)/a.png"
         let state = await rig.resolver.resolve(url)
         XCTAssertEqual(state, .dropped(url: url, reason: "private_address"))
-        XCTAssertEqual(rig.labels.all, ["private_address"])
+        XCTAssertEqual(rig.counts, ["private_address": 1])
         XCTAssertEqual(server.seen.connections, 0)
     }
 

@@ -48,25 +48,38 @@ enum AvatarFixtures {
     private static func littleEndian(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
 }
 
-/// Collects the resolver's `onFetch` labels.
-final class AvatarLabelRecorder: Sendable {
-    private let labels = Locked<[String]>([])
+/// A clock for cache expiry that only moves when told to.
+final class AvatarTestClock: Sendable {
+    private let origin = ContinuousClock.now
+    private let offset = Locked(Duration.zero)
 
-    var all: [String] { labels.withLock { $0 } }
+    var now: ContinuousClock.Instant { origin + offset.withLock { $0 } }
 
-    func record(_ label: String) { labels.withLock { $0.append(label) } }
+    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
 }
 
-/// A resolver wired to a `TestClock` and a label recorder.
+/// A resolver wired to a test clock and a registry of its own.
 struct AvatarTestRig {
     let resolver: AvatarResolver
-    let clock = TestClock()
-    let labels = AvatarLabelRecorder()
+    let clock = AvatarTestClock()
+    /// Declared as the gateway declares it, so that its exposition names the labels.
+    let metrics = GatewayMetrics().registry
 
     init(_ policy: AvatarPolicy) {
         let clock = self.clock
-        let labels = self.labels
-        resolver = AvatarResolver(policy: policy, now: { clock.instant }, onFetch: { labels.record($0) })
+        resolver = AvatarResolver(policy: policy, now: { clock.now }, metrics: metrics)
+    }
+
+    /// `pushgw_avatar_fetch_total` by `result` label, the labels counted so far.
+    var counts: [String: Int] {
+        var counts: [String: Int] = [:]
+        let prefix = GatewayMetrics.avatarFetch.name + "{result=\""
+        for line in metrics.exposition().split(separator: "\n") where line.hasPrefix(prefix) {
+            let rest = line.dropFirst(prefix.count)
+            guard let quote = rest.firstIndex(of: "\""), let value = Int(rest[rest.index(quote, offsetBy: 3)...]) else { continue }
+            if value > 0 { counts[String(rest[..<quote])] = value }
+        }
+        return counts
     }
 }
 

@@ -78,7 +78,7 @@ final class BearerTokensTests: XCTestCase {
 
     /// `Bearer` 1*SP token (RFC 6750 §2.1), and whitespace around a field
     /// value is not part of it (RFC 9110 §5.5): a client or proxy that pads
-    /// the header is not refused (found by the conformance review).
+    /// the header is not refused.
     func testSpacesAfterTheSchemeAndAroundTheTokenAreNotPartOfIt() {
         let tokens = BearerTokens(["s3cr3t"])
         for header in ["Bearer  s3cr3t", "Bearer s3cr3t ", "Bearer s3cr3t\t", "Bearer   s3cr3t \t "] {
@@ -90,7 +90,7 @@ final class BearerTokensTests: XCTestCase {
 
     /// A token followed by more bytes is refused whatever their number: the
     /// length difference was folded into one byte, so 256 × k extra bytes
-    /// passed (found by the security review).
+    /// passed.
     func testATokenFollowedByAnyNumberOfExtraBytesIsRefused() {
         let tokens = BearerTokens(["s3cr3t"])
         for extra in [1, 255, 256, 512, 65_536] {

@@ -42,7 +42,7 @@ final class ConfigurationLoaderTests: XCTestCase {
     /// The avatar allow-list takes host names, `*.domain`, IPv4 and
     /// bracketed IPv6; an entry that could never match (a URL, a port, a
     /// bare IPv6 address) or an empty list (which allowed every host) is an
-    /// error naming the setting (found in review: both were accepted).
+    /// error naming the setting (regression: both were accepted).
     func testTheAvatarAllowListIsCheckedEntryByEntry() throws {
         let good = try loader(["PUSHGW_AVATAR_ALLOWED_HOSTS": "cdn.example.com, *.example.org,192.0.2.7,[2001:db8::7],localhost"]).load()
         XCTAssertEqual(good.avatar.allowedHosts, ["cdn.example.com", "*.example.org", "192.0.2.7", "[2001:db8::7]", "localhost"])

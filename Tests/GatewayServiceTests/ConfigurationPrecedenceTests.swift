@@ -54,7 +54,7 @@ final class ConfigurationPrecedenceTests: XCTestCase {
     }
 
     /// The environment and the base URL are one setting, the APNs origin:
-    /// PUSHGW_APNS_ENVIRONMENT replaces a file's base_url (found in review:
+    /// PUSHGW_APNS_ENVIRONMENT replaces a file's base_url (regression:
     /// the file's base_url silently won), and one source may not give both.
     func testTheEnvironmentsAPNsOriginReplacesTheFilesInEitherSpelling() throws {
         let sandbox = try load(["PUSHGW_CONFIG_FILE": "/etc/pushgw/origin.json", "PUSHGW_APNS_ENVIRONMENT": "sandbox"])

@@ -28,7 +28,7 @@ final class DedupStoreTests: XCTestCase {
     }
 
     /// Events of 500 devices pack to ~35 KB each: a count alone would let
-    /// 20,000 of them take 0.7 GB (found by the security review). The byte
+    /// 20,000 of them take 0.7 GB. The byte
     /// budget forgets the oldest first, and keeps the newest.
     func testLargeEventsAreBoundedByTheByteBudget() async {
         let results = (0..<500).map { index in

@@ -32,7 +32,7 @@ final class DemoBannerTests: XCTestCase {
         XCTAssertEqual(GatewayConfiguration.httpURL(address: "127.0.0.1", port: 8080), "http://127.0.0.1:8080")
     }
 
-    /// With its own token, /metrics is shown with $METRICS_TOKEN and where to find it (found in review: the command got 401).
+    /// With its own token, /metrics is shown with $METRICS_TOKEN and where to find it (regression: the command got 401).
     func testTheMetricsCommandCarriesTheMetricsTokenWhenOneIsConfigured() {
         let open = DemoBanner(address: "http://127.0.0.1:8080", apns: "a", fcm: "f", auth: .none, seedEvent: .notFound).text
         XCTAssertTrue(open.contains("curl -s http://127.0.0.1:8080/metrics"))

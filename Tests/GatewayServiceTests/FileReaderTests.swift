@@ -24,7 +24,7 @@ final class FileReaderTests: XCTestCase {
         }
     }
 
-    /// `~/` is the home folder, as in a shell (found in review: the path counted as one but was never expanded).
+    /// `~/` is the home folder, as in a shell (regression: the path counted as one but was never expanded).
     func testATildePathIsReadFromTheHomeFolder() throws {
         guard let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty,
               FileManager.default.isWritableFile(atPath: home) else { throw XCTSkip("no writable HOME") }

@@ -80,7 +80,7 @@ final class GracefulShutdownTests: XCTestCase {
 
     /// A notification whose body is still uploading when the shutdown
     /// starts is waited for, and answered 503 `shutting_down` with nothing
-    /// sent, not cut off with no answer (found in review).
+    /// sent, not cut off with no answer.
     func testARequestStillUploadingWhenTheShutdownStartsIsAnswered() async throws {
         let providers = try DemoProviders()
         defer { providers.stop() }

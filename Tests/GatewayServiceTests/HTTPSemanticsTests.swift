@@ -4,8 +4,7 @@ import GatewayService
 import PayloadBuilder
 import XCTest
 
-/// What HTTP itself asks of the ingest beyond API.md (found in the
-/// conformance review): the headers RFC 9110 requires on 401 and 405, HEAD
+/// What HTTP itself asks of the ingest beyond API.md: the headers RFC 9110 requires on 401 and 405, HEAD
 /// where GET is served, refusing before an upload the client waits to
 /// send, and refusing what the gateway cannot read unambiguously.
 final class HTTPSemanticsTests: XCTestCase {

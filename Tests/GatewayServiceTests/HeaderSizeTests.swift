@@ -8,7 +8,7 @@ import XCTest
 /// leave it no room, and it closes the connection without a word. Before
 /// the screen refused such headers, a /v1/notify was handled all the same:
 /// its notifications went out and its caller, with no answer, would send
-/// the event again (found in review). Now every request is answered, or
+/// the event again. Now every request is answered, or
 /// closed unanswered and not handled.
 final class HeaderSizeTests: XCTestCase {
     /// What a sweep saw: answers, refusals, and every check on the way.
@@ -69,7 +69,7 @@ final class HeaderSizeTests: XCTestCase {
 
     /// A chunked body's trailers land in the same memory after the headers
     /// were screened: a large one let the notify be handled and then no
-    /// answer be written (found in review). Every size is answered, or
+    /// answer be written. Every size is answered, or
     /// closed with nothing sent.
     func testTrailersNearTheLimitAreAnsweredOrNotHandledAtAll() async throws {
         let testbed = try ServiceTestbed()

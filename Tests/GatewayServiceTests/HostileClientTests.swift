@@ -68,8 +68,7 @@ final class HostileClientTests: XCTestCase {
         try await waitUntil("the flood's connections are gone") { testbed.server.openConnections <= 2 }
     }
 
-    /// One client address cannot take every slot (found by the security
-    /// review: one client held all 1024): a flood from 127.0.0.1 is held to
+    /// One client address cannot take every slot (regression: one client held all 1024): a flood from 127.0.0.1 is held to
     /// the per-address limit while a client from 127.0.0.2 is served.
     func testOneClientAddressCannotTakeEverySlot() async throws {
         var limits = HTTPServerLimits()

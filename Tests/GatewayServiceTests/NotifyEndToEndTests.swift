@@ -70,7 +70,7 @@ final class NotifyEndToEndTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(second.body)["duplicate"], .bool(true))
     }
 
-    /// Found in review: a different message under the same `event_id` was
+    /// Regression: a different message under the same `event_id` was
     /// answered `duplicate` from the first one's record and never sent.
     func testADifferentMessageUnderTheSameEventIDIsSentNotAnsweredAsADuplicate() async throws {
         let testbed = try ServiceTestbed()
@@ -97,7 +97,7 @@ final class NotifyEndToEndTests: XCTestCase {
     }
 
     /// An APNs token is hex: a retry that spells it in capitals names the
-    /// same device and is not sent again (found in review).
+    /// same device and is not sent again.
     func testARetryWithTheAPNsTokenInCapitalsIsADuplicate() async throws {
         let testbed = try ServiceTestbed()
         let token = "4f1c2e8a9b7d6c5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e"
@@ -391,7 +391,7 @@ final class NotifyEndToEndTests: XCTestCase {
 
 extension NotifyEndToEndTests {
     /// A provider that refuses our configuration is named in one warning
-    /// with its reason, not one per event (found in review: the cause of a
+    /// with its reason, not one per event (regression: the cause of a
     /// configuration failure reached no log line at all).
     func testAConfigurationRefusalIsLoggedOnceWithItsReason() async throws {
         let lines = LogCapture()

@@ -2,42 +2,19 @@ import APNsSimulator
 import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
+import PushGWSync
 import XCTest
 import TestSupport
 
-/// The dispatcher's two ways to answer a notify: on the provider
-/// connections' threads when nothing has to wait, or in a task. Both must
-/// give the same answer, and the hand-over between them (copies in flight,
-/// recorded events, retries) must send nothing twice.
+/// The notify pipeline's hand-overs: an event that needs no wait, one whose
+/// dedup store answers later, copies in flight at once, a retry after the
+/// first attempt, a body refused before anything starts. Whichever stage
+/// waits, nothing is sent twice and the answer is the same.
 final class NotifyPathsTests: XCTestCase {
     private static func callback(_ dispatcher: Dispatcher, _ body: [UInt8]) async -> HTTPResponse {
         await withCheckedContinuation { continuation in
             dispatcher.notify(body: body) { continuation.resume(returning: $0) }
         }
-    }
-
-    /// The answer without what differs from one event id to another.
-    private func shape(_ response: HTTPResponse) throws -> [String] {
-        let document = try JSONParser.parse(response.body)
-        guard case let .array(results)? = document["results"] else { return ["no results"] }
-        return ["\(response.status)", "\(String(describing: document["duplicate"]))", "\(String(describing: document["rejected"]))"]
-            + results.map { result in
-                ["platform", "token", "status", "reason", "retryable"].map { "\($0)=\(String(describing: result[$0]))" }.joined(separator: " ")
-                    + (result["provider_id"] == nil ? "" : " provider_id")
-            }
-    }
-
-    func testBothPathsGiveTheSameAnswer() async throws {
-        let testbed = try ServiceTestbed()
-        let apnsTokens = [ServiceTestbed.token(1), ServiceTestbed.token(2), ServiceTestbed.token(3)]
-        let fcmTokens = ["fcm-token-1", "fcm-token-2"]
-        testbed.simulator.always(token: apnsTokens[1], .unregistered(timestampMilliseconds: 1_767_225_600_000))
-        testbed.fcmSimulator.always(token: fcmTokens[1], .unregistered)
-        let viaTask = await testbed.dispatcher.notify(body: ServiceTestbed.event(id: "task", tokens: apnsTokens, fcmTokens: fcmTokens))
-        let viaCallback = await Self.callback(testbed.dispatcher, ServiceTestbed.event(id: "callback", tokens: apnsTokens, fcmTokens: fcmTokens))
-        XCTAssertEqual(try shape(viaCallback), try shape(viaTask))
-        XCTAssertEqual(viaCallback.status, 200, String(decoding: viaCallback.body, as: UTF8.self))
-        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 4, "two events × two live APNs devices")
     }
 
     func testARecordedEventIsAnsweredAsADuplicateWithoutSendingAgain() async throws {
@@ -51,7 +28,7 @@ final class NotifyPathsTests: XCTestCase {
         XCTAssertEqual(testbed.fcmSimulator.statistics.acceptedTotal, 1)
     }
 
-    func testCopiesInFlightOnBothPathsSendOnce() async throws {
+    func testCopiesInFlightThroughBothEntryPointsSendOnce() async throws {
         let testbed = try ServiceTestbed()
         testbed.simulator.setFaults(APNsSimulatorFaults(responseDelay: .milliseconds(100)))
         let body = ServiceTestbed.event(id: "copies", tokens: [ServiceTestbed.token(1)])
@@ -67,7 +44,28 @@ final class NotifyPathsTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
     }
 
-    func testARetryAfterTheFirstAttemptContinuesInATaskAndSettles() async throws {
+    func testAStoreThatAnswersLaterGivesTheSameAnswersAndSendsOnce() async throws {
+        let store = LaterDedupStore()
+        let testbed = try ServiceTestbed(dedup: store)
+        let (gone, live) = (ServiceTestbed.token(1), ServiceTestbed.token(2))
+        testbed.simulator.always(token: gone, .unregistered(timestampMilliseconds: 1_767_225_600_000))
+        let body = ServiceTestbed.event(id: "later", tokens: [gone, live], fcmTokens: ["fcm-token-1"])
+        let dispatcher = testbed.dispatcher
+        async let first = Self.callback(dispatcher, body)
+        async let copy = dispatcher.notify(body: body)
+        let answers = await [first, copy]
+        let again = await Self.callback(dispatcher, body)
+        XCTAssertEqual((answers + [again]).map(\.status), [200, 200, 200])
+        let duplicates = try (answers + [again]).map { try JSONParser.parse($0.body)["duplicate"] }
+        XCTAssertEqual(duplicates.filter { $0 == .bool(false) }.count, 1, "one of the copies sends, the other reads its record")
+        XCTAssertEqual(duplicates.last, .bool(true))
+        XCTAssertEqual(try JSONParser.parse(again.body)["rejected"], .array([.string(gone)]))
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+        XCTAssertEqual(testbed.fcmSimulator.statistics.acceptedTotal, 1)
+        XCTAssertEqual(store.calls, 4, "a lookup for each of the three, one record: a duplicate records nothing")
+    }
+
+    func testARetryAfterTheFirstAttemptContinuesAndSettles() async throws {
         let testbed = try ServiceTestbed()
         let token = ServiceTestbed.token(1)
         testbed.simulator.script(token: token, responses: [.serviceUnavailable], thereafter: .success)
@@ -82,5 +80,26 @@ final class NotifyPathsTests: XCTestCase {
         let answer = await Self.callback(testbed.dispatcher, Array(#"{"event_id":"x"}"#.utf8))
         XCTAssertEqual(answer.status, 400)
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal + testbed.simulator.statistics.rejectedTotal, 0)
+    }
+}
+
+/// A dedup store that answers from a task after a short wait, as one across
+/// the network would: the in-process store behind `AsyncDedupStore`.
+private final class LaterDedupStore: AsyncDedupStore {
+    private let store = InMemoryDedupStore()
+    private let counted = Locked(0)
+
+    var calls: Int { counted.withLock { $0 } }
+
+    func recordedEvent(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent? {
+        counted.withLock { $0 += 1 }
+        try? await Task.sleep(for: .milliseconds(5))
+        return await store.lookup(key, now: now)
+    }
+
+    func keep(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async {
+        counted.withLock { $0 += 1 }
+        try? await Task.sleep(for: .milliseconds(5))
+        await store.record(key, event, expires: expires)
     }
 }

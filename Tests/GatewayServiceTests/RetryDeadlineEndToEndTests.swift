@@ -8,7 +8,7 @@ import XCTest
 import TestSupport
 
 /// Retries and the per-request deadline, end to end through the gateway,
-/// the real clients and the strict simulators (found in review: one
+/// the real clients and the strict simulators (regression: one
 /// device's long Retry-After stopped every other device's retries, and an
 /// attempt to a silent provider ran past the deadline to the client's own
 /// request timeout).
@@ -55,8 +55,7 @@ final class RetryDeadlineEndToEndTests: XCTestCase {
     /// A provider that refuses connections: the event is answered within
     /// about a second (a few quick attempts, each ending as connect_failed
     /// once the pool's connections are backing off), not after the whole
-    /// deadline with each attempt waiting out the back-off (found in
-    /// review: 30.15 s, three attempts of ~10 s); the other provider's
+    /// deadline with each attempt waiting out the back-off (regression: 30.15 s, three attempts of ~10 s); the other provider's
     /// device is sent meanwhile.
     func testAnUnreachableProviderFailsItsDevicesQuicklyAndTheOthersAreSent() async throws {
         let providers = try DemoProviders()
@@ -100,7 +99,7 @@ final class RetryDeadlineEndToEndTests: XCTestCase {
 
     /// A retry that hangs (its provider went silent) holds up no other
     /// device's retry: the FCM retry, due a second later, is sent while the
-    /// APNs one is still out (found in review: it waited for the APNs
+    /// APNs one is still out (regression: it waited for the APNs
     /// attempt to end at the deadline).
     func testARetryThatHangsHoldsUpNoOtherDevicesRetry() async throws {
         var settings = Dispatcher.Settings()
@@ -128,7 +127,7 @@ final class RetryDeadlineEndToEndTests: XCTestCase {
 
     /// While the OAuth token endpoint is down, the access-token cache holds
     /// new grants off; an FCM device is retried no sooner than that allows
-    /// (found in review: it was retried after 100, 200 and 400 ms, each
+    /// (regression: it was retried after 100, 200 and 400 ms, each
     /// attempt failed at once from the held error, and each spent the retry
     /// budget every app and provider share). Here the endpoint's Retry-After
     /// of 30 s falls past the 3 s deadline: no retry at all.

@@ -36,6 +36,7 @@ final class ServiceTestbed {
 
     init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
          logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars(),
+         dedup: any DedupStore = InMemoryDedupStore(),
          providerTimeout: Duration = .seconds(5), limits: HTTPServerLimits = HTTPServerLimits()) throws {
         loops = try (0..<2).map { try EventLoop(name: "testbed-loop-\($0)") }
         let key = try ES256SigningKey.generate()
@@ -62,7 +63,7 @@ final class ServiceTestbed {
                              fcm: FCMTarget(projectID: "pushgw-test", baseURL: fcmSimulator.url))
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
         dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns), .fcm: FCMSender(client: fcm)]],
-                                avatars: avatars, metrics: metrics, settings: settings, logger: logger)
+                                avatars: avatars, dedup: dedup, metrics: metrics, settings: settings, logger: logger)
         server = HTTPServer(address: "127.0.0.1", port: 0, limits: limits,
                             handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics),
                             loops: loops, answerStorage: dispatcher.answerStorage)

@@ -78,7 +78,7 @@ final class StartModeTests: XCTestCase {
                       mentions: ["apps[0].apns.key_id", "apps[0].apns.team_id"])
     }
 
-    /// Loopback is recognised however it is written (found in review: only its usual text was).
+    /// Loopback is recognised however it is written (regression: only its usual text was).
     func testLoopbackIsRecognisedInEverySpelling() {
         var configuration = GatewayConfiguration()
         for address in ["127.0.0.1", "127.1.2.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"] {

@@ -2,10 +2,10 @@
 import TestSupport
 import XCTest
 
-/// The decoder's fast path applies the event's string rules to the bytes the
+/// The event reader applies the event's string rules to the bytes the
 /// scanner read, before making a `String`: each byte-level rule must answer
-/// exactly as the `String` rule the tree decoder applies, for strings read
-/// raw (no escape) and decoded (with escapes), ASCII or not.
+/// exactly as the rule on the `String`, for strings read raw (no escape)
+/// and decoded (with escapes), ASCII or not.
 final class ScannedTextRulesTests: XCTestCase {
     /// Strings near every edge of the rules: empty, spaces and other
     /// whitespace at either end, controls, DEL, non-ASCII letters and
@@ -42,7 +42,7 @@ final class ScannedTextRulesTests: XCTestCase {
             let json = String(decoding: bytes, as: UTF8.self)
             bytes.withUnsafeBufferPointer { input in
                 var scanner = JSONScanner(input)
-                guard let text = scanner.text() else { return XCTFail("not read: \(json)") }
+                guard let text = try? scanner.text() else { return XCTFail("not read: \(json)") }
                 XCTAssertEqual(text.string, sample)
                 XCTAssertEqual(text.utf8Count, sample.utf8.count)
                 body(text)
@@ -62,14 +62,14 @@ final class ScannedTextRulesTests: XCTestCase {
         bytes.withUnsafeBufferPointer { input in
             var scanner = JSONScanner(input)
             var array = JSONScanner.Container()
-            var ended = false
             var texts: [JSONScanner.Text] = []
-            XCTAssertTrue(scanner.enter(UInt8(ascii: "["), &array))
-            while scanner.nextElement(&array, ended: &ended) {
-                guard let text = scanner.text() else { return XCTFail("not read") }
+            XCTAssertEqual(try? scanner.kind(), .array)
+            scanner.enter(&array)
+            while (try? scanner.nextElement(&array)) == true {
+                guard (try? scanner.kind()) == .string, let text = try? scanner.text() else { return XCTFail("not read") }
                 texts.append(text)
             }
-            XCTAssertTrue(ended)
+            XCTAssertNotNil(try? scanner.end())
             XCTAssertEqual(texts.map(\.string), expected.map { value -> String in
                 guard case let .string(text) = value else { return "?" }
                 return text
@@ -86,7 +86,7 @@ final class ScannedTextRulesTests: XCTestCase {
 
     func testIdsAreJudgedAsTheStringRuleJudgesThem() {
         for sample in Self.samples {
-            scanned(sample) { XCTAssertEqual($0.isIdentifier, ObjectReader.identifierProblem(sample) == nil, sample.debugDescription) }
+            scanned(sample) { XCTAssertEqual($0.identifierProblem, Identifier.problem(sample), sample.debugDescription) }
         }
     }
 

@@ -1,3 +1,4 @@
+public import HTTP2Client
 /// An APNs error reason (`{"reason":"…"}`), as an open set: every reason
 /// Apple documents is a static member, and an unknown one is still a value.
 public struct APNsReason: Sendable, Hashable, CustomStringConvertible {
@@ -43,65 +44,44 @@ public struct APNsReason: Sendable, Hashable, CustomStringConvertible {
     public static let shutdown = APNsReason("Shutdown")
 }
 
-/// What the gateway should do about a rejection (PROTOCOLS.md A5).
-public enum APNsAction: Sendable, Equatable {
-    /// The token is dead: tell the caller to delete it. Never retry.
-    case dropToken
-    /// Try again later (after `after` when the server said so).
-    case retry(after: Duration?)
-    /// Mint a new provider token, then retry once.
-    case retryWithNewProviderToken
-    /// Retry on a new connection.
-    case retryOnNewConnection
-    /// Credentials or topic are wrong: alert an operator; retrying will not help.
-    case configurationError
-    /// The gateway built a bad request: a bug to fix; retrying will not help.
-    case gatewayBug
-    /// Final for this notification (e.g. payload too large, forbidden).
-    case doNotRetry
-
-    public var isRetryable: Bool {
-        switch self {
-        case .retry, .retryWithNewProviderToken, .retryOnNewConnection: return true
-        case .dropToken, .configurationError, .gatewayBug, .doNotRetry: return false
-        }
-    }
-}
-
 extension APNsReason {
-    /// The action for this reason at `status`, per Apple's table.
-    public func action(status: Int) -> APNsAction {
-        Self.actions[rawValue] ?? Self.actionForUnlistedReason(status: status)
+    /// The verdict for this reason at `status`, per Apple's table
+    /// (PROTOCOLS.md A5). A dead token's `since` is the answer's to give.
+    public func verdict(status: Int) -> ProviderVerdict {
+        Self.verdicts[rawValue] ?? Self.verdictForUnlistedReason(status: status)
     }
 
-    /// The action for a reason not in Apple's table: decided by the status.
-    static func actionForUnlistedReason(status: Int) -> APNsAction {
+    /// The verdict for a reason not in Apple's table: decided by the status.
+    static func verdictForUnlistedReason(status: Int) -> ProviderVerdict {
         switch status {
-        case 410: return .dropToken
+        case 410: return .dropToken(since: nil)
         case 429, 500...599: return .retry(after: nil)
-        case 403: return .configurationError
-        default: return .doNotRetry
+        case 403: return .configuration(detail: nil)
+        default: return .final
         }
     }
 
-    /// Apple's table (PROTOCOLS.md A5), looked up by one hash rather than a
-    /// string comparison per known reason.
-    private static let actions: [String: APNsAction] = {
-        let table: [(APNsAction, [APNsReason])] = [
-            (.dropToken, [.badDeviceToken, .deviceTokenNotForTopic, .expiredToken, .unregistered]),
-            (.retryWithNewProviderToken, [.expiredProviderToken]),
-            (.retryOnNewConnection, [.unrelatedKeyIDInToken, .idleTimeout]),
-            (.retry(after: nil), [.tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown]),
-            (.configurationError, [.topicDisallowed, .badCertificate, .badCertificateEnvironment, .invalidProviderToken,
-                                   .missingProviderToken, .badEnvironmentKeyIDInToken]),
-            (.gatewayBug, [.badCollapseID, .badExpirationDate, .badMessageID, .badPriority, .badTopic, .duplicateHeaders,
-                           .invalidPushType, .missingDeviceToken, .missingTopic, .payloadEmpty, .badPath, .methodNotAllowed]),
-            (.doNotRetry, [.forbidden, .payloadTooLarge]),
+    /// Apple's table, looked up by one hash rather than a string comparison
+    /// per known reason. `IdleTimeout` and `UnrelatedKeyIdInToken` are
+    /// retried (the pool retires the connection that answered them, see
+    /// `APNsClient.asksForANewConnection`); a request the gateway built
+    /// wrong is final, as a payload too large is.
+    private static let verdicts: [String: ProviderVerdict] = {
+        let table: [(ProviderVerdict, [APNsReason])] = [
+            (.dropToken(since: nil), [.badDeviceToken, .deviceTokenNotForTopic, .expiredToken, .unregistered]),
+            (.refreshCredential, [.expiredProviderToken]),
+            (.retry(after: nil), [.unrelatedKeyIDInToken, .idleTimeout, .tooManyProviderTokenUpdates, .tooManyRequests,
+                                  .internalServerError, .serviceUnavailable, .shutdown]),
+            (.configuration(detail: nil), [.topicDisallowed, .badCertificate, .badCertificateEnvironment, .invalidProviderToken,
+                                           .missingProviderToken, .badEnvironmentKeyIDInToken]),
+            (.final, [.badCollapseID, .badExpirationDate, .badMessageID, .badPriority, .badTopic, .duplicateHeaders,
+                      .invalidPushType, .missingDeviceToken, .missingTopic, .payloadEmpty, .badPath, .methodNotAllowed,
+                      .forbidden, .payloadTooLarge]),
         ]
-        var actions: [String: APNsAction] = [:]
-        for (action, reasons) in table {
-            for reason in reasons { actions[reason.rawValue] = action }
+        var verdicts: [String: ProviderVerdict] = [:]
+        for (verdict, reasons) in table {
+            for reason in reasons { verdicts[reason.rawValue] = verdict }
         }
-        return actions
+        return verdicts
     }()
 }

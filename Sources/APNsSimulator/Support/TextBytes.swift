@@ -24,6 +24,12 @@ enum TextBytes {
         return String(decoding: left, as: UTF8.self) == String(decoding: right, as: UTF8.self)
     }
 
+    /// The UTF-8 length of the String the bytes decode to (each invalid
+    /// sequence becomes U+FFFD, three bytes).
+    static func decodedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        isASCII(bytes) ? bytes.count : String(decoding: bytes, as: UTF8.self).utf8.count
+    }
+
     /// Byte-for-byte equality.
     static func equal(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
         guard left.count == right.count else { return false }

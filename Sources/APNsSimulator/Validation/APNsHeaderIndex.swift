@@ -1,8 +1,13 @@
 /// Where the header fields APNs reads sit in a request, found in one pass
-/// over the field bytes, with the duplicate check (A2) done on the way:
-/// `nil` when a field occurs twice, or when a name is unusual enough
-/// (not ASCII) that only the String comparison can tell; the strict path
-/// then decides.
+/// over the field bytes: the first field of each name, as
+/// `ReceivedRequest.value` finds it, and whether a regular (not pseudo)
+/// field name occurs twice (A2's `DuplicateHeaders`).
+///
+/// Names compare as Strings (`TextBytes.same`). For the names APNs reads,
+/// that is byte equality: they are ASCII without `K`, `;` or `` ` ``, the
+/// only ASCII characters another scalar is canonically equivalent to
+/// (U+212A, U+037E, U+1FEF), so no other byte sequence is an equal String.
+/// Only the other names are compared among themselves.
 struct APNsHeaderIndex {
     /// The fields the validator reads.
     enum Name: Int {
@@ -42,21 +47,23 @@ struct APNsHeaderIndex {
 
     /// The entry index of each name, or -1 when absent.
     private var positions = InlineArray<9, Int>(repeating: -1)
+    /// Whether a regular field name occurs more than once.
+    private(set) var hasDuplicate = false
 
     /// Indexes `fields` (whose bytes are `all`).
-    init?(_ fields: HeaderFields, bytes all: UnsafeBufferPointer<UInt8>) {
+    init(_ fields: HeaderFields, bytes all: UnsafeBufferPointer<UInt8>) {
         let entries = fields.entries
         func name(_ index: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: all[entries[index].nameRange]) }
         for index in entries.indices {
             let bytes = name(index)
             if let known = Name.of(bytes) {
-                guard self[known] == nil else { return nil }  // twice (pseudo-headers too: nghttp2 refuses those anyway)
-                self[known] = index
-            } else if bytes.first != UInt8(ascii: ":") {
-                // Another regular field: ASCII, and not seen before.
-                guard TextBytes.isASCII(bytes), !(0..<index).contains(where: { TextBytes.equal(name($0), bytes) }) else {
-                    return nil
+                if self[known] == nil {
+                    self[known] = index
+                } else if known != .method, known != .path {
+                    hasDuplicate = true
                 }
+            } else if !hasDuplicate, bytes.first != UInt8(ascii: ":") {
+                hasDuplicate = (0..<index).contains { TextBytes.same(name($0), bytes) }
             }
         }
     }

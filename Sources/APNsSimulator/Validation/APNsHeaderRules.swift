@@ -1,6 +1,6 @@
 /// Apple's rules on the `apns-*` header values (PROTOCOLS.md A2, A5), in
-/// one place for the APNs simulator (both of `RequestValidator`'s paths)
-/// and for the headers FCM relays to APNs (`FCMAPNsHeaders`).
+/// one place for the APNs simulator (`RequestValidator`, on the header
+/// bytes) and for the headers FCM relays to APNs (`FCMAPNsHeaders`).
 ///
 /// Values are compared as UTF-8 bytes: Apple reads bytes, and two values
 /// that are only canonically equivalent are not the same value.
@@ -15,9 +15,7 @@ enum APNsHeaderRules {
         ("liveactivity", ".push-type.liveactivity"), ("pushtotalk", ".voip-ptt"),
         ("widgets", ".push-type.widgets"), ("controls", ".push-type.controls"), ("mdm", ""),
     ]
-    /// The push types Apple lists (PROTOCOLS.md A2).
-    static let pushTypes: [String] = topicSuffixes.map(\.pushType)
-    /// The same table as bytes, for the fast path.
+    /// The same table as bytes.
     static let topicSuffixBytes: [(pushType: [UInt8], suffix: [UInt8])] = topicSuffixes.map { (Array($0.pushType.utf8), Array($0.suffix.utf8)) }
 
     /// Whether a push of type `pushType` may go to a topic that ends in
@@ -48,15 +46,29 @@ enum APNsHeaderRules {
     static let collapseIDLimit = 64
 
     /// Whether `text` is one of Apple's push types.
-    static func isPushType(_ text: String) -> Bool { pushTypes.contains { $0.utf8.elementsEqual(text.utf8) } }
+    static func isPushType(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        topicSuffixBytes.contains { $0.pushType.withUnsafeBufferPointer { TextBytes.equal(text, $0) } }
+    }
+
+    /// `isPushType` on a String's bytes.
+    static func isPushType(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isPushType($0) }
+    }
 
     /// The priority `text` names: exactly `10`, `5` or `1`; else `nil`
     /// (`BadPriority`).
-    static func priority(_ text: String) -> Int? {
-        if text.utf8.elementsEqual("10".utf8) { return 10 }
-        if text.utf8.elementsEqual("5".utf8) { return 5 }
-        if text.utf8.elementsEqual("1".utf8) { return 1 }
+    static func priority(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+        if TextBytes.equal(text, "10") { return 10 }
+        if TextBytes.equal(text, "5") { return 5 }
+        if TextBytes.equal(text, "1") { return 1 }
         return nil
+    }
+
+    /// `priority` on a String's bytes.
+    static func priority(_ text: String) -> Int? {
+        var text = text
+        return text.withUTF8 { priority($0) }
     }
 
     /// Whether a push of type `pushType` (unsent: `nil`) may go at the
@@ -84,9 +96,24 @@ enum APNsHeaderRules {
     /// At most 64 bytes (`BadCollapseId`).
     static func isValidCollapseID(_ text: String) -> Bool { text.utf8.count <= collapseIDLimit }
 
-    /// Epoch seconds: decimal digits that fit an Int64 (`BadExpirationDate`).
+    /// Epoch seconds: decimal digits (leading zeros too) that fit an Int64
+    /// (`BadExpirationDate`).
+    static func expiration(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard !text.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in text {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            let (times10, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = times10.addingReportingOverflow(Int64(byte - 0x30))
+            guard !overflowed, !overflowedAgain else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// `expiration` on a String's bytes.
     static func expiration(_ text: String) -> Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int64(text)
+        var text = text
+        return text.withUTF8 { expiration($0) }
     }
 }

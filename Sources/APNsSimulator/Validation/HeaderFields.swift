@@ -44,20 +44,19 @@ struct HeaderFields {
         name.withUTF8 { name in value.withUTF8 { append(name: name, value: $0, neverIndexed: neverIndexed) } }
     }
 
-    /// The name of field `index`, decoded as the strict path reads it.
+    /// The name of field `index`, decoded (invalid UTF-8 as U+FFFD).
     func name(at index: Int) -> String { string(entries[index].nameRange) }
 
-    /// The value of field `index`, decoded as the strict path reads it.
+    /// The value of field `index`, decoded (invalid UTF-8 as U+FFFD).
     func value(at index: Int) -> String { string(entries[index].valueRange) }
 
-    /// The bytes in `range` as a String; invalid UTF-8 becomes U+FFFD, as
-    /// it always did here.
+    /// The bytes in `range` as a String; invalid UTF-8 becomes U+FFFD.
     private func string(_ range: Range<Int>) -> String {
         bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
-    /// The first field whose name is `name` (compared as the Strings the
-    /// strict path compares: see `TextBytes.same`).
+    /// The first field whose name is `name` (compared as Strings: see
+    /// `TextBytes.same`).
     func firstIndex(of name: String) -> Int? {
         var name = name
         return name.withUTF8 { wanted in

@@ -2,8 +2,8 @@
 /// arrival order (pseudo-headers included) and the body.
 ///
 /// The fields are kept as the bytes nghttp2 delivered (`fields`); the
-/// validators' fast paths read those, and the Strings below are made only
-/// when asked for (the strict paths, records, tests).
+/// validators read those, and the Strings below are made only when asked
+/// for (records, the FCM handler, tests).
 struct ReceivedRequest {
     /// Header fields as received; names are lowercase (HTTP/2 requires it
     /// and nghttp2 enforces it).
@@ -41,21 +41,5 @@ struct ReceivedRequest {
     /// The value of the first field named `name`, or `nil` when absent.
     func value(_ name: String) -> String? {
         fields.firstIndex(of: name).map { fields.value(at: $0) }
-    }
-
-    /// A non-pseudo header name that occurs more than once.
-    ///
-    /// Compares each name with the ones before it (as Strings, see
-    /// `TextBytes.same`): cheaper than hashing for the dozen fields a
-    /// request has, and bounded by the connection's header field limit.
-    var duplicatedHeaderName: String? {
-        fields.bytes.withUnsafeBufferPointer { all in
-            let entries = fields.entries
-            func name(_ index: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: all[entries[index].nameRange]) }
-            for index in entries.indices where name(index).first != UInt8(ascii: ":") {
-                if (0..<index).contains(where: { TextBytes.same(name($0), name(index)) }) { return fields.name(at: index) }
-            }
-            return nil
-        }
     }
 }

@@ -28,28 +28,23 @@
 ///     payload was empty" — nothing deliverable was found).
 ///
 /// Pure apart from the connection's token state, which the caller owns.
-/// The usual valid request takes the fast path (`fastVerdict`, on the
-/// header bytes); everything else this strict one, which words every
-/// rejection.
+/// It reads the header values as the bytes received (`APNsHeaderIndex`)
+/// and builds no String, Set or Dictionary for a valid request (the
+/// answer's `apns-id` aside); the payload is read for its shape only.
+/// Values are compared as bytes, as Apple reads them; where a value is not
+/// ASCII, the check says how such bytes fare.
 struct RequestValidator {
-    /// Compared as bytes (`UTF8Key`).
-    private let topics: Set<UTF8Key>
-    /// The topics as bytes, or `nil` when one is not ASCII (the fast path
-    /// then stands aside: only ASCII bytes compare as Strings do).
-    let asciiTopics: [[UInt8]]?
+    /// The configured topics' bytes (compared as bytes, as `UTF8Key` does).
+    private let topics: [[UInt8]]
     let requiresAPSDictionary: Bool
 
-    /// Topic suffixes some push types require after the bundle ID.
-    static let topicSuffixes = APNsHeaderRules.topicSuffixes.map(\.suffix).filter { !$0.isEmpty }
     static let payloadLimit = 4096
     static let voipPayloadLimit = 5120
     static let collapseIDLimit = 64
     static let devicePathPrefix = "/3/device/"
 
     init(configuration: APNsSimulatorConfiguration) {
-        topics = Set(configuration.topics.map(UTF8Key.init))
-        asciiTopics = configuration.topics.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
-            ? configuration.topics.map { Array($0.utf8) } : nil
+        topics = configuration.topics.map { Array($0.utf8) }
         requiresAPSDictionary = configuration.requiresAPSDictionary
     }
 
@@ -62,97 +57,110 @@ struct RequestValidator {
         registeredTopic: (_ lowercasedToken: () -> String) -> String?,
         now: Double
     ) -> RequestVerdict {
-        fastVerdict(request, tokens: &tokens, registeredTopic: registeredTopic, now: now)
-            ?? strictVerdict(request, tokens: &tokens, registeredTopic: registeredTopic, now: now)
+        request.fields.bytes.withUnsafeBufferPointer { all in
+            let index = APNsHeaderIndex(request.fields, bytes: all)
+            let entries = request.fields.entries
+            func value(_ name: APNsHeaderIndex.Name) -> UnsafeBufferPointer<UInt8>? {
+                index[name].map { UnsafeBufferPointer(rebasing: all[entries[$0].valueRange]) }
+            }
+            let sentID = value(.id)
+            let validSentID = sentID.flatMap { APNsIdentifier.isValid($0) ? $0 : nil }
+            func answerID() -> String { validSentID.map { String(decoding: $0, as: UTF8.self) } ?? APNsIdentifier.generate() }
+            func reject(_ status: Int, _ reason: String) -> RequestVerdict {
+                .rejected(APNsSimulatorResponse(status: status, reason: reason), apnsID: answerID())
+            }
+
+            guard let method = value(.method), TextBytes.equal(method, "POST") else { return reject(405, "MethodNotAllowed") }
+            let deviceToken: UnsafeBufferPointer<UInt8>
+            switch Self.deviceToken(inPath: value(.path)) {
+            case .badPath: return reject(404, "BadPath")
+            case .missing: return reject(400, "MissingDeviceToken")
+            case .malformed: return reject(400, "BadDeviceToken")
+            case .token(let token): deviceToken = token
+            }
+            if index.hasDuplicate { return reject(400, "DuplicateHeaders") }
+
+            if let tokenProblem = tokens.check(authorizationBytes: value(.authorization), now: now) {
+                return .rejected(tokenProblem, apnsID: answerID())
+            }
+
+            guard let topic = value(.topic), !topic.isEmpty else { return reject(400, "MissingTopic") }
+            guard let bundle = bundleID(of: topic) else { return reject(400, "BadTopic") }
+            let suffix = UnsafeBufferPointer(rebasing: topic[bundle.count...])
+            if var bound = registeredTopic({ Self.lowercased(deviceToken) }), !bound.withUTF8({ TextBytes.equal($0, bundle) }) {
+                return reject(400, "DeviceTokenNotForTopic")
+            }
+
+            let pushType = value(.pushType)
+            if let pushType {
+                guard APNsHeaderRules.isPushType(pushType) else { return reject(400, "InvalidPushType") }
+                guard APNsHeaderRules.pairs(pushType: pushType, withSuffix: suffix) else { return reject(400, "BadTopic") }
+            }
+
+            var priority = APNsHeaderRules.defaultPriority
+            if let text = value(.priority) {
+                guard let sent = APNsHeaderRules.priority(text) else { return reject(400, "BadPriority") }
+                priority = sent
+            }
+            guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: false) else {
+                return reject(400, "BadPriority")
+            }
+
+            if sentID != nil, validSentID == nil { return reject(400, "BadMessageId") }
+
+            if let collapseID = value(.collapseID), TextBytes.decodedCount(collapseID) > Self.collapseIDLimit {
+                return reject(400, "BadCollapseId")
+            }
+
+            var expiration: Int64?
+            if let text = value(.expiration) {
+                guard let seconds = APNsHeaderRules.expiration(text) else { return reject(400, "BadExpirationDate") }
+                expiration = seconds
+            }
+
+            guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
+            let isVoIP = pushType.map { TextBytes.equal($0, "voip") } ?? false
+            guard request.bodyLength <= (isVoIP ? Self.voipPayloadLimit : Self.payloadLimit) else {
+                return reject(413, "PayloadTooLarge")
+            }
+            guard case .object(let hasAPSObject, let aps, _)? = APNsPayloadShape.parse(request.body) else {
+                return reject(400, "PayloadEmpty")
+            }
+            if requiresAPSDictionary, !hasAPSObject { return reject(400, "PayloadEmpty") }
+            // A push that only wakes the app (content-available, nothing shown)
+            // is a background push whatever the header says: priority 5 only
+            // (PROTOCOLS.md A2, B2), as the FCM simulator has it.
+            guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: aps.isContentAvailableOnly) else {
+                return reject(400, "BadPriority")
+            }
+
+            return .valid(ValidatedNotification(request: request, apnsID: answerID(), apnsIDWasSent: sentID != nil,
+                                                priority: priority, expiration: expiration))
+        }
     }
 
-    /// Every check in Apple's order, on the header values as Strings.
-    func strictVerdict(
-        _ request: ReceivedRequest,
-        tokens: inout ProviderTokenVerifier,
-        registeredTopic: (_ lowercasedToken: () -> String) -> String?,
-        now: Double
-    ) -> RequestVerdict {
-        let sentID = request.value("apns-id")
-        let validSentID = sentID.flatMap { APNsIdentifier.isValid($0) ? $0 : nil }
-        let answerID = validSentID ?? APNsIdentifier.generate()
-        func reject(_ status: Int, _ reason: String) -> RequestVerdict {
-            .rejected(APNsSimulatorResponse(status: status, reason: reason), apnsID: answerID)
-        }
+    /// What `:path` says of the device token.
+    private enum DeviceTokenInPath {
+        case badPath, missing, malformed
+        case token(UnsafeBufferPointer<UInt8>)
+    }
 
-        guard request.value(":method") == "POST" else { return reject(405, "MethodNotAllowed") }
-        let path = request.value(":path") ?? ""
-        let prefix = Self.devicePathPrefix
-        guard path.hasPrefix(prefix) else { return reject(404, "BadPath") }
-        let deviceToken = String(path.dropFirst(prefix.count))
-        guard !deviceToken.isEmpty else { return reject(400, "MissingDeviceToken") }
-        guard Self.isWellFormedDeviceToken(deviceToken) else { return reject(400, "BadDeviceToken") }
-        if request.duplicatedHeaderName != nil { return reject(400, "DuplicateHeaders") }
-
-        if let tokenProblem = tokens.check(authorization: request.value("authorization"), now: now) {
-            return .rejected(tokenProblem, apnsID: answerID)
-        }
-
-        guard let topic = request.value("apns-topic"), !topic.isEmpty else { return reject(400, "MissingTopic") }
-        guard let (bundle, suffix) = bundleID(of: topic) else { return reject(400, "BadTopic") }
-        if let bound = registeredTopic({ deviceToken.lowercased() }), !bound.sameBytes(as: bundle) {
-            return reject(400, "DeviceTokenNotForTopic")
-        }
-
-        let pushType = request.value("apns-push-type")
-        if let pushType {
-            guard APNsHeaderRules.isPushType(pushType) else { return reject(400, "InvalidPushType") }
-            guard APNsHeaderRules.pairs(pushType: pushType, withSuffix: suffix) else { return reject(400, "BadTopic") }
-        }
-
-        var priority = APNsHeaderRules.defaultPriority
-        if let text = request.value("apns-priority") {
-            guard let value = APNsHeaderRules.priority(text) else { return reject(400, "BadPriority") }
-            priority = value
-        }
-        guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: false) else {
-            return reject(400, "BadPriority")
-        }
-
-        if sentID != nil, validSentID == nil { return reject(400, "BadMessageId") }
-
-        let collapseID = request.value("apns-collapse-id")
-        if let collapseID, collapseID.utf8.count > Self.collapseIDLimit { return reject(400, "BadCollapseId") }
-
-        var expiration: Int64?
-        if let text = request.value("apns-expiration") {
-            guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int64(text) else {
-                return reject(400, "BadExpirationDate")
-            }
-            expiration = value
-        }
-
-        guard request.bodyLength > 0 else { return reject(400, "PayloadEmpty") }
-        let limit = pushType?.utf8.elementsEqual("voip".utf8) == true ? Self.voipPayloadLimit : Self.payloadLimit
-        guard request.bodyLength <= limit else { return reject(413, "PayloadTooLarge") }
-        guard case .object(let hasAPSObject, let aps, _)? = APNsPayloadShape.parse(request.body) else {
-            return reject(400, "PayloadEmpty")
-        }
-        if requiresAPSDictionary, !hasAPSObject { return reject(400, "PayloadEmpty") }
-        // A push that only wakes the app (content-available, nothing shown)
-        // is a background push whatever the header says: priority 5 only
-        // (PROTOCOLS.md A2, B2), as the FCM simulator has it.
-        guard APNsHeaderRules.allows(priority: priority, pushType: pushType, contentAvailableOnly: aps.isContentAvailableOnly) else {
-            return reject(400, "BadPriority")
-        }
-
-        return .valid(ValidatedNotification(request: request, apnsID: answerID, apnsIDWasSent: sentID != nil,
-                                            priority: priority, expiration: expiration))
+    /// The device token after `/3/device/`. The prefix is matched as a
+    /// String prefix is: when the token starts with a combining mark, that
+    /// mark belongs to the prefix's last `/` and the path is not a device
+    /// path. A token that is not ASCII is never well-formed, so only a
+    /// malformed token needs that look.
+    private static func deviceToken(inPath path: UnsafeBufferPointer<UInt8>?) -> DeviceTokenInPath {
+        guard let path, TextBytes.hasPrefix(path, "/3/device/") else { return .badPath }
+        let token = UnsafeBufferPointer(rebasing: path[devicePathPrefix.utf8.count...])
+        if token.isEmpty { return .missing }
+        if isWellFormedDeviceToken(token) { return .token(token) }
+        if !TextBytes.isASCII(token), !String(decoding: path, as: UTF8.self).hasPrefix(devicePathPrefix) { return .badPath }
+        return .malformed
     }
 
     /// Even-length hex, 64 to 200 digits (today's tokens are 64; Apple says
     /// not to assume a fixed length).
-    static func isWellFormedDeviceToken(_ token: String) -> Bool {
-        var token = token
-        return token.withUTF8 { isWellFormedDeviceToken($0) }
-    }
-
-    /// `isWellFormedDeviceToken` on bytes.
     static func isWellFormedDeviceToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count >= 64, bytes.count <= 200, bytes.count % 2 == 0 else { return false }
         for byte in bytes {
@@ -164,14 +172,30 @@ struct RequestValidator {
         return true
     }
 
-    /// The configured bundle ID `topic` belongs to, if any, and the push-type
-    /// suffix after it (`""` for the bundle ID itself).
-    private func bundleID(of topic: String) -> (bundle: String, suffix: String)? {
-        if topics.contains(UTF8Key(topic)) { return (topic, "") }
-        for suffix in Self.topicSuffixes where topic.hasSuffixBytes(suffix) {
-            let bundleBytes = Array(topic.utf8.dropLast(suffix.utf8.count))
-            if topics.contains(UTF8Key(bytes: bundleBytes)) { return (String(decoding: bundleBytes, as: UTF8.self), suffix) }
+    /// The configured bundle ID `topic` is, or is followed by a push-type
+    /// suffix (`APNsHeaderRules.topicSuffixes`), as bytes.
+    private func bundleID(of topic: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        func isConfigured(_ bundle: UnsafeBufferPointer<UInt8>) -> Bool {
+            topics.contains { $0.withUnsafeBufferPointer { TextBytes.equal(bundle, $0) } }
+        }
+        if isConfigured(topic) { return topic }
+        for (_, suffix) in APNsHeaderRules.topicSuffixBytes where !suffix.isEmpty && topic.count >= suffix.count {
+            let split = topic.count - suffix.count
+            guard suffix.withUnsafeBufferPointer({ TextBytes.equal(UnsafeBufferPointer(rebasing: topic[split...]), $0) }) else {
+                continue
+            }
+            let bundle = UnsafeBufferPointer(rebasing: topic[..<split])
+            if isConfigured(bundle) { return bundle }
         }
         return nil
+    }
+
+    /// A well-formed (so ASCII) device token lowercased, as
+    /// `String.lowercased()` does it.
+    private static func lowercased(_ token: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: token.count) { buffer in
+            for (offset, byte) in token.enumerated() { buffer[offset] = (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
+            return token.count
+        }
     }
 }

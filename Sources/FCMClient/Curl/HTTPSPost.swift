@@ -1,3 +1,4 @@
+public import HTTP2Client
 internal import Curl
 import Dispatch
 

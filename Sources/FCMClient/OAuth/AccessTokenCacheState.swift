@@ -1,3 +1,4 @@
+public import HTTP2Client
 /// The access-token refresh rules as a value type: which token to hand out,
 /// when to start a grant, what a finished grant changes, what an
 /// invalidation forgets. ``AccessTokenCache`` runs it under a mutex; it has

@@ -2,8 +2,8 @@ import PayloadBuilder
 
 /// Why the resolver dropped an avatar: a short, machine-readable label.
 ///
-/// It is what `AvatarState.dropped(url:reason:)` carries and what the
-/// `onFetch` observer receives, so the set is bounded: fixed labels, plus
+/// It is what `AvatarState.dropped(url:reason:)` carries and the `result`
+/// label of `pushgw_avatar_fetch_total`, so the set is bounded: fixed labels, plus
 /// `http_status_<code>` for a final status other than 200 (`http_status_other`
 /// outside 100…599). It never contains the URL. An open set (a struct with
 /// static members), so a new reason breaks nobody's `switch`.

@@ -21,7 +21,8 @@ public final class AvatarResolver: Sendable {
     public let policy: AvatarPolicy
 
     private let now: @Sendable () -> ContinuousClock.Instant
-    private let onFetch: @Sendable (String) -> Void
+    /// `pushgw_avatar_fetch_total{result}`, counted here.
+    private let results: SeriesByLabel
     private let fetcher: AvatarFetcher
     private let pool: AvatarFetchPool
     private let state: Locked<AvatarResolverState<Waiter>>
@@ -39,21 +40,20 @@ public final class AvatarResolver: Sendable {
     /// - Parameters:
     ///   - now: the clock for cache expiry (tests pass one they can move).
     ///     Network timeouts always run on real time.
-    ///   - onFetch: called with a bounded label for metrics
-    ///     (`pushgw_avatar_fetch_total{result}`): once per download with its
-    ///     result (`ok` or the drop reason, an `AvatarDropReason` raw value),
-    ///     and per `resolve` answered without one: `cached` (a cache hit),
-    ///     `coalesced` (joined a download already running), a refusal by the
-    ///     policy, or `timeout` for a call that stopped waiting. Never the URL.
-    ///     Called on the resolving task or on a download thread; keep it quick.
+    ///   - metrics: where `pushgw_avatar_fetch_total{result}` is counted:
+    ///     once per download with its result (`ok` or the drop reason, an
+    ///     `AvatarDropReason` raw value), and per resolve answered without
+    ///     one: `cached` (a cache hit), `coalesced` (joined a download
+    ///     already running), a refusal by the policy, or `timeout` for a call
+    ///     that stopped waiting. Never the URL.
     public init(
         policy: AvatarPolicy = AvatarPolicy(),
         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
-        onFetch: @escaping @Sendable (String) -> Void = { _ in }
+        metrics: MetricsRegistry = MetricsRegistry()
     ) {
         self.policy = policy
         self.now = now
-        self.onFetch = onFetch
+        results = SeriesByLabel(metrics, GatewayMetrics.avatarFetch)
         self.fetcher = AvatarFetcher(policy: policy)
         self.pool = AvatarFetchPool(limit: policy.maxConcurrentFetches, staleAfter: policy.totalTimeout)
         self.state = Locked(AvatarResolverState(
@@ -81,7 +81,7 @@ public final class AvatarResolver: Sendable {
         let host: String
         switch decision(url, now: now()) {
         case let .refused(reason):
-            onFetch(reason.rawValue)
+            count(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)
         case let .passed(passedHost):
             host = passedHost
@@ -92,11 +92,11 @@ public final class AvatarResolver: Sendable {
             let admission = state.withLock { $0.admit(url, waiter: waiter, now: instant) }
             switch admission {
             case let .cached(result):
-                onFetch("cached")
+                count("cached")
                 continuation.resume(returning: result)
                 return
             case .joined:
-                onFetch("coalesced")
+                count("coalesced")
             case .fetch:
                 pool.submit(AvatarFetchPool.Job(
                     host: host,
@@ -114,7 +114,7 @@ public final class AvatarResolver: Sendable {
         Task {
             try? await Task.sleep(for: delay)
             guard let waiter = state.withLock({ $0.withdraw(url, where: { $0.id == id }) }) else { return }
-            onFetch(AvatarDropReason.timeout.rawValue)
+            count(AvatarDropReason.timeout.rawValue)
             waiter.continuation.resume(returning: .dropped(url: url, reason: AvatarDropReason.timeout.rawValue))
         }
     }
@@ -126,10 +126,10 @@ public final class AvatarResolver: Sendable {
         let instant = now()
         switch state.withLock({ $0.lookup(url, now: instant) }) {
         case let .refused(reason):
-            onFetch(reason.rawValue)
+            count(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)
         case let .cached(result):
-            onFetch("cached")
+            count("cached")
             return result
         case .uncached:
             return nil
@@ -138,7 +138,7 @@ public final class AvatarResolver: Sendable {
             // now. An allowed URL then waits for `resolve`, which serves it
             // from the cache if a download is still there.
             guard case let .refused(reason) = decision(url, now: instant) else { return nil }
-            onFetch(reason.rawValue)
+            count(reason.rawValue)
             return .dropped(url: url, reason: reason.rawValue)
         }
     }
@@ -160,10 +160,14 @@ public final class AvatarResolver: Sendable {
     private func finish(_ url: String, with result: AvatarState, remember: Bool = true) {
         let instant = now()
         let waiters = state.withLock { $0.finish(url, result: result, now: instant, remember: remember) }
-        onFetch(Self.label(result))
+        count(Self.label(result))
         for waiter in waiters {
             waiter.continuation.resume(returning: result)
         }
+    }
+
+    private func count(_ label: String) {
+        results.series(label).add(1)
     }
 
     private static func label(_ result: AvatarState) -> String {

@@ -3,30 +3,54 @@ public import PayloadBuilder
 /// Where the outcome of an event is remembered for the dedup window, so a
 /// caller's retry of the same `event_id` is not sent twice. The seam for a
 /// shared store (Redis) when several gateways run; `InMemoryDedupStore` for one.
+///
+/// Both calls hand their answer to a closure, so that the notify pipeline
+/// goes on at once when the store answers at once, and only then: an
+/// in-process store calls it before returning, on the caller's thread (an
+/// event that needs no wait is then answered with no task at all); a store
+/// across the network calls it later, from any thread. A store written with
+/// async calls conforms through `AsyncDedupStore`.
 public protocol DedupStore: Sendable {
-    /// The recorded answer for `key`, if it is still within its window.
-    func lookup(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent?
-    /// Records (or replaces) the answer for `key` until `expires`.
-    func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async
-    /// `lookup` when the store can answer at once (in process); else `.mustWait`.
-    func lookupWithoutWaiting(_ key: String, now: ContinuousClock.Instant) -> ImmediateDedupLookup
-    /// `record` when the store can do it at once; false when it must wait.
-    func recordWithoutWaiting(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) -> Bool
+    /// Calls `answer` once with the recorded event for `key`, if it is still
+    /// within its window at `now`.
+    func lookup(_ key: String, now: ContinuousClock.Instant, answer: @escaping @Sendable (RecordedEvent?) -> Void)
+    /// Records (or replaces) the event for `key` until `expires`, then calls `done` once.
+    func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant, done: @escaping @Sendable () -> Void)
 }
 
 extension DedupStore {
-    /// A store that always waits (a network store) sends callers to `lookup`.
-    public func lookupWithoutWaiting(_ key: String, now: ContinuousClock.Instant) -> ImmediateDedupLookup { .mustWait }
-    /// A store that always waits sends callers to `record`.
-    public func recordWithoutWaiting(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) -> Bool { false }
+    /// `lookup(_:now:answer:)`, awaited.
+    public func lookup(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent? {
+        await withCheckedContinuation { continuation in lookup(key, now: now) { continuation.resume(returning: $0) } }
+    }
+
+    /// `record(_:_:expires:done:)`, awaited.
+    public func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async {
+        await withCheckedContinuation { continuation in record(key, event, expires: expires) { continuation.resume() } }
+    }
 }
 
-/// The answer of `DedupStore.lookupWithoutWaiting`.
-public enum ImmediateDedupLookup: Sendable, Equatable {
-    case recorded(RecordedEvent)
-    case notRecorded
-    /// The store cannot answer without waiting: use `lookup`.
-    case mustWait
+/// A `DedupStore` whose calls are written as async functions (a network
+/// client's): each pipeline call runs them in a task of its own and hands
+/// the answer on from there.
+public protocol AsyncDedupStore: DedupStore {
+    /// The recorded event for `key`, if it is still within its window at `now`.
+    func recordedEvent(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent?
+    /// Records (or replaces) the event for `key` until `expires`.
+    func keep(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async
+}
+
+extension AsyncDedupStore {
+    public func lookup(_ key: String, now: ContinuousClock.Instant, answer: @escaping @Sendable (RecordedEvent?) -> Void) {
+        Task { answer(await recordedEvent(key, now: now)) }
+    }
+
+    public func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant, done: @escaping @Sendable () -> Void) {
+        Task {
+            await keep(key, event, expires: expires)
+            done()
+        }
+    }
 }
 
 /// What is remembered of a dispatched event: each recipient's final result,

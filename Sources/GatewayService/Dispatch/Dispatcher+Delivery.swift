@@ -3,23 +3,11 @@ import APNsHTTP2
 import PayloadBuilder
 import PushGWSync
 
-/// Sending rendered requests to the providers: one attempt per provider
-/// batch (with a completion, or awaited), what each outcome means, and the
-/// retries with back-off, jitter, Retry-After, the deadline and the budget.
+/// Sending rendered requests to the providers (`NotifyRun`'s sent and
+/// retried stages): one attempt per provider batch (with a completion, or
+/// awaited), what each outcome means, and the retries with back-off,
+/// jitter, Retry-After, the deadline and the budget.
 extension Dispatcher {
-    /// Sends `requests`, retrying what may succeed later, and returns each
-    /// recipient's final result by recipient index.
-    func deliver(_ requests: [ProviderRequest], app: AppProfile,
-                 deadline: ContinuousClock.Instant) async -> [Int: RecipientResult] {
-        var final: [Int: RecipientResult] = [:]
-        guard !requests.isEmpty else { return final }
-        budget.recordAttempts(requests.count)
-        let retry = classify(requests, await sendOnce(requests, app: app, deadline: deadline), app: app, into: &final)
-        await retrying(retry, app: app, deadline: deadline, final: &final)
-        countNotifications(final)
-        return final
-    }
-
     /// A request to try again, the result it has if it is not, the
     /// provider's Retry-After, and whether the provider refused it (else
     /// the connection failed under it).
@@ -62,6 +50,10 @@ extension Dispatcher {
             case let .rejected(_, reason, .retry(after)):
                 retry.append((requests[index], RecipientResult(platform: platform, token: token, status: .failed,
                                                                reason: reason, retryable: true), after, true))
+            case let .rejected(_, reason, .refreshCredential):
+                // The client made no fresh credential to send it with: retried as any refusal for now.
+                retry.append((requests[index], RecipientResult(platform: platform, token: token, status: .failed,
+                                                               reason: reason, retryable: true), nil, true))
             case let .failed(error):
                 // The gateway shutting down is not retried here, but it says
                 // nothing against the device: the caller's retry of the event
@@ -197,7 +189,7 @@ extension Dispatcher {
         let appSenders = senders[app.name]
         for (platform, positions) in byPlatform {
             guard let sender = appSenders?[platform] else {
-                let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", disposition: .final)
+                let refusal = DeliveryResult.rejected(status: 0, reason: "no \(platform.rawValue) sender configured", verdict: .final)
                 if let all = gathered.withLock({ $0.add(positions, Array(repeating: refusal, count: positions.count)) }) {
                     completion(all)
                 }

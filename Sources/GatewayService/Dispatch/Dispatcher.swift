@@ -1,13 +1,14 @@
 public import GatewayHTTP
 import Foundation
 public import PayloadBuilder
-import PushGWSync
 
 /// The gateway's heart: one event in, per-device outcomes out.
 ///
-/// validate → dedup → avatar → render per device → send (per provider,
-/// batched; retries with back-off and jitter, Retry-After, a deadline and a
-/// shared budget) → outcomes, the tokens to delete, the 200/502 rule. Within
+/// decode → claim (the event's turn, its dedup record) → avatar → render
+/// per device → send (per provider, batched) → retry (back-off and jitter,
+/// Retry-After, a deadline and a shared budget) → record → answer (the
+/// outcomes, the tokens to delete, the 200/502 rule), driven by one
+/// `NotifyRun` per event behind both entry points. Within
 /// the dedup window an event (app and `event_id`) is sent at most once per
 /// device: a retry, in any order or split into other batches, sends only the
 /// devices that have not settled for that event yet, and says
@@ -26,8 +27,7 @@ public final class Dispatcher: Sendable {
         /// How long after arrival the last attempt must end: the request
         /// deadline less a margin (a tenth of it, at most 250 ms) to conclude
         /// and answer, so a caller whose own timeout is the documented
-        /// deadline gets the per-device results (the reviewed answer came
-        /// 150 ms late).
+        /// deadline gets the per-device results.
         var sendingTime: Duration {
             requestDeadline - min(requestDeadline / 10, .milliseconds(250))
         }
@@ -44,18 +44,14 @@ public final class Dispatcher: Sendable {
     let logger: Logger
     /// Epoch seconds, for `apns-expiration`.
     let wallClock: @Sendable () -> Int64
-    /// Events being dispatched, with the callers waiting to dispatch the same
-    /// event after them.
-    /// A waiter is resumed with false: its turn may have come (another waiter
-    /// may take it first).
-    let inFlight = Locked<[String: [CheckedContinuation<Bool, Never>]]>([:])
+    /// Events being dispatched, and the copies waiting for their turn.
+    let inFlight = InFlightEvents()
     /// The series updated for every event, found once.
     let series: DispatcherSeries
     /// The apps' providers known bad, for readiness.
     let health = ProviderHealth()
     /// From an event's arrival to the end of its last attempt:
-    /// `settings.sendingTime`, worked out once (a `Duration` division per
-    /// event showed in profiles).
+    /// `settings.sendingTime`, worked out once rather than per event.
     let sendingTime: Duration
 
     /// "app provider: reason" for each provider whose last word was that our
@@ -124,106 +120,24 @@ public final class Dispatcher: Sendable {
 
     // MARK: /v1/notify
 
-    public func notify(body: [UInt8]) async -> HTTPResponse {
+    /// The `/v1/notify` answer for `body`, given to `completion` once, from
+    /// whatever thread the last stage ran on: at once for a body that is
+    /// refused, else once the event is recorded (see `NotifyRun`).
+    public func notify(body: [UInt8], completion: @escaping @Sendable (HTTPResponse) -> Void) {
         let arrival = ContinuousClock.now
-        switch decodeForNotify(body) {
-        case let .failure(refusal):
-            return refusal.response
-        case let .success((event, app, key)):
-            return await notify(event, app: app, key: key, arrival: arrival)
-        }
-    }
-
-    func decodeForNotify(_ body: [UInt8]) -> Result<(Event, AppProfile, String), HTTPResponseRefusal> {
         do throws(EventError) {
             let (event, app) = try EventDecoder(config: config).decode(body)
-            return .success((event, app, DedupKey.of(event, app: app.name)))
+            NotifyRun(self, event: event, app: app, key: DedupKey.of(event, app: app.name), deadline: arrival + sendingTime,
+                      completion: completion).start()
         } catch {
             series.events(.invalid).add(1)
-            return .failure(HTTPResponseRefusal(response: HTTPResponse(status: error.code.httpStatus, body: error.jsonBody)))
+            completion(HTTPResponse(status: error.code.httpStatus, body: error.jsonBody))
         }
     }
 
-    /// The task path of notify, once the event is decoded.
-    func notify(_ event: Event, app: AppProfile, key: String, arrival: ContinuousClock.Instant) async -> HTTPResponse {
-        await takeTurn(key)
-        let response = await dispatch(event, app: app, key: key, deadline: sendingDeadline(arrival: arrival))
-        release(key)
-        return response
-    }
-
-    /// When the last attempt for a request that arrived at `arrival` must end.
-    func sendingDeadline(arrival: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        arrival + sendingTime
-    }
-
-    /// Dispatches of one event take turns: a copy that arrives while another
-    /// is in flight waits for it to be recorded, then reads the record like a
-    /// later retry. It may name other devices (a caller splitting a large
-    /// group into batches keeps the default `event_id`); those are sent, the
-    /// devices already done are answered from the record.
-    private func takeTurn(_ key: String) async {
-        while true {
-            let isOwner = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let owner = inFlight.withLock { waiting -> Bool in
-                    guard waiting[key] != nil else {
-                        waiting[key] = []
-                        return true
-                    }
-                    waiting[key]!.append(continuation)
-                    return false
-                }
-                if owner { continuation.resume(returning: true) }
-            }
-            if isOwner { return }
-        }
-    }
-
-    /// Takes `key` for this dispatch when no other dispatch of it is in flight.
-    func becomeOwner(of key: String) -> Bool {
-        inFlight.withLock { waiting in
-            guard waiting[key] == nil else { return false }
-            waiting[key] = []
-            return true
-        }
-    }
-
-    /// Ends the ownership of `key`, once its dispatch is recorded: the copies
-    /// that waited try to take their turn.
-    func release(_ key: String) {
-        let waiters = inFlight.withLock { $0.removeValue(forKey: key) ?? [] }
-        for waiter in waiters { waiter.resume(returning: false) }
-    }
-
-    private func dispatch(_ event: Event, app: AppProfile, key: String, deadline: ContinuousClock.Instant) async -> HTTPResponse {
-        let recorded = await dedup.lookup(key, now: ContinuousClock.now)
-        var results = [RecipientResult?](repeating: nil, count: event.recipients.count)
-        // A retry: each token is fingerprinted once, to read the record and to add to it.
-        let devices = recorded.map { _ in event.recipients.map(RecordedDevice.init) }
-        let duplicate = recorded?.answer(event.recipients, devices: devices ?? [], into: &results) ?? false
-        if results.allSatisfy({ $0 != nil }) {
-            series.events(.duplicate).add(1)
-            return EventAnswer(results: results.map { $0! }, duplicate: true).response(eventID: event.eventID)
-        }
-
-        // The avatar may take at most half the time left to send: a slow
-        // one is dropped, never the notification (found in review: with a
-        // 2 s deadline a 3 s avatar left no time to send at all).
-        let avatar = await avatars.resolve(event.sender.avatarURL,
-                                           waitingAtMost: (deadline - ContinuousClock.now) / 2)
-        let rendered: RenderedEvent
-        switch renderForDelivery(event, app: app, avatar: avatar, results: &results) {
-        case let .failure(refusal):
-            return refusal.response
-        case let .success(success):
-            rendered = success
-        }
-        let pending = rendered.requests.filter { results[$0.recipientIndex] == nil }
-        let delivered = await deliver(pending, app: app, deadline: deadline)
-        let answer = conclude(eventID: event.eventID, results: Self.merged(results, delivered), duplicate: duplicate)
-        await dedup.record(key, RecordedEvent.merging(recorded, answer.results, devices: devices),
-                           expires: ContinuousClock.now + settings.dedupWindow)
-        return answer.response(eventID: event.eventID)
+    /// `notify(body:completion:)`, awaited.
+    public func notify(body: [UInt8]) async -> HTTPResponse {
+        await withCheckedContinuation { continuation in notify(body: body) { continuation.resume(returning: $0) } }
     }
 
     /// The results given before sending, completed by the delivered ones.

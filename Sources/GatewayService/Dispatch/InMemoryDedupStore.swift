@@ -22,30 +22,27 @@ public final class InMemoryDedupStore: DedupStore {
         self.byteCapacity = max(1, byteCapacity)
     }
 
-    public func lookup(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent? {
-        if case let .recorded(event) = lookupWithoutWaiting(key, now: now) { return event }
-        return nil
+    /// Answers before it returns, on the caller's thread.
+    public func lookup(_ key: String, now: ContinuousClock.Instant, answer: @escaping @Sendable (RecordedEvent?) -> Void) {
+        answer(recorded(key, now: now))
     }
 
-    public func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async {
-        _ = recordWithoutWaiting(key, event, expires: expires)
-    }
-
-    public func lookupWithoutWaiting(_ key: String, now: ContinuousClock.Instant) -> ImmediateDedupLookup {
-        let hash = Self.hash(key)
-        let packed: [UInt8]? = log.withLock { log in log.lookup(hash, now: now).map(Array.init) }
-        guard let packed, PackedRecordedEvent.isRecorded(packed[...], under: key) else { return .notRecorded }
-        return .recorded(PackedRecordedEvent.unpack(packed[...]))
-    }
-
-    public func recordWithoutWaiting(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) -> Bool {
+    /// Records before it returns, then calls `done` on the caller's thread.
+    public func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant, done: @escaping @Sendable () -> Void) {
         let hash = Self.hash(key)
         let now = ContinuousClock.now
         log.withLock { log in
             log.append(hash, key: key, event: event, expires: expires)
             log.sweep(now: now, capacity: capacity, byteCapacity: byteCapacity)
         }
-        return true
+        done()
+    }
+
+    private func recorded(_ key: String, now: ContinuousClock.Instant) -> RecordedEvent? {
+        let hash = Self.hash(key)
+        let packed: [UInt8]? = log.withLock { log in log.lookup(hash, now: now).map(Array.init) }
+        guard let packed, PackedRecordedEvent.isRecorded(packed[...], under: key) else { return nil }
+        return PackedRecordedEvent.unpack(packed[...])
     }
 
     /// Events currently remembered.

@@ -40,7 +40,7 @@ public struct GatewayHandler: HTTPHandler {
     }
 
     public func respondImmediately(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let response = immediateAnswer(request) else { return nil }
+        guard let response = immediateAnswer(request, Route.of(request.path)) else { return nil }
         answered(path: request.path, response)
         return response
     }
@@ -48,12 +48,12 @@ public struct GatewayHandler: HTTPHandler {
     /// A client waiting for `100 Continue`: a wrong method, token or path
     /// is answered before it uploads the body.
     public func respondBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
+        let route = Route.of(request.path)
         let response: HTTPResponse?
-        switch request.path {
-        case "/v1/notify", "/v1/render":
-            response = refusal(request)
-                ?? (request.path == "/v1/notify" && gate.isClosed ? Self.notTakenWhileStopping : nil)
-        default: response = answerOther(request)
+        switch route?.action {
+        case .notify: response = refusal(request, route!) ?? (gate.isClosed ? Self.notTakenWhileStopping : nil)
+        case .render: response = refusal(request, route!)
+        case .metrics, .health, .readiness, nil: response = answerAtOnce(request, route)
         }
         if let response { answered(path: request.path, response) }
         return response
@@ -62,17 +62,16 @@ public struct GatewayHandler: HTTPHandler {
     /// A notify that passed the checks: the dispatcher answers it from the
     /// provider connections' threads (or its own task when it must wait).
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool {
-        guard request.path == "/v1/notify" else { return false }
+        guard Route.of(request.path)?.action == .notify else { return false }
         guard gate.admit() else {
-            if reply.send(Self.notTakenWhileStopping) { answered(path: "/v1/notify", Self.notTakenWhileStopping) }
+            if reply.send(Self.notTakenWhileStopping) { answered(path: request.path, Self.notTakenWhileStopping) }
             return true
         }
-        // The completion keeps what it uses, not a copy of the whole handler
-        // (each of its fields retained and released per request, in profiles).
+        // The completion keeps what it uses, not a copy of the whole handler.
         let (gate, requestSeries, refusals) = (gate, requestSeries, refusals)
         dispatcher.notify(body: request.body) { response in
             // Counted only when it is what the client gets (not after a stop's 503).
-            if reply.send(response) { Self.count(path: "/v1/notify", response, requestSeries, refusals) }
+            if reply.send(response) { Self.count(route: "/v1/notify", response, requestSeries, refusals) }
             gate.release()
         }
         return true
@@ -86,88 +85,81 @@ public struct GatewayHandler: HTTPHandler {
 
     /// Counts every answer, by route (the endpoint, or `other`) and status.
     public func answered(path: String, _ response: HTTPResponse) {
-        Self.count(path: path, response, requestSeries, refusals)
+        Self.count(route: Route.label(path), response, requestSeries, refusals)
     }
 
-    /// `answered`, with the handler's series and refusal log passed in.
-    private static func count(path: String, _ response: HTTPResponse, _ requestSeries: HTTPRequestSeries, _ refusals: RefusalLog) {
-        let route = Self.route(path)
+    /// `answered`, with the route label, the handler's series and refusal log passed in.
+    private static func count(route: String, _ response: HTTPResponse, _ requestSeries: HTTPRequestSeries, _ refusals: RefusalLog) {
         requestSeries.count(route: route, status: response.status)
         if response.status >= 400 { refusals.refused(route: route, response) }
     }
 
-    /// The `route` label of `pushgw_http_requests_total`: the endpoint, or
-    /// `other` for any other path (a bounded label).
-    private static func route(_ path: String) -> String {
-        switch path {
-        case "/v1/notify", "/v1/render", "/metrics", "/healthz", "/readyz": return path
-        default: return "other"
-        }
-    }
-
     /// Counted by the server, through `answered`, once delivered.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        await answer(request)
+        let route = Route.of(request.path)
+        switch route?.action {
+        case .notify:
+            if let refusal = refusal(request, route!) { return refusal }
+            guard gate.admit() else { return Self.notTakenWhileStopping }
+            defer { gate.release() }
+            return await dispatcher.notify(body: request.body)
+        case .render:
+            if let refusal = refusal(request, route!) { return refusal }
+            return await dispatcher.render(body: request.body)
+        case .metrics, .health, .readiness, nil:
+            return answerAtOnce(request, route)
+        }
     }
 
     /// Everything but a notify that passed the checks, and a render whose
     /// avatar must be downloaded first.
-    private func immediateAnswer(_ request: HTTPRequest) -> HTTPResponse? {
-        switch request.path {
-        case "/v1/notify", "/v1/render":
-            if let refusal = refusal(request) { return refusal }
-            if request.path == "/v1/render", let rendered = dispatcher.renderWithoutWaiting(body: request.body) {
-                return rendered
-            }
-            if request.path == "/v1/notify", gate.isClosed { return Self.notTakenWhileStopping }
-            return nil
-        default:
-            return answerOther(request)
+    private func immediateAnswer(_ request: HTTPRequest, _ route: Route?) -> HTTPResponse? {
+        switch route?.action {
+        case .notify:
+            return refusal(request, route!) ?? (gate.isClosed ? Self.notTakenWhileStopping : nil)
+        case .render:
+            return refusal(request, route!) ?? dispatcher.renderWithoutWaiting(body: request.body)
+        case .metrics, .health, .readiness, nil:
+            return answerAtOnce(request, route)
         }
     }
 
-    /// Method, auth and size checks of the API routes.
-    private func refusal(_ request: HTTPRequest) -> HTTPResponse? {
-        guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
-        guard allowUnauthenticated || tokens.authorizes(request.authorization) else {
-            return Self.unauthorized("send Authorization: Bearer <token> with a configured token")
+    /// The route's method, access and body-size checks; nil when the request passes.
+    private func refusal(_ request: HTTPRequest, _ route: Route) -> HTTPResponse? {
+        guard route.methods.include(request.method) else { return Self.methodNotAllowed(allow: route.methods.allow) }
+        switch route.access {
+        case .apiToken:
+            guard allowUnauthenticated || tokens.authorizes(request.authorization) else {
+                return Self.unauthorized("send Authorization: Bearer <token> with a configured token")
+            }
+        case .metricsToken:
+            if let metricsTokens, !metricsTokens.authorizes(request.authorization) {
+                return Self.unauthorized("send Authorization: Bearer <metrics token>")
+            }
+        case .anyone:
+            break
         }
-        if request.bodyTooLarge {
+        if route.methods == .post, request.bodyTooLarge {
             return Self.error(.bodyTooLarge, "the body is larger than \(dispatcher.config.limits.maximumBodyBytes) bytes")
         }
         return nil
     }
 
-    private func answer(_ request: HTTPRequest) async -> HTTPResponse {
-        switch request.path {
-        case "/v1/notify", "/v1/render":
-            if let refusal = refusal(request) { return refusal }
-            if request.path == "/v1/notify" {
-                guard gate.admit() else { return Self.notTakenWhileStopping }
-                defer { gate.release() }
-                return await dispatcher.notify(body: request.body)
-            }
-            return await dispatcher.render(body: request.body)
-        default:
-            return answerOther(request)
+    /// The answer of a route that never waits (metrics, health, readiness),
+    /// or the 404 of a path that is no route.
+    private func answerAtOnce(_ request: HTTPRequest, _ route: Route?) -> HTTPResponse {
+        guard let route else {
+            return Self.error(.notFound, "no such endpoint; see /v1/notify, /v1/render, /metrics, /healthz, /readyz")
         }
-    }
-
-    private func answerOther(_ request: HTTPRequest) -> HTTPResponse {
-        switch request.path {
-        case "/metrics":
-            guard Self.isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
-            if let metricsTokens, !metricsTokens.authorizes(request.authorization) {
-                return Self.unauthorized("send Authorization: Bearer <metrics token>")
-            }
+        if let refusal = refusal(request, route) { return refusal }
+        switch route.action {
+        case .metrics:
             beforeScrape()
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                 body: Array(metrics.registry.exposition().utf8))
-        case "/healthz":
-            guard Self.isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
+        case .health:
             return HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8))
-        case "/readyz":
-            guard Self.isRead(request.method) else { return Self.methodNotAllowed(allow: "GET, HEAD") }
+        case .readiness:
             let reasons = (gate.isShuttingDown ? ["shutting down"] : []) + readiness() + dispatcher.providersKnownBad
             guard !reasons.isEmpty else { return HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8)) }
             var writer = JSONWriter()
@@ -179,8 +171,9 @@ public struct GatewayHandler: HTTPHandler {
             writer.endArray()
             writer.endObject()
             return HTTPResponse(status: 503, body: writer.bytes)
-        default:
-            return Self.error(.notFound, "no such endpoint; see /v1/notify, /v1/render, /metrics, /healthz, /readyz")
+        case .notify, .render:
+            // Not reached: the callers give these to the dispatcher.
+            return Self.error(.notFound, "no such endpoint")
         }
     }
 
@@ -200,10 +193,5 @@ public struct GatewayHandler: HTTPHandler {
         var response = error(.unauthorized, message)
         response.headers = [HTTPHeaderField("WWW-Authenticate", #"Bearer realm="pushgw""#)]
         return response
-    }
-
-    /// GET, or HEAD (the same answer; libmicrohttpd leaves the body out).
-    private static func isRead(_ method: String) -> Bool {
-        method == "GET" || method == "HEAD"
     }
 }

@@ -77,10 +77,7 @@ public final class Gateway: Sendable {
         var settings = Dispatcher.Settings()
         settings.dedupWindow = configuration.dedupWindow
         settings.requestDeadline = configuration.requestDeadline
-        let avatarResults = SeriesByLabel(metrics.registry, GatewayMetrics.avatarFetch)
-        let avatars = AvatarResolver(policy: configuration.avatar.policy, onFetch: { result in
-            avatarResults.series(result).add(1)
-        })
+        let avatars = AvatarResolver(policy: configuration.avatar.policy, metrics: metrics.registry)
         let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars,
                                     dedup: InMemoryDedupStore(capacity: configuration.dedupCapacity,
                                                               byteCapacity: configuration.dedupMemoryMegabytes << 20), metrics: metrics,

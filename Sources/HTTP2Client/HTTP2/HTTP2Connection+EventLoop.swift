@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-public import EventLoops
 import Glibc
 #endif
+public import EventLoops
 internal import CNGHTTP2
 internal import CNGHTTP2Shims
 import Synchronization

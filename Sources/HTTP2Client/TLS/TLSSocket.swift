@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import OpenSSLCrypto
 import Glibc
 #endif
+import OpenSSLCrypto
 internal import COpenSSL
 internal import COpenSSLShims
 

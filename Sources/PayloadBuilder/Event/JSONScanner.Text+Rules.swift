@@ -1,5 +1,5 @@
-/// The event's string rules applied to a string the fast path read,
-/// mostly on its bytes, before (or without) making the `String`.
+/// The event's string rules applied to a string the scanner read, mostly
+/// on its bytes, before (or without) making the `String`.
 extension JSONScanner.Text {
     /// `string.isBlank`: any ASCII byte other than whitespace answers (an
     /// ASCII byte is a scalar of its own in UTF-8); all-ASCII whitespace is
@@ -10,13 +10,23 @@ extension JSONScanner.Text {
         return isASCII || string.isBlank
     }
 
-    /// Whether this is an id (`ObjectReader.identifierProblem` finds nothing).
-    var isIdentifier: Bool {
-        withUTF8 { ObjectReader.identifierProblem(string, utf8: $0) == nil }
+    /// Why this is not an id (`Identifier.problem`), or nil.
+    var identifierProblem: String? {
+        withUTF8 { Identifier.problem(string, utf8: $0) }
     }
 
     /// Whether this is an absolute http(s) URL (`HTTPURL.isAbsolute`).
     var isAbsoluteURL: Bool {
         withUTF8 { HTTPURL.isAbsolute(string, utf8: $0) }
+    }
+
+    /// Why this is not a `platform` token (`DeviceToken.problem`), or nil.
+    func deviceTokenProblem(_ platform: Platform) -> String? {
+        withUTF8 { DeviceToken.problem(utf8: $0, platform: platform) }
+    }
+
+    /// The value `parse` reads from the bytes (`MessageKind(utf8:)` and the like), or nil.
+    func parsed<Value>(_ parse: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value? {
+        withUTF8(parse)
     }
 }

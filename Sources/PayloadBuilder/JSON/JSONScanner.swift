@@ -1,19 +1,61 @@
-/// Reads JSON tokens straight from the bytes, for fast paths that build no
-/// `JSONValue` tree.
+/// Reads a JSON text straight from its bytes, one token at a time, for a
+/// reader that builds its values as it goes and wants no `JSONValue` tree
+/// (the event reader).
 ///
-/// Each token it reads is one `JSONParser` accepts, with the same value
-/// (strings validated as UTF-8 and unescaped the same way, integers of at
-/// most 18 characters); anything else, valid or not, gives nil or `false`
-/// and never an error, so that the caller can step aside and let the parser
-/// read the body and word the error. Borrows `input` for its lifetime.
+/// It accepts every RFC 8259 text `JSONParser` accepts (keys and strings
+/// with escapes, numbers with fractions and exponents, integers of any
+/// length, any whitespace) and refuses the rest with the parser's words
+/// (`Failure`): the caller names the field. What a value must be is the
+/// caller's to say: `kind()` tells which value comes next, before it is read.
+/// Borrows `input` for its lifetime.
 struct JSONScanner {
     let input: UnsafeBufferPointer<UInt8>
     var position = 0
     /// Strings with escapes, decoded (JSONScanner+String.swift); nil until the first.
     var decoded: DecodedStrings?
+    /// The key `nextKey` read last, as written once decoded: an error names it.
+    private(set) var key = Text(utf8: UnsafeBufferPointer(start: nil, count: 0), isASCII: true)
 
     init(_ input: UnsafeBufferPointer<UInt8>) {
         self.input = input
+    }
+
+    /// Calls `body` with a scanner at the start of `bytes`, valid only
+    /// inside it (it borrows the bytes).
+    static func scanning<Result, Failure: Error>(_ bytes: [UInt8],
+                                                 _ body: (JSONScanner) throws(Failure) -> Result) throws(Failure) -> Result {
+        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in try body(JSONScanner(buffer)) }
+    }
+
+    /// Why the text is not JSON (or its strings not UTF-8), in the words
+    /// of `JSONParser`, with the byte offset where it was found.
+    struct Failure: Error {
+        enum Kind {
+            /// Not JSON: answered `invalid_json` for the whole body.
+            case syntax
+            /// A string that is not Unicode text: `invalid_utf8`, naming the field it is in.
+            case utf8
+        }
+
+        let kind: Kind
+        let message: String
+    }
+
+    /// The kind of the value that comes next.
+    enum Kind {
+        case object, array, string, number, boolean, null
+
+        /// The name an error gives a value of this kind (as `JSONValue.typeName`).
+        var name: String {
+            switch self {
+            case .object: "an object"
+            case .array: "an array"
+            case .string: "a string"
+            case .number: "a number"
+            case .boolean: "a boolean"
+            case .null: "null"
+            }
+        }
     }
 
     /// Where an object or array being read is: before its first member or
@@ -24,67 +66,70 @@ struct JSONScanner {
 
     // MARK: structure
 
-    /// Steps over `opening` (`{` or `[`), after whitespace.
-    mutating func enter(_ opening: UInt8, _ container: inout Container) -> Bool {
+    /// The kind of the value at the next byte (whitespace skipped), told by
+    /// that byte: the value itself is checked when it is read.
+    @inline(__always)
+    mutating func kind() throws(Failure) -> Kind {
+        skipWhitespace()
+        guard position < input.count else { throw syntaxError("unexpected end of input") }
+        switch input[position] {
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .boolean
+        case UInt8(ascii: "n"): return .null
+        default: throw syntaxError("unexpected character")
+        }
+    }
+
+    /// Steps over the `{` or `[` that `kind()` found.
+    mutating func enter(_ container: inout Container) {
         container = Container()
-        return consume(opening)
+        position += 1
     }
 
     /// Moves to the next member of an object: past the `,` (or nothing,
-    /// first) and the key, and past the `:` after it; returns the key's
-    /// bytes, which hold no escape. Nil at the closing `}` (then `ended` is
-    /// true) and for anything else (then `ended` is false).
-    mutating func nextKey(_ object: inout Container, ended: inout Bool) -> UnsafeBufferPointer<UInt8>? {
-        ended = false
-        guard nextItem(&object, closing: UInt8(ascii: "}"), ended: &ended) else { return nil }
-        guard position < input.count, input[position] == UInt8(ascii: "\"") else { return nil }
-        return nextKey(from: position + 1)
-    }
-
-    /// The key whose first byte is at `start`, and past the `:` after it.
-    private mutating func nextKey(from start: Int) -> UnsafeBufferPointer<UInt8>? {
-        // The first quote, backslash, control or non-ASCII byte, a word at a
-        // time: the key ends there when it is the closing quote.
-        let index = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: start)
-        guard index < input.count, input[index] == UInt8(ascii: "\"") else { return nil }
-        position = index + 1
-        guard consume(UInt8(ascii: ":")) else { return nil }
-        skipWhitespace()
-        return UnsafeBufferPointer(rebasing: input[start..<index])
-    }
-
-    /// `nextKey`, answering the key as a `KeyName`; nil also for a key of
-    /// 16 bytes or more (longer than any member name). When 16 bytes follow
-    /// the key's opening quote, its closing quote is found in those two
-    /// words, without a scan.
+    /// first), the key and the `:` after it, to the value. Answers the key
+    /// (`key` holds it as written), or nil past the closing `}`.
     @inline(__always)
-    mutating func nextKeyName(_ object: inout Container, ended: inout Bool) -> KeyName? {
-        ended = false
-        guard nextItem(&object, closing: UInt8(ascii: "}"), ended: &ended) else { return nil }
-        guard position < input.count, input[position] == UInt8(ascii: "\""), let base = input.baseAddress else { return nil }
+    mutating func nextKey(_ object: inout Container) throws(Failure) -> KeyName? {
+        guard try nextItem(&object, closing: UInt8(ascii: "}"), expected: "expected ',' or '}'") else { return nil }
+        guard position < input.count, input[position] == UInt8(ascii: "\"") else { throw syntaxError("expected a string key") }
         let start = position + 1
-        guard input.count - start >= 16 else {
-            guard let key = nextKey(from: start), key.count < 16 else { return nil }
-            return KeyName(key, in: input)
+        // The usual key: plain ASCII of at most 15 bytes, its closing quote
+        // found in the two words after the opening one.
+        if input.count - start >= 16, let base = input.baseAddress {
+            let raw = UnsafeRawPointer(base + start)
+            let low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            let high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            let lowStops = Self.keyStops(low)
+            let length = lowStops != 0 ? lowStops.trailingZeroBitCount >> 3 : 8 + Self.keyStops(high).trailingZeroBitCount >> 3
+            if length < 16, input[start + length] == UInt8(ascii: "\"") {
+                key = Text(utf8: UnsafeBufferPointer(start: base + start, count: length), isASCII: true)
+                position = start + length + 1
+                try afterKey()
+                return KeyName(low: low, high: high, count: length)
+            }
         }
-        let raw = UnsafeRawPointer(base + start)
-        let low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
-        let high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        let length: Int
-        let lowStops = Self.keyStops(low)
-        if lowStops != 0 {
-            length = lowStops.trailingZeroBitCount >> 3
-        } else {
-            let highStops = Self.keyStops(high)
-            guard highStops != 0 else { return nil }
-            length = 8 + highStops.trailingZeroBitCount >> 3
-        }
-        // The first byte that ends a plain key must be its closing quote.
-        guard input[start + length] == UInt8(ascii: "\"") else { return nil }
-        position = start + length + 1
-        guard consume(UInt8(ascii: ":")) else { return nil }
+        return try nextKeyRead()
+    }
+
+    /// The rest of `nextKey` for any other key: read as a string.
+    @inline(never)
+    private mutating func nextKeyRead() throws(Failure) -> KeyName {
+        key = try text()
+        try afterKey()
+        return KeyName(key.utf8)
+    }
+
+    /// Past the `:` after a key and the whitespace after it.
+    @inline(__always)
+    private mutating func afterKey() throws(Failure) {
         skipWhitespace()
-        return KeyName(low: low, high: high, count: length)
+        guard position < input.count, input[position] == UInt8(ascii: ":") else { throw syntaxError("expected ':' after a key") }
+        position += 1
+        skipWhitespace()
     }
 
     /// The high bit of each byte of `word` that ends a plain key (a quote,
@@ -101,119 +146,72 @@ struct JSONScanner {
         return (zeroInQuote | zeroInBackslash | control | word) & (ones &* 0x80)
     }
 
-    /// Moves to the next member of an object whose keys may be any string
-    /// (decoded), like `nextKey`.
-    mutating func nextStringKey(_ object: inout Container, ended: inout Bool) -> String? {
-        ended = false
-        guard nextItem(&object, closing: UInt8(ascii: "}"), ended: &ended),
-              let key = string(), consume(UInt8(ascii: ":")) else { return nil }
-        skipWhitespace()
-        return key
-    }
-
     /// Moves to the next element of an array: true when one follows, false
-    /// at the closing `]` (then `ended` is true) and for anything else.
-    mutating func nextElement(_ array: inout Container, ended: inout Bool) -> Bool {
-        ended = false
-        return nextItem(&array, closing: UInt8(ascii: "]"), ended: &ended)
+    /// past the closing `]`.
+    @inline(__always)
+    mutating func nextElement(_ array: inout Container) throws(Failure) -> Bool {
+        try nextItem(&array, closing: UInt8(ascii: "]"), expected: "expected ',' or ']'")
     }
 
-    /// Past the separator before the next item, at its first byte; false at
-    /// `closing` (stepped over, `ended` set) or at anything unexpected.
-    private mutating func nextItem(_ container: inout Container, closing: UInt8, ended: inout Bool) -> Bool {
+    /// Past the separator before the next item, at its first byte; false
+    /// past `closing`.
+    @inline(__always)
+    private mutating func nextItem(_ container: inout Container, closing: UInt8,
+                                   expected: @autoclosure () -> String) throws(Failure) -> Bool {
         skipWhitespace()
-        guard position < input.count else { return false }
+        guard position < input.count else { throw syntaxError(container.started ? expected() : "unexpected end of input") }
         let byte = input[position]
         if byte == closing {
             position += 1
-            ended = true
             return false
         }
         if container.started {
-            guard byte == UInt8(ascii: ",") else { return false }
+            guard byte == UInt8(ascii: ",") else { throw syntaxError(expected()) }
             position += 1
             skipWhitespace()
         }
         container.started = true
-        return position < input.count
+        return true
     }
 
-    /// True when only whitespace is left.
-    mutating func atEnd() -> Bool {
+    /// Checks that only whitespace is left.
+    mutating func end() throws(Failure) {
         skipWhitespace()
-        return position == input.count
+        guard position == input.count else { throw syntaxError("unexpected data after the JSON value") }
     }
 
-    /// The next byte (whitespace skipped), or nil at the end.
-    mutating func peek() -> UInt8? {
-        skipWhitespace()
-        return position < input.count ? input[position] : nil
-    }
+    // MARK: literals
 
-    // MARK: scalars
-
-    /// `null`.
+    /// `null`, stepped over: true; false for another value.
     @inline(__always)
-    mutating func null() -> Bool {
-        position < input.count && input[position] == UInt8(ascii: "n") && literal("null")
+    mutating func null() throws(Failure) -> Bool {
+        guard position < input.count, input[position] == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
     }
 
-    /// `true` or `false`.
-    mutating func bool() -> Bool? {
-        guard position < input.count else { return nil }
-        switch input[position] {
-        case UInt8(ascii: "t"): return literal("true") ? true : nil
-        case UInt8(ascii: "f"): return literal("false") ? false : nil
-        default: return nil
+    /// `true` or `false`, at the byte where `kind()` found a boolean.
+    mutating func bool() throws(Failure) -> Bool {
+        if input[position] == UInt8(ascii: "t") {
+            try literal("true")
+            return true
         }
+        try literal("false")
+        return false
     }
 
-    /// An integer without fraction or exponent, of at most 18 characters (a
-    /// minus sign included), which `JSONParser` reads as this `Int64`.
-    mutating func integer() -> Int64? {
-        var index = position
-        let negative = index < input.count && input[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        let digitsStart = index
-        var value: Int64 = 0
-        while index < input.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(input[index]) {
-            value = value &* 10 &+ Int64(input[index] &- UInt8(ascii: "0"))
-            index += 1
-        }
-        let digits = index - digitsStart
-        guard digits >= 1, index - position <= 18, digits == 1 || input[digitsStart] != UInt8(ascii: "0") else { return nil }
-        if index < input.count {
-            switch input[index] {
-            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
-            default: break
-            }
-        }
-        position = index
-        return negative ? -value : value
-    }
-
-    private mutating func literal(_ word: StaticString) -> Bool {
+    private mutating func literal(_ word: StaticString) throws(Failure) {
         let count = word.utf8CodeUnitCount
-        guard input.count - position >= count else { return false }
-        // Most calls ask whether a string is null: the first byte answers.
-        guard input[position] == word.utf8Start.pointee else { return false }
+        guard input.count - position >= count else { throw syntaxError("unexpected end of input") }
         let matches = word.withUTF8Buffer { expected in
             for offset in 0..<count where input[position + offset] != expected[offset] { return false }
             return true
         }
-        if matches { position += count }
-        return matches
+        guard matches else { throw syntaxError("unexpected character") }
+        position += count
     }
 
     // MARK: helpers
-
-    /// Steps over `byte`, after whitespace.
-    mutating func consume(_ byte: UInt8) -> Bool {
-        skipWhitespace()
-        guard position < input.count, input[position] == byte else { return false }
-        position += 1
-        return true
-    }
 
     mutating func skipWhitespace() {
         while position < input.count {
@@ -222,5 +220,17 @@ struct JSONScanner {
             default: return
             }
         }
+    }
+
+    /// A syntax failure at the current position.
+    @inline(never)
+    func syntaxError(_ what: String) -> Failure {
+        Failure(kind: .syntax, message: "\(what) at byte \(position)")
+    }
+
+    /// A UTF-8 failure at the current position.
+    @inline(never)
+    func utf8Error(_ what: String) -> Failure {
+        Failure(kind: .utf8, message: "\(what) at byte \(position)")
     }
 }

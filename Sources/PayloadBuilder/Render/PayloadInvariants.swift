@@ -142,26 +142,9 @@ public struct PayloadInvariants: Sendable {
     }
 
     private func checkEvent(_ input: [UInt8], config: RenderConfig, into summary: inout Summary) throws(Violation) {
-        try checkFastDecode(input, config: config)
         guard let (event, app) = try? EventDecoder(config: config).decode(input) else { return }
         summary.decodedEvents += 1
         try checkRenderings(of: event, app: app, config: config, into: &summary)
-    }
-
-    /// Where the decoder's fast path answers, the tree decoder (the parser,
-    /// then `decode(_: JSONValue)`) accepts the body too, with the same event
-    /// and app.
-    public func checkFastDecode(_ input: [UInt8], config: RenderConfig) throws(Violation) {
-        let decoder = EventDecoder(config: config)
-        guard let fast = decoder.decodeFast(input) else { return }
-        let tree: (event: Event, app: AppProfile)
-        do {
-            tree = try decoder.decode(JSONParser.parse(input))
-        } catch {
-            return try violate(.fastDecodeAgrees, "the fast path accepts what the tree decoder refuses (\(error)): \(Self.excerpt(input))")
-        }
-        try require(.fastDecodeAgrees, fast.event == tree.event && fast.app.name == tree.app.name,
-                    "the fast path reads \(fast.event), the tree decoder \(tree.event): \(Self.excerpt(input))")
     }
 
     private func checkRenderings(of event: Event, app: AppProfile, config: RenderConfig,
@@ -373,9 +356,6 @@ extension PayloadInvariants {
         /// `RenderReport.json`, compact and pretty, parses, to the same value.
         public static let reportParses = Invariant("report-parses")
 
-        /// `EventDecoder`'s fast path gives the tree decoder's event and app, or steps aside.
-        public static let fastDecodeAgrees = Invariant("fast-decode-agrees")
-
         /// `EventRenderer.renderReport` writes `RenderReport.json` of `render`'s event, or refuses it too.
         public static let renderReportAgrees = Invariant("render-report-agrees")
 
@@ -383,7 +363,7 @@ extension PayloadInvariants {
         public static let all: [Invariant] = [
             .jsonRoundTrip, .jsonNumberKind, .recipientAccounting, .canonicalBody, .apnsPayloadSize, .fcmCountedSize,
             .headerControlCharacters, .headerSurroundingWhitespace, .topicHeaderValue, .collapseIDLength, .requestTarget, .validUTF8,
-            .reportParses, .fastDecodeAgrees, .renderReportAgrees,
+            .reportParses, .renderReportAgrees,
         ]
     }
 

@@ -1,0 +1,244 @@
+/// The steps `EventReader` reads an object with: its keys (known, and each
+/// once), and its members by type, with the messages API.md documents.
+/// Error paths are built only when an error names them.
+extension EventReader {
+    /// The objects of an event and the members each may have.
+    enum Object {
+        case event, conversation, message, sender, notification, recipient
+
+        /// The members, in the order their bits are given in `seen`.
+        var names: [String] {
+            switch self {
+            case .event: ["event_id", "app", "conversation", "message", "sender", "recipients", "notification", "data"]
+            case .conversation: ["id", "title"]
+            case .message: ["id", "text", "kind", "rich_text"]
+            case .sender: ["id", "display_name", "avatar_url"]
+            case .notification: ["title", "sound", "ttl_seconds", "priority"]
+            case .recipient: ["platform", "token", "badge", "locale", "user_id"]
+            }
+        }
+
+        /// The index of `key` in `names`, or nil for another key.
+        @inline(__always)
+        func index(_ key: KeyName) -> Int? {
+            switch self {
+            case .event:
+                switch key {
+                case "event_id": 0
+                case "app": 1
+                case "conversation": 2
+                case "message": 3
+                case "sender": 4
+                case "recipients": 5
+                case "notification": 6
+                case "data": 7
+                default: nil
+                }
+            case .conversation:
+                switch key {
+                case "id": 0
+                case "title": 1
+                default: nil
+                }
+            case .message:
+                switch key {
+                case "id": 0
+                case "text": 1
+                case "kind": 2
+                case "rich_text": 3
+                default: nil
+                }
+            case .sender:
+                switch key {
+                case "id": 0
+                case "display_name": 1
+                case "avatar_url": 2
+                default: nil
+                }
+            case .notification:
+                switch key {
+                case "title": 0
+                case "sound": 1
+                case "ttl_seconds": 2
+                case "priority": 3
+                default: nil
+                }
+            case .recipient:
+                switch key {
+                case "platform": 0
+                case "token": 1
+                case "badge": 2
+                case "locale": 3
+                case "user_id": 4
+                default: nil
+                }
+            }
+        }
+    }
+
+    /// What null stands for where an object or array must come.
+    enum Null {
+        /// The member is left out.
+        case absent
+        /// A required member is missing.
+        case required
+        /// Null is a value of the wrong kind.
+        case refused
+    }
+
+    // MARK: structure
+
+    /// Enters the `kind` (object or array) that must come next, at `location`:
+    /// true when entered, false for null when null means `absent`; else
+    /// `mismatch + ", not …"`.
+    @inline(__always)
+    mutating func enter(_ kind: JSONScanner.Kind, _ container: inout JSONScanner.Container, at location: Place,
+                        null: Null, _ mismatch: @autoclosure () -> String) throws(EventError) -> Bool {
+        let found = try scan(location) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
+        if found == kind {
+            scanner.enter(&container)
+            return true
+        }
+        if found == .null, null != .refused {
+            try scan(location) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
+            if null == .absent { return false }
+            throw EventError(.invalidEvent, at: location.path, "is required")
+        }
+        throw EventError(.invalidEvent, at: location.path, "\(mismatch()), not \(found.name)")
+    }
+
+    /// The next key of the object at `location`, or nil past its end.
+    @inline(__always)
+    mutating func nextKey(_ object: inout JSONScanner.Container, at location: Place) throws(EventError) -> KeyName? {
+        try scan(location) { scanner throws(JSONScanner.Failure) in try scanner.nextKey(&object) }
+    }
+
+    /// The index of `key` among the members of `object`, marked in `seen`;
+    /// an unknown key or one seen already is refused.
+    @inline(__always)
+    func member(_ key: KeyName, of object: Object, seen: inout UInt32, at location: Place) throws(EventError) -> Int {
+        guard let index = object.index(key) else { throw unknownField(of: object, at: location) }
+        let bit: UInt32 = 1 << index
+        guard seen & bit == 0 else { throw repeatedKey(at: location) }
+        seen |= bit
+        return index
+    }
+
+    /// The first member of `required` (bits of `object.names`) not in `seen`, refused as missing.
+    @inline(__always)
+    func requireMembers(_ seen: UInt32, _ required: UInt32, of object: Object, at location: Place) throws(EventError) {
+        let missing = required & ~seen
+        guard missing != 0 else { return }
+        throw Self.invalid(location, object.names[missing.trailingZeroBitCount], "is required")
+    }
+
+    @inline(never)
+    func unknownField(of object: Object, at location: Place) -> EventError {
+        let known = object.names.sorted().joined(separator: ", ")
+        return EventError(.invalidEvent, at: location.appending(scanner.key.string), "unknown field (known here: \(known))")
+    }
+
+    @inline(never)
+    func repeatedKey(at location: Place) -> EventError {
+        let key = scanner.key.string
+        return EventError(.invalidJSON, at: location.appending(key), "the key \"\(key)\" appears twice in one object")
+    }
+
+    // MARK: values
+
+    /// The string member `name` or null (nil): not empty when `nonEmpty`,
+    /// at most `maxBytes` UTF-8 bytes.
+    @inline(__always)
+    mutating func text(_ name: String, at location: Place, nonEmpty: Bool = false,
+                       maxBytes: Int = .max) throws(EventError) -> Text? {
+        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
+        guard kind == .string else {
+            if kind == .null {
+                try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
+                return nil
+            }
+            throw Self.invalid(location, name, "must be a string, not \(kind.name)")
+        }
+        let text = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.text() }
+        if nonEmpty, text.utf8Count == 0 { throw Self.invalid(location, name, "must not be empty") }
+        if text.utf8Count > maxBytes { throw Self.invalid(location, name, "is longer than \(maxBytes) bytes") }
+        return text
+    }
+
+    /// The id member `name` or null (nil): a string of at most
+    /// `maximumIDBytes` that `Identifier.problem` accepts.
+    @inline(__always)
+    mutating func identifier(_ name: String, at location: Place) throws(EventError) -> Text? {
+        guard let id = try text(name, at: location, nonEmpty: true, maxBytes: limits.maximumIDBytes) else { return nil }
+        if let problem = id.identifierProblem { throw Self.invalid(location, name, problem) }
+        return id
+    }
+
+    /// `identifier`, refusing null.
+    @inline(__always)
+    mutating func requiredIdentifier(_ name: String, at location: Place) throws(EventError) -> Text {
+        guard let id = try identifier(name, at: location) else { throw Self.invalid(location, name, "is required") }
+        return id
+    }
+
+    /// The boolean member `name` or null (nil).
+    mutating func bool(_ name: String, at location: Place) throws(EventError) -> Bool? {
+        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
+        switch kind {
+        case .boolean: return try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.bool() }
+        case .null:
+            try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
+            return nil
+        default: throw Self.invalid(location, name, "must be true or false, not \(kind.name)")
+        }
+    }
+
+    /// The integer member `name` (a number written without a fraction or
+    /// an exponent, within 64 bits) or null (nil). `86400.0` or `8.64e4`
+    /// is refused with a message saying how to write it.
+    mutating func integer(_ name: String, at location: Place) throws(EventError) -> Int64? {
+        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
+        switch kind {
+        case .number:
+            switch try scan(location, member: name, { scanner throws(JSONScanner.Failure) in try scanner.number() }) {
+            case let .integer(value): return value
+            case .outOfRange: throw Self.invalid(location, name, "is out of range")
+            case .notInteger:
+                throw Self.invalid(location, name, "must be a whole number written without a fraction or an exponent, e.g. 86400")
+            }
+        case .null:
+            try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
+            return nil
+        default: throw Self.invalid(location, name, "must be a number, not \(kind.name)")
+        }
+    }
+
+    // MARK: errors
+
+    /// Runs a scanner step for the value at `location` (its member `name`,
+    /// if given): a failure becomes the event's error, naming that value
+    /// when the text is not UTF-8, the whole body when it is not JSON.
+    @inline(__always)
+    mutating func scan<Result>(_ location: Place, member name: String? = nil,
+                               _ step: (inout JSONScanner) throws(JSONScanner.Failure) -> Result) throws(EventError) -> Result {
+        do {
+            return try step(&scanner)
+        } catch {
+            throw Self.eventError(error, at: location, name)
+        }
+    }
+
+    @inline(never)
+    static func eventError(_ failure: JSONScanner.Failure, at location: Place, _ name: String?) -> EventError {
+        switch failure.kind {
+        case .syntax: EventError(.invalidJSON, field: nil, failure.message)
+        case .utf8: EventError(.invalidUTF8, at: name.map(location.appending) ?? location.path, failure.message)
+        }
+    }
+
+    /// An `invalid_event` error about the member `name` at `location`.
+    @inline(never)
+    static func invalid(_ location: Place, _ name: String, _ message: String) -> EventError {
+        EventError(.invalidEvent, at: location.appending(name), message)
+    }
+}
