@@ -108,7 +108,10 @@ public struct SHA256: Sendable {
     static var extensionsAvailable: Bool { hasExtensions }
 
     private static func compress(block: Span<UInt8>, state: inout State, schedule: inout InlineArray<64, UInt32>) {
-        // The block's sixteen big-endian words.
+        // The block's sixteen big-endian words, assembled byte by byte: the
+        // standard library has no safe unaligned load. The length checked
+        // once here lets the compiler drop the per-byte bounds checks.
+        precondition(block.count == 64)
         for index in 0..<16 {
             schedule[index] = UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
                 | UInt32(block[index * 4 + 2]) << 8 | UInt32(block[index * 4 + 3])

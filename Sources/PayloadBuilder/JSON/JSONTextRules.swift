@@ -22,6 +22,9 @@ enum JSONTextRules {
     }
 
     /// Checks the multi-byte UTF-8 sequence starting at `position`.
+    /// Inlined into each reader's string loop (a call per non-ASCII
+    /// scalar would cost more than the check).
+    @inline(__always)
     static func multibyteScalar(in input: Span<UInt8>, at position: Int) -> MultibyteScalar {
         let length: Int
         var secondLow: UInt8 = 0x80
