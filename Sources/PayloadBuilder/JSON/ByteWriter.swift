@@ -6,6 +6,7 @@
 /// owns its memory, frees it in `deinit`, and hands its bytes out as a copy
 /// (`bytes`) when done. Not thread-safe; a local of one function at a time.
 struct ByteWriter: ~Copyable {
+    // Raw memory: the standard library's safe growable buffer is `Array`, whose per-append checks are what this type avoids.
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
