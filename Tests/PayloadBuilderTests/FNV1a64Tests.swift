@@ -6,7 +6,7 @@ import XCTest
 final class FNV1a64Tests: XCTestCase {
     private func raw(_ text: String) -> UInt64 {
         var hash = FNV1a64()
-        Array(text.utf8).withUnsafeBufferPointer { hash.add(raw: $0) }
+        hash.add(raw: Array(text.utf8).span)
         return hash.value
     }
 

@@ -12,7 +12,8 @@ final class JSONEscapingScanTests: XCTestCase {
     }
 
     private func check(_ bytes: [UInt8], _ context: @autoclosure () -> String) {
-        bytes.withUnsafeBufferPointer { buffer in
+        do {
+            let buffer = bytes.span
             for start in 0...bytes.count {
                 XCTAssertEqual(JSONEscaping.firstToEscape(in: buffer, from: start),
                                reference(bytes, from: start, alsoNonASCII: false), "\(context()) from \(start)")

@@ -8,7 +8,7 @@ import XCTest
 /// to 4 KiB (fixed seed). Skipped where the CPU has no SHA extensions.
 final class SHA256ExtensionsTests: XCTestCase {
     private func words(_ bytes: [UInt8], extensions: Bool) -> [UInt32] {
-        let state = bytes.withUnsafeBufferPointer { SHA256.hash(buffer: $0, extensions: extensions) }
+        let state = SHA256.hash(bytes: bytes.span, extensions: extensions)
         return [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
     }
 

@@ -15,8 +15,8 @@ public struct FNV1a64: Sendable {
     /// Hashes the bytes as they are (no length): `"ab","c"` and `"a","bc"`
     /// hash alike, so use it for one field, or use `add(_:)`.
     @inlinable
-    public mutating func add(raw bytes: UnsafeBufferPointer<UInt8>) {
-        for byte in bytes { mix(byte) }
+    public mutating func add(raw bytes: Span<UInt8>) {
+        for index in bytes.indices { mix(bytes[index]) }
     }
 
     /// Hashes the string's length (8 bytes, little-endian), then its UTF-8:

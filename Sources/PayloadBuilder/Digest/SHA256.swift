@@ -10,7 +10,7 @@ public struct SHA256: Sendable {
     /// Whether `pgw_sha256_compress_blocks` may run here (asked once).
     private static let hasExtensions = pgw_sha256_extensions_available() != 0
 
-    private static let roundConstants: [UInt32] = [
+    private static let roundConstants: InlineArray<64, UInt32> = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
         0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -26,97 +26,95 @@ public struct SHA256: Sendable {
 
     /// The 32-byte digest of `bytes`.
     public static func digest<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var state = hash(bytes)
-        return [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
-            withUnsafeBytes(of: &state) { words in
-                for index in 0..<8 {
-                    let word = words.load(fromByteOffset: index * 4, as: UInt32.self)
-                    digest[index * 4] = UInt8(word >> 24)
-                    digest[index * 4 + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                    digest[index * 4 + 2] = UInt8(truncatingIfNeeded: word >> 8)
-                    digest[index * 4 + 3] = UInt8(truncatingIfNeeded: word)
-                }
-            }
-            count = 32
+        let state = hash(bytes)
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
+            digest.append(UInt8(word >> 24))
+            digest.append(UInt8(truncatingIfNeeded: word >> 16))
+            digest.append(UInt8(truncatingIfNeeded: word >> 8))
+            digest.append(UInt8(truncatingIfNeeded: word))
         }
+        return digest
     }
 
     /// The first 16 bytes of the digest of `text`'s UTF-8, read as two
     /// big-endian integers (`digest(text.utf8)[0..<8]` and `[8..<16]`):
     /// a fingerprint without the digest's array, hashed in place.
     public static func leading128(utf8 text: String) -> (high: UInt64, low: UInt64) {
-        var text = text
-        let state = text.withUTF8 { hash(buffer: $0) }
+        let state = hash(bytes: text.utf8.span)
         return (UInt64(state.0) << 32 | UInt64(state.1), UInt64(state.2) << 32 | UInt64(state.3))
     }
 
     /// The state words of the digest of `bytes`, reading contiguous bytes in place.
     static func hash<Bytes: Collection>(_ bytes: Bytes) -> State where Bytes.Element == UInt8 {
-        if let state = bytes.withContiguousStorageIfAvailable({ hash(buffer: $0) }) { return state }
-        return Array(bytes).withUnsafeBufferPointer { hash(buffer: $0) }
+        if let state = bytes.withContiguousStorageIfAvailable({ hash(bytes: $0.span) }) { return state }
+        return hash(bytes: Array(bytes).span)
     }
 
     /// Hashes the whole blocks of `input` where they are, then the padded
     /// tail (the rest, `0x80`, zeros, the bit length) from a small stack
     /// buffer; with the SHA extensions when the CPU has them.
-    static func hash(buffer input: UnsafeBufferPointer<UInt8>) -> State {
-        hash(buffer: input, extensions: hasExtensions)
+    static func hash(bytes input: Span<UInt8>) -> State {
+        hash(bytes: input, extensions: hasExtensions)
     }
 
-    /// `hash(buffer:)`, compressing with the SHA extensions or in Swift as
+    /// `hash(bytes:)`, compressing with the SHA extensions or in Swift as
     /// told (the tests compare the two; `extensions` only where they exist).
-    static func hash(buffer input: UnsafeBufferPointer<UInt8>, extensions: Bool) -> State {
+    static func hash(bytes input: Span<UInt8>, extensions: Bool) -> State {
         var state: State = (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
         let wholeBlocks = input.count / 64
         let rest = input.count - wholeBlocks * 64
+        var tail = InlineArray<128, UInt8>(repeating: 0)
+        let tailCount = rest + 9 <= 64 ? 64 : 128
+        for index in 0..<rest { tail[index] = input[wholeBlocks * 64 + index] }
+        tail[rest] = 0x80
         let bitLength = UInt64(input.count) &* 8
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
-            let tailCount = rest + 9 <= 64 ? 64 : 128
-            // The rest copied and the length stored whole, not byte by byte.
-            let start = tail.baseAddress!
-            if rest > 0 { start.initialize(from: input.baseAddress! + wholeBlocks * 64, count: rest) }
-            start[rest] = 0x80
-            (start + rest + 1).initialize(repeating: 0, count: tailCount - 8 - rest - 1)
-            UnsafeMutableRawPointer(start + tailCount - 8).storeBytes(of: bitLength.bigEndian, as: UInt64.self)
-            let padded = UnsafeBufferPointer(tail)
-            if extensions {
-                withUnsafeMutableBytes(of: &state) { words in
-                    let words = words.baseAddress!.assumingMemoryBound(to: UInt32.self)
-                    if wholeBlocks > 0 { pgw_sha256_compress_blocks(words, input.baseAddress!, wholeBlocks) }
-                    pgw_sha256_compress_blocks(words, start, tailCount / 64)
-                }
-                return
+        for index in 0..<8 { tail[tailCount - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> (8 * index)) }
+        let blocks = input.extracting(0..<wholeBlocks * 64), padded = tail.span.extracting(0..<tailCount)
+        if extensions {
+            compressWithExtensions(blocks, state: &state)
+            compressWithExtensions(padded, state: &state)
+        } else {
+            var schedule = InlineArray<64, UInt32>(repeating: 0)
+            for start in stride(from: 0, to: blocks.count, by: 64) {
+                compress(block: blocks.extracting(start..<start + 64), state: &state, schedule: &schedule)
             }
-            roundConstants.withUnsafeBufferPointer { constants in
-                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
-                    for block in 0..<wholeBlocks {
-                        compress(block: UnsafeBufferPointer(rebasing: input[block * 64..<block * 64 + 64]),
-                                 state: &state, schedule: schedule, constants: constants)
-                    }
-                    for blockStart in stride(from: 0, to: tailCount, by: 64) {
-                        compress(block: UnsafeBufferPointer(rebasing: padded[blockStart..<blockStart + 64]),
-                                 state: &state, schedule: schedule, constants: constants)
-                    }
-                }
+            for start in stride(from: 0, to: padded.count, by: 64) {
+                compress(block: padded.extracting(start..<start + 64), state: &state, schedule: &schedule)
             }
         }
         return state
     }
 
-    /// Whether `hash(buffer:extensions: true)` may be called here.
+    /// Compresses the whole 64-byte blocks of `blocks` into `state` with
+    /// the CPU's SHA extensions (`hasExtensions` must be true): the pure
+    /// core's one call into C, whose pointers are borrowed for the call.
+    private static func compressWithExtensions(_ blocks: Span<UInt8>, state: inout State) {
+        precondition(blocks.count % 64 == 0)
+        guard !blocks.isEmpty else { return }
+        var words = InlineArray<8, UInt32>(repeating: 0)
+        (words[0], words[1], words[2], words[3], words[4], words[5], words[6], words[7]) = state
+        var wordSpan = words.mutableSpan
+        wordSpan.withUnsafeMutableBufferPointer { words in
+            blocks.withUnsafeBufferPointer { bytes in
+                pgw_sha256_compress_blocks(words.baseAddress!, bytes.baseAddress!, bytes.count / 64)
+            }
+        }
+        state = (words[0], words[1], words[2], words[3], words[4], words[5], words[6], words[7])
+    }
+
+    /// Whether `hash(bytes:extensions: true)` may be called here.
     static var extensionsAvailable: Bool { hasExtensions }
 
-    private static func compress(
-        block: UnsafeBufferPointer<UInt8>,
-        state: inout State,
-        schedule: UnsafeMutableBufferPointer<UInt32>,
-        constants: UnsafeBufferPointer<UInt32>
-    ) {
-        // The block's sixteen big-endian words (`init(bigEndian:)` swaps the
-        // bytes on little-endian machines, and nothing on big-endian ones).
-        let words = UnsafeRawPointer(block.baseAddress!)
+    private static func compress(block: Span<UInt8>, state: inout State, schedule: inout InlineArray<64, UInt32>) {
+        // The block's sixteen big-endian words, assembled byte by byte: the
+        // standard library has no safe unaligned load. The length checked
+        // once here lets the compiler drop the per-byte bounds checks.
+        precondition(block.count == 64)
         for index in 0..<16 {
-            schedule[index] = UInt32(bigEndian: words.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+            schedule[index] = UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
+                | UInt32(block[index * 4 + 2]) << 8 | UInt32(block[index * 4 + 3])
         }
         for index in 16..<64 {
             let w15 = schedule[index - 15]
@@ -129,7 +127,7 @@ public struct SHA256: Sendable {
         // Eight rounds per pass, the variables' roles rotating instead of
         // their values moving (`round` writes the new `d` and `h` in place).
         for index in stride(from: 0, to: 64, by: 8) {
-            func input(_ offset: Int) -> UInt32 { constants[index + offset] &+ schedule[index + offset] }
+            func input(_ offset: Int) -> UInt32 { roundConstants[index + offset] &+ schedule[index + offset] }
             round(a, b, c, &d, e, f, g, &h, input(0))
             round(h, a, b, &c, d, e, f, &g, input(1))
             round(g, h, a, &b, c, d, e, &f, input(2))

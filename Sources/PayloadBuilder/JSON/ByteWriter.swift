@@ -6,6 +6,7 @@
 /// owns its memory, frees it in `deinit`, and hands its bytes out as a copy
 /// (`bytes`) when done. Not thread-safe; a local of one function at a time.
 struct ByteWriter: ~Copyable {
+    // Raw memory: the standard library's safe growable buffer is `Array`, whose per-append checks are what this type avoids.
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
@@ -42,12 +43,6 @@ struct ByteWriter: ~Copyable {
         return [UInt8](UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
     }
 
-    /// Lends every byte written so far, read-only, for the duration of `body`.
-    @inline(__always)
-    func withContents<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeBufferPointer(start: base, count: count))
-    }
-
     /// Forgets the bytes from `newCount` on (a trial that did not fit).
     mutating func truncate(to newCount: Int) {
         precondition(newCount >= 0 && newCount <= count)
@@ -63,8 +58,18 @@ struct ByteWriter: ~Copyable {
         count += 1
     }
 
+    /// Appends a copy of `bytes`.
     @inline(__always)
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func append(_ bytes: Span<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        bytes.withUnsafeBufferPointer { appendReserved($0.baseAddress!, count: $0.count) }
+    }
+
+    /// Appends a copy of `bytes` (the pointer is the caller's borrow,
+    /// read here only).
+    @inline(__always)
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
         appendReserved(source, count: bytes.count)
@@ -109,12 +114,16 @@ struct ByteWriter: ~Copyable {
         appendReserved(UnsafePointer(base + range.lowerBound), count: range.count)
     }
 
-    /// Appends `count` bytes that `write` writes at the pointer it is given
-    /// (room for exactly `count`).
+    /// Appends `count` bytes that `write` stores into the span it is given
+    /// (room for exactly `count`, bounds-checked); bytes it leaves alone
+    /// are zero.
     @inline(__always)
-    mutating func appendWritten(count length: Int, _ write: (UnsafeMutableRawPointer) -> Void) {
+    mutating func appendWritten(count length: Int, _ write: (inout MutableRawSpan) -> Void) {
         reserve(length)
-        write(UnsafeMutableRawPointer(base + count))
+        let room = UnsafeMutableRawBufferPointer(start: base + count, count: length)
+        room.initializeMemory(as: UInt8.self, repeating: 0)
+        var span = room.mutableBytes
+        write(&span)
         count += length
     }
 
@@ -128,11 +137,11 @@ struct ByteWriter: ~Copyable {
     }
 
     mutating func append(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { append($0) }
+        append(bytes.span)
     }
 
     mutating func append(_ bytes: ArraySlice<UInt8>) {
-        bytes.withUnsafeBufferPointer { append($0) }
+        append(bytes.span)
     }
 
     @inline(__always)
@@ -173,35 +182,30 @@ struct ByteWriter: ~Copyable {
         append(UInt8(ascii: "\""))
     }
 
-    /// Appends `text` escaped, without quotes (a piece of a longer string).
+    /// Appends `text` escaped, without quotes (a piece of a longer string),
+    /// read in place: no copy of the string.
     mutating func appendJSONStringContent(_ text: String) {
-        // Lent in place (a small string from a stack copy): no copy of the
-        // string, so no retain and release around the scan.
-        let lent: Void? = text.utf8.withContiguousStorageIfAvailable { appendJSONStringContent(utf8: $0) }
-        if lent == nil {
-            var text = text
-            text.withUTF8 { appendJSONStringContent(utf8: $0) }
-        }
+        appendJSONStringContent(utf8: text.utf8.span)
     }
 
     /// Appends UTF-8 bytes escaped, without quotes: room for the whole text
     /// is made once, and text with nothing to escape is one copy. Never
-    /// inlined: inlined into the closure above, its scan was left as a call
-    /// to the general one (the kind of scan a run-time flag).
+    /// inlined: inlined into its caller, its scan was left as a call to the
+    /// general one (the kind of scan a run-time flag).
     @inline(never)
-    private mutating func appendJSONStringContent(utf8: UnsafeBufferPointer<UInt8>) {
-        guard let source = utf8.baseAddress else { return }
+    mutating func appendJSONStringContent(utf8: Span<UInt8>) {
         var index = JSONEscaping.firstToEscape(in: utf8, from: 0)
         reserve(utf8.count)
-        if index == utf8.count { return appendReserved(source, count: index) }
+        if index == utf8.count { return append(utf8) }
         var runStart = 0
         while index < utf8.count {
-            append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            JSONEscaping.withEscape(of: utf8[index]) { append($0) }
+            append(utf8.extracting(runStart..<index))
+            let escape = JSONEscaping.Escape(of: utf8[index])
+            append(escape.bytes.span.extracting(0..<escape.count))
             runStart = index + 1
             index = JSONEscaping.firstToEscape(in: utf8, from: runStart)
         }
-        append(UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        append(utf8.extracting(runStart..<utf8.count))
     }
 
     /// Appends `"key":"value"` (the key is written as given, already safe).

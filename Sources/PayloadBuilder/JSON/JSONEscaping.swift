@@ -1,15 +1,18 @@
-/// The byte-level core of JSON string escaping, shared by `JSONWriter` and
-/// the pre-rendered templates.
+/// The byte-level core of JSON string escaping, shared by `JSONWriter`,
+/// `ByteWriter` and the pre-rendered templates.
 ///
 /// Text that needs no escape (nearly all of it) is found sixteen bytes at a
-/// time (eight for a short run) and copied with one append; only `"`, `\` and control characters
-/// stop the scan. The output is exactly the minimal escaping `JSONWriter`
-/// documents.
+/// time (eight for a short run) and copied with one append; only `"`, `\`
+/// and control characters stop the scan. The output is exactly the minimal
+/// escaping `JSONWriter` documents.
+///
+/// Everything here reads through `Span`, bounds-checked, except the scan
+/// kernel (`firstStop`), which loads whole vectors and words: the standard
+/// library has no safe unaligned load, so the kernel borrows the span's
+/// memory for the length of the scan and reads only inside its bounds.
 enum JSONEscaping {
-    private static let hexDigits: StaticString = "0123456789abcdef"
-
     /// Appends `utf8` as a quoted JSON string.
-    static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    static func appendQuoted(_ utf8: Span<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         appendUnquoted(utf8, to: &out)
         out.append(UInt8(ascii: "\""))
@@ -17,16 +20,18 @@ enum JSONEscaping {
 
     /// Appends `utf8` escaped, without the quotes: escaping is byte by byte,
     /// so pieces escaped apart join into the escaping of the whole.
-    static func appendUnquoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    static func appendUnquoted(_ utf8: Span<UInt8>, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + utf8.count)
         var runStart = 0
         var index = firstToEscape(in: utf8, from: 0)
-        while index < utf8.count {
-            if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-            appendEscape(of: utf8[index], to: &out)
+        while true {
+            for offset in runStart..<index { out.append(utf8[offset]) }
+            guard index < utf8.count else { return }
+            let escape = Escape(of: utf8[index])
+            for offset in 0..<escape.count { out.append(escape.bytes[offset]) }
             runStart = index + 1
             index = firstToEscape(in: utf8, from: runStart)
         }
-        if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
     }
 
     /// Whether a byte must be escaped: `"`, `\` or a control character.
@@ -40,7 +45,7 @@ enum JSONEscaping {
     /// specialized for its kind at each caller (a caller that inlined this
     /// but not the scan called a general one, the kind a run-time flag).
     @inline(__always)
-    static func firstToEscape(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    static func firstToEscape(in bytes: Span<UInt8>, from start: Int) -> Int {
         firstStop(in: bytes, from: start, alsoNonASCII: false)
     }
 
@@ -48,70 +53,73 @@ enum JSONEscaping {
     /// or is not ASCII, or `bytes.count`: how far a string parser may skip
     /// without looking at bytes one by one.
     @inline(__always)
-    static func firstToEscapeOrNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    static func firstToEscapeOrNonASCII(in bytes: Span<UInt8>, from start: Int) -> Int {
         firstStop(in: bytes, from: start, alsoNonASCII: true)
     }
 
-    /// Scans sixteen bytes at a time (eight for a shorter run), the last
-    /// vector or word overlapping the one before (bytes already found clean
-    /// stay clean), so only a run shorter than four bytes is read byte by
-    /// byte.
+    /// `firstToEscapeOrNonASCII(in:from:)` for the JSON scanner, which
+    /// holds its input as a buffer pointer.
     @inline(__always)
-    private static func firstStop(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, alsoNonASCII: Bool) -> Int {
-        guard let base = bytes.baseAddress else { return bytes.count }
-        let count = bytes.count
-        var index = start
-        guard count - index >= 16 else { return firstStopInShortRun(base, from: index, count: count, alsoNonASCII: alsoNonASCII) }
-        while true {
-            let flags = stopFlags16(load16(base + index), alsoNonASCII: alsoNonASCII)
-            if flags != .zero { return index + firstFlaggedLane(flags) }
-            if index + 32 > count { break }
-            index += 16
-        }
-        let last = count - 16
-        if last > index {
-            let flags = stopFlags16(load16(base + last), alsoNonASCII: alsoNonASCII)
-            if flags != .zero { return last + firstFlaggedLane(flags) }
-        }
-        return count
+    static func firstToEscapeOrNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        firstStop(in: bytes.span, from: start, alsoNonASCII: true)
     }
 
-    /// `firstStop` on a run of fewer than sixteen bytes: one word and the
-    /// last, overlapping; four to seven bytes as two overlapping half-words
-    /// tested as one word (the overlap is clean in the low half, so the
-    /// lowest flag is still the first stop); fewer, byte by byte.
+    /// The scan kernel. Sixteen bytes at a time (eight for a shorter run),
+    /// the last vector or word overlapping the one before (bytes already
+    /// found clean stay clean), so only a run shorter than four bytes is
+    /// read byte by byte. Four to seven bytes are two overlapping
+    /// half-words tested as one word (the overlap is clean in the low half,
+    /// so the lowest flag is still the first stop).
+    ///
+    /// Every load is at an offset `o` with `start <= o` and `o + width <=
+    /// count`, checked by the branch that leads to it; the buffer is the
+    /// span's own memory, borrowed for this call only.
     @inline(__always)
-    private static func firstStopInShortRun(_ base: UnsafePointer<UInt8>, from start: Int, count: Int,
-                                            alsoNonASCII: Bool) -> Int {
-        var index = start
-        guard count - index >= 8 else {
-            guard count - index >= 4 else {
-                while index < count, !stops(base[index], alsoNonASCII: alsoNonASCII) { index += 1 }
-                return index
+    private static func firstStop(in bytes: Span<UInt8>, from start: Int, alsoNonASCII: Bool) -> Int {
+        let count = bytes.count
+        precondition(start >= 0 && start <= count)
+        return bytes.bytes.withUnsafeBytes { raw in
+            var index = start
+            guard count - index >= 16 else {
+                guard count - index >= 8 else {
+                    guard count - index >= 4 else {
+                        while index < count, !stops(raw[index], alsoNonASCII: alsoNonASCII) { index += 1 }
+                        return index
+                    }
+                    let low = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)))
+                    let high = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
+                    let flags = stopFlags(low | high << 32, alsoNonASCII: alsoNonASCII)
+                    guard flags != 0 else { return count }
+                    let lane = flags.trailingZeroBitCount >> 3
+                    return lane < 4 ? index + lane : count - 8 + lane
+                }
+                let flags = stopFlags(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)),
+                                      alsoNonASCII: alsoNonASCII)
+                if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
+                let last = count - 8
+                if last > index {
+                    let flags = stopFlags(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: last, as: UInt64.self)),
+                                          alsoNonASCII: alsoNonASCII)
+                    if flags != 0 { return last + flags.trailingZeroBitCount >> 3 }
+                }
+                return count
             }
-            let low = UInt64(load32(base + index)), high = UInt64(load32(base + count - 4))
-            let flags = stopFlags(low | high << 32, alsoNonASCII: alsoNonASCII)
-            guard flags != 0 else { return count }
-            let lane = flags.trailingZeroBitCount >> 3
-            return lane < 4 ? index + lane : count - 8 + lane
+            while true {
+                let flags = stopFlags16(raw.loadUnaligned(fromByteOffset: index, as: Lanes.self), alsoNonASCII: alsoNonASCII)
+                if flags != .zero { return index + firstFlaggedLane(flags) }
+                if index + 32 > count { break }
+                index += 16
+            }
+            let last = count - 16
+            if last > index {
+                let flags = stopFlags16(raw.loadUnaligned(fromByteOffset: last, as: Lanes.self), alsoNonASCII: alsoNonASCII)
+                if flags != .zero { return last + firstFlaggedLane(flags) }
+            }
+            return count
         }
-        let flags = stopFlags(load(base + index), alsoNonASCII: alsoNonASCII)
-        if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
-        let last = count - 8
-        if last > index {
-            let flags = stopFlags(load(base + last), alsoNonASCII: alsoNonASCII)
-            if flags != 0 { return last + flags.trailingZeroBitCount >> 3 }
-        }
-        return count
     }
 
     private typealias Lanes = SIMD16<UInt8>
-
-    /// Sixteen bytes, the first in lane 0.
-    @inline(__always)
-    private static func load16(_ pointer: UnsafePointer<UInt8>) -> Lanes {
-        UnsafeRawPointer(pointer).loadUnaligned(as: Lanes.self)
-    }
 
     /// Each byte of `lanes` that stops the scan as 0xFF, the others 0, seen
     /// as two words (lanes 0 to 7 in the first, in memory order). Lane by
@@ -142,18 +150,6 @@ enum JSONEscaping {
         needsEscape(byte) || (alsoNonASCII && byte >= 0x80)
     }
 
-    /// Four bytes with the first in the lowest bits, whatever the platform's order.
-    @inline(__always)
-    private static func load32(_ pointer: UnsafePointer<UInt8>) -> UInt32 {
-        UInt32(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt32.self))
-    }
-
-    /// Eight bytes with the first in the lowest bits, whatever the platform's order.
-    @inline(__always)
-    private static func load(_ pointer: UnsafePointer<UInt8>) -> UInt64 {
-        UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
-    }
-
     /// The high bit of each byte of `word` that stops the scan, plus
     /// possibly of bytes above one that does: the classic SWAR "has a byte
     /// less than / equal to" tests, where a byte's high bit survives only
@@ -173,31 +169,40 @@ enum JSONEscaping {
         return control | quoteFound | backslashFound | nonASCII
     }
 
-    private static func appendEscape(of byte: UInt8, to out: inout [UInt8]) {
-        withEscape(of: byte) { out.append(contentsOf: $0) }
-    }
-
-    /// Lends the escape sequence of one byte that `needsEscape`: the short
-    /// form where JSON has one (`\n`, `\"`), else `\u00XX` in lowercase hex.
-    static func withEscape(of byte: UInt8, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        var sequence: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x5C, 0, 0, 0, 0, 0)
+    /// The escape sequence of one byte that `needsEscape`: the short form
+    /// where JSON has one (`\n`, `\"`), else `\u00XX` in lowercase hex.
+    /// A value: its first `count` bytes are the sequence.
+    struct Escape {
+        private(set) var bytes = InlineArray<6, UInt8>(repeating: UInt8(ascii: "\\"))
         let count: Int
-        switch byte {
-        case UInt8(ascii: "\""): sequence.1 = UInt8(ascii: "\""); count = 2
-        case UInt8(ascii: "\\"): sequence.1 = UInt8(ascii: "\\"); count = 2
-        case 0x0A: sequence.1 = UInt8(ascii: "n"); count = 2
-        case 0x0D: sequence.1 = UInt8(ascii: "r"); count = 2
-        case 0x09: sequence.1 = UInt8(ascii: "t"); count = 2
-        case 0x08: sequence.1 = UInt8(ascii: "b"); count = 2
-        case 0x0C: sequence.1 = UInt8(ascii: "f"); count = 2
-        default:
-            let high = hexDigits.withUTF8Buffer { $0[Int(byte >> 4)] }
-            let low = hexDigits.withUTF8Buffer { $0[Int(byte & 0xF)] }
-            sequence = (0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), high, low)
-            count = 6
+
+        init(of byte: UInt8) {
+            let short: UInt8
+            switch byte {
+            case UInt8(ascii: "\""): short = UInt8(ascii: "\"")
+            case UInt8(ascii: "\\"): short = UInt8(ascii: "\\")
+            case 0x0A: short = UInt8(ascii: "n")
+            case 0x0D: short = UInt8(ascii: "r")
+            case 0x09: short = UInt8(ascii: "t")
+            case 0x08: short = UInt8(ascii: "b")
+            case 0x0C: short = UInt8(ascii: "f")
+            default:
+                bytes[1] = UInt8(ascii: "u")
+                bytes[2] = UInt8(ascii: "0")
+                bytes[3] = UInt8(ascii: "0")
+                bytes[4] = Self.hexDigit(byte >> 4)
+                bytes[5] = Self.hexDigit(byte & 0xF)
+                count = 6
+                return
+            }
+            bytes[1] = short
+            count = 2
         }
-        withUnsafeBytes(of: &sequence) { raw in
-            body(UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[0..<count]))
+
+        /// The lowercase hex digit of a value below 16.
+        @inline(__always)
+        private static func hexDigit(_ value: UInt8) -> UInt8 {
+            value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
         }
     }
 }

@@ -140,8 +140,7 @@ public struct JSONWriter: Sendable {
 
     /// Appends `text` as a quoted JSON string.
     public static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { JSONEscaping.appendQuoted($0, to: &out) }
+        JSONEscaping.appendQuoted(text.utf8.span, to: &out)
     }
 
     /// The escaped, quoted form of `text` as its own byte array.
@@ -154,29 +153,37 @@ public struct JSONWriter: Sendable {
 
     /// Appends a decimal integer without going through `String`.
     public static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        withDecimal(value) { out.append(contentsOf: $0) }
+        let decimal = Decimal(value)
+        for index in decimal.start..<decimal.digits.count { out.append(decimal.digits[index]) }
     }
 
-    /// Lends the decimal digits of `value` (with its sign) from a stack buffer.
-    static func withDecimal<R>(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        return withUnsafeMutableBytes(of: &digits) { buffer in
+    /// The decimal digits of an integer (with its sign), in a value: the
+    /// bytes from `start` to the end of `digits`.
+    struct Decimal {
+        private(set) var digits = InlineArray<20, UInt8>(repeating: 0)
+        private(set) var start = 20
+
+        init(_ value: Int64) {
+            var magnitude = value.magnitude
             // Written from the end: 19 digits at most, and the sign before them.
-            var start = buffer.count
             repeat {
                 start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
             if value < 0 {
                 start -= 1
-                buffer[start] = UInt8(ascii: "-")
+                digits[start] = UInt8(ascii: "-")
             }
-            let written = UnsafeRawBufferPointer(rebasing: buffer[start...]).assumingMemoryBound(to: UInt8.self)
-            return body(written)
+        }
+
+        /// The digits as a string.
+        var string: String {
+            do {
+                return String(copying: try UTF8Span(validating: digits.span.extracting(start..<digits.count)))
+            } catch {
+                preconditionFailure("decimal digits are UTF-8: \(error)")
+            }
         }
     }
 }

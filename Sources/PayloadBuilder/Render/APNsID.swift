@@ -19,9 +19,14 @@ public struct APNsID: Sendable {
 
     /// The id for one device of the event.
     public func id(token: String) -> String {
-        String(unsafeUninitializedCapacity: Self.length) { buffer in
-            write(token: token, into: UnsafeMutableRawPointer(buffer.baseAddress!))
-            return Self.length
+        var digits = InlineArray<36, UInt8>(repeating: 0)
+        var span = digits.mutableSpan
+        var bytes = span.mutableBytes
+        write(token: token, into: &bytes)
+        do {
+            return String(copying: try UTF8Span(validating: digits.span))
+        } catch {
+            preconditionFailure("an apns-id is hex digits and dashes: \(error)")
         }
     }
 
@@ -30,20 +35,18 @@ public struct APNsID: Sendable {
 
     /// Appends the id for one device of the event (`id(token:)`'s bytes).
     func append(token: String, to out: inout ByteWriter) {
-        out.appendWritten(count: Self.length) { write(token: token, into: $0) }
+        out.appendWritten(count: Self.length) { write(token: token, into: &$0) }
     }
 
-    /// Writes the id's 36 bytes at `out`.
+    /// Writes the id's 36 bytes into `out` (36 bytes long).
     @inline(__always)
-    private func write(token: String, into out: UnsafeMutableRawPointer) {
-        var token = token
+    private func write(token: String, into out: inout MutableRawSpan) {
         var fnv = FNV1a64()
         // Hashed in lowercase, as the dedup window compares APNs tokens: a
         // re-send that spells the token in capitals keeps its id. The token
         // is hex, so setting bit 0x20 lowers A-F and leaves 0-9 as they are.
-        token.withUTF8 { bytes in
-            for byte in bytes { fnv.mix(byte | 0x20) }
-        }
+        let bytes = token.utf8.span
+        for index in bytes.indices { fnv.mix(bytes[index] | 0x20) }
         let (high, low) = halves(tokenHash: fnv.value)
         // Eight digits at a time (`Self.hexDigits(of:)`), placed with
         // unaligned stores: 8-4-4 digits of the event half, then 4-12 of the

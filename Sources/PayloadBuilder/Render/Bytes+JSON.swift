@@ -10,6 +10,7 @@ extension Array where Element == UInt8 {
     /// does not, the writer moves to memory of its own and its bytes are copied.
     init(estimatedCount: Int, write: (inout ByteWriter) -> Void) {
         var overflow: [UInt8]?
+        // `ByteWriter` writes through raw memory, so it is lent the array's storage, not an `OutputSpan`.
         self.init(unsafeUninitializedCapacity: Swift.max(estimatedCount, 64)) { buffer, initialized in
             var writer = ByteWriter(writingInto: buffer)
             write(&writer)

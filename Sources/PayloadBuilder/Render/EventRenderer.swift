@@ -68,6 +68,7 @@ public struct EventRenderer: Sendable {
         // then grown only when too small.
         report.removeAll(keepingCapacity: true)
         report.append(addingCapacity: answerRoom + RenderPlan.storeCapacity) { span in
+            // `ByteWriter` writes through raw memory, so the output span's storage is lent to it.
             span.withUnsafeMutableBufferPointer { buffer, initialized in
                 do throws(EventError) {
                     switch try renderRetrying(event, app: app, avatar: avatar, now: now, output: {

@@ -111,11 +111,12 @@ struct PlanFragments {
         var wroteInPart = false
         let ordered = DataKeyNames.Standard.ordered
         let names = keys.quotedWireNames
-        names.bytes.withUnsafeBufferPointer { nameBytes in
+        let nameBytes = names.bytes.span
+        do {
             for index in 0..<names.count {
                 let range = names.range(at: index)
                 guard !range.isEmpty else { continue }
-                let name = UnsafeBufferPointer(rebasing: nameBytes[range])
+                let name = nameBytes.extracting(range)
                 let value: Range<Int>?
                 switch ordered[index] {
                 case .title: value = title

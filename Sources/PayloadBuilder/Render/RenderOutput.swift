@@ -60,9 +60,7 @@ struct RenderedEventOutput: RenderOutput {
     mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
                        ids: APNsID, template: APNsTemplate, store: inout ByteWriter) {
         // Digits written directly: `String(_:)` of an integer goes through `description`.
-        let expiration = self.expiration ?? JSONWriter.withDecimal(plan.expirationSeconds) {
-            String(decoding: $0, as: UTF8.self)
-        }
+        let expiration = self.expiration ?? JSONWriter.Decimal(plan.expirationSeconds).string
         self.expiration = expiration
         requests.append(ProviderRequest(
             platform: .apns, recipientIndex: recipientIndex, token: token, origin: target.baseURL,

@@ -15,9 +15,10 @@ extension RenderReport {
         out.appendLiteral("{\"event_id\":")
         out.appendJSONString(rendered.eventID)
         out.appendLiteral(",\"requests\":[")
-        // Read in place through the buffer, not copied out of the array
+        // Read in place through a span, not copied out of the array
         // (which would retain and release every field of every request).
-        rendered.requests.withUnsafeBufferPointer { requests in
+        do {
+            let requests = rendered.requests.span
             for index in requests.indices {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 appendCompact(requests[index], to: &out)
@@ -72,7 +73,8 @@ extension RenderReport {
         appendOrigin(request.origin, of: request.platform, to: &out)
         out.appendJSONStringContent(request.path)
         out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\"")
-        request.headers.withUnsafeBufferPointer { headers in
+        do {
+            let headers = request.headers.span
             for index in headers.indices {
                 out.append(UInt8(ascii: ","))
                 appendHeader(headers[index], at: index, of: request.platform, to: &out)

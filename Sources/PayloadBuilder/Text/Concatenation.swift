@@ -5,6 +5,7 @@ enum Concatenation {
     /// `a + b + c + d`, byte for byte.
     static func join(_ a: String, _ b: String, _ c: String = "", _ d: String = "") -> String {
         let total = a.utf8.count + b.utf8.count + c.utf8.count + d.utf8.count
+        // `String` has no safe initializer that writes in place (no `OutputSpan` form).
         return String(unsafeUninitializedCapacity: total) { buffer in
             var position = 0
             copy(a, into: buffer, at: &position)

@@ -8,8 +8,7 @@ public enum Locales {
 
     /// `"vi-VN"`, `"vi_VN"`, `"VI"` → `"vi"`.
     public static func primarySubtag(_ tag: String) -> String {
-        var bytes = tag
-        if let ascii = bytes.withUTF8({ asciiPrimarySubtag($0) }) { return ascii ?? tag }
+        if let ascii = asciiPrimarySubtag(tag.utf8.span) { return ascii ?? tag }
         let end = tag.firstIndex(where: { $0 == "-" || $0 == "_" }) ?? tag.endIndex
         return String(tag[..<end]).lowercased()
     }
@@ -31,10 +30,11 @@ public enum Locales {
     /// `primarySubtag` of an all-ASCII tag, where characters are bytes and
     /// lowercasing is per byte: `.some(nil)` when it is the tag itself,
     /// nil when the tag has other characters.
-    private static func asciiPrimarySubtag(_ tag: UnsafeBufferPointer<UInt8>) -> String?? {
+    private static func asciiPrimarySubtag(_ tag: Span<UInt8>) -> String?? {
         var end = tag.count
         var changes = false
-        for (index, byte) in tag.enumerated() {
+        for index in tag.indices {
+            let byte = tag[index]
             if byte >= 0x80 { return nil }
             if end == tag.count {
                 if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") {
@@ -46,7 +46,7 @@ public enum Locales {
             }
         }
         guard changes else { return .some(nil) }
-        let lowercase = tag[..<end].map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
+        let lowercase = (0..<end).map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(tag[$0]) ? tag[$0] | 0x20 : tag[$0] }
         return .some(String(decoding: lowercase, as: UTF8.self))
     }
 }
