@@ -8,15 +8,19 @@ extension EventReader {
         var array = JSONScanner.Container()
         _ = try enter(.array, &array, at: location, null: .required, "must be an array of recipients")
         recipients.reserveCapacity(4)  // one allocation for the usual few
-        var seenTokens: SeenTokens?
         while try scan(location, { scanner throws(JSONScanner.Failure) in try scanner.nextElement(&array) }) {
             guard recipients.count < limits.maximumRecipients else {
                 throw EventError(.tooManyRecipients, at: location.path,
                                  "more than \(limits.maximumRecipients) recipients; at most \(limits.maximumRecipients) per event")
             }
-            try readRecipient(appendingTo: &recipients, at: .recipient(recipients.count), seen: &seenTokens)
+            try readRecipient(appendingTo: &recipients, at: .recipient(recipients.count))
         }
         guard !recipients.isEmpty else { throw EventError(.invalidEvent, at: location.path, "name at least one recipient") }
+        // Once all are read, when their number is known: a large event's
+        // table is made at its size, and a small one needs none.
+        if let (first, second) = SeenTokens.firstRepeat(in: recipients) {
+            throw Self.invalid(.recipient(second), "token", "the same token as recipients[\(first)]; name each device once")
+        }
     }
 
     /// The recipient `readRecipient` starts from (made once: made each time,
@@ -26,8 +30,7 @@ extension EventReader {
     /// Reads one recipient into a new last element of `recipients`, filled
     /// in place (a recipient built apart was copied into the array, then
     /// destroyed).
-    private mutating func readRecipient(appendingTo recipients: inout [Recipient], at location: Place,
-                                        seen seenTokens: inout SeenTokens?) throws(EventError) {
+    private mutating func readRecipient(appendingTo recipients: inout [Recipient], at location: Place) throws(EventError) {
         var object = JSONScanner.Container()
         _ = try enter(.object, &object, at: location, null: .refused, "must be an object")
         let index = recipients.count
@@ -64,33 +67,6 @@ extension EventReader {
         if let problem = token.deviceTokenProblem(platform) { throw Self.invalid(location, "token", problem) }
         recipients[index].platform = platform
         recipients[index].token = token.string
-        if let first = Self.earlierRecipient(namingTheDeviceOf: index, in: recipients, seen: &seenTokens,
-                                             token: recipients[index].token, platform: platform) {
-            throw Self.invalid(location, "token", "the same token as recipients[\(first)]; name each device once")
-        }
-    }
-
-    /// The first recipient before `index` with the same token identity
-    /// (`SeenTokens`), or nil: for a small event a scan of the ones before,
-    /// allocating nothing; past `SeenTokens.linearLimit`, a dictionary.
-    private static func earlierRecipient(namingTheDeviceOf index: Int, in recipients: [Recipient], seen: inout SeenTokens?,
-                                         token: String, platform: Platform) -> Int? {
-        guard index < SeenTokens.linearLimit else {
-            if seen == nil {
-                var tokens = SeenTokens(expected: SeenTokens.linearLimit + 1)
-                for earlier in 0..<index { _ = tokens.insert(recipients[earlier].token, platform: recipients[earlier].platform, index: earlier) }
-                seen = tokens
-            }
-            return seen?.insert(token, platform: platform, index: index)
-        }
-        // Tokens of different lengths (the usual pair) are told apart without comparing bytes.
-        let count = token.utf8.count, lowercase = platform == .apns
-        for earlier in 0..<index where recipients[earlier].token.utf8.count == count
-            && SeenTokens.sameIdentity(recipients[earlier].token, lowercasing: recipients[earlier].platform == .apns,
-                                       token, lowercasing: lowercase) {
-            return earlier
-        }
-        return nil
     }
 
     /// A tag that is one of `Locales`' languages as it is (`vi`, `en`,

@@ -1,36 +1,36 @@
-/// The device tokens of an event seen so far, to refuse a device named twice.
+/// Finds a device named twice in an event's recipients.
 ///
 /// A token's identity is the token itself, lowercased for APNs (hex: the
 /// same device may be written in either case). Tokens have passed
 /// `DeviceToken.problem`, so they are ASCII and identities compare byte for
-/// byte. A small event is checked by a scan of the recipients kept, with no
-/// allocation; past `linearLimit` recipients a dictionary of identities.
-struct SeenTokens {
+/// byte. A small event is checked by a scan of the recipients before each
+/// one, with no allocation; past `linearLimit` recipients through a table
+/// of identities made at the event's size.
+enum SeenTokens {
     static let linearLimit = 16
 
-    private var tokens: [(token: String, lowercase: Bool, index: Int)] = []
-    private var identities: [String: Int]?
-
-    init(expected count: Int) {
-        if count > SeenTokens.linearLimit {
-            identities = [:]
-            identities?.reserveCapacity(count)
-        } else {
-            tokens.reserveCapacity(count)
+    /// The first recipient whose device an earlier one names already (the
+    /// lowest such `second`), with that earlier one; nil when every device
+    /// is named once.
+    static func firstRepeat(in recipients: [Recipient]) -> (first: Int, second: Int)? {
+        guard recipients.count > linearLimit else {
+            for second in recipients.indices {
+                // Tokens of different lengths (the usual pair) are told apart without comparing bytes.
+                let token = recipients[second].token, count = token.utf8.count, lowercase = recipients[second].platform == .apns
+                for first in 0..<second where recipients[first].token.utf8.count == count
+                    && sameIdentity(recipients[first].token, lowercasing: recipients[first].platform == .apns,
+                                    token, lowercasing: lowercase) {
+                    return (first, second)
+                }
+            }
+            return nil
         }
-    }
-
-    /// Records `token` as recipient `index`; returns the index of the first
-    /// recipient with the same identity when there is one.
-    mutating func insert(_ token: String, platform: Platform, index: Int) -> Int? {
-        let lowercase = platform == .apns
-        if identities != nil {
-            return identities!.updateValue(index, forKey: lowercase ? token.lowercased() : token)
+        var identities: [String: Int] = [:]
+        identities.reserveCapacity(recipients.count)
+        for (second, recipient) in recipients.enumerated() {
+            let identity = recipient.platform == .apns ? recipient.token.lowercased() : recipient.token
+            if let first = identities.updateValue(second, forKey: identity) { return (first, second) }
         }
-        for seen in tokens where SeenTokens.sameIdentity(seen.token, lowercasing: seen.lowercase, token, lowercasing: lowercase) {
-            return seen.index
-        }
-        tokens.append((token, lowercase, index))
         return nil
     }
 
