@@ -12,6 +12,17 @@
 /// path's, byte for byte; tests check that the two agree on valid and
 /// invalid bodies.
 enum FCMSendScanner {
+    /// The message of a `messages:send` body, or Google's refusal of it.
+    static func check(_ body: [UInt8]) -> Result<FCMMessageValidator.ValidMessage, GoogleError> {
+        // The fast path settles the usual valid body; it leaves every refusal
+        // (and anything unusual) to the strict path below, which words it.
+        if let message = validMessage(body) { return .success(message) }
+        guard let tree = SimulatorJSONParser.parseOrdered(body) else { return .failure(.unexpectedToken) }
+        let violations = FCMMessageReader.violations(in: tree)
+        guard violations.isEmpty else { return .failure(.unparsable(violations)) }
+        return FCMMessageValidator.validate(tree)
+    }
+
     /// The message, when `body` is a valid `messages:send` request; `nil`
     /// when the strict path must decide.
     static func validMessage(_ body: [UInt8]) -> FCMMessageValidator.ValidMessage? {
