@@ -8,7 +8,7 @@
 ///   expired), the project (403 PERMISSION_DENIED), a `content-type` of
 ///   `application/json` (B1; parameters such as `charset` allowed; else 400
 ///   INVALID_ARGUMENT without FcmError, `GoogleError.unsupportedContentType`), the JSON body
-///   (`FCMMessageReader`), FCM's own checks (`FCMMessageValidator`), then
+///   (`FCMSendScanner`), FCM's own checks (`FCMMessageValidator`), then
 ///   the token's script or success `{"name":"projects/{p}/messages/0:…"}`.
 /// - Anything else: 404 NOT_FOUND.
 ///
