@@ -34,14 +34,29 @@ struct MapKeys {
         var valueCount: Int
     }
 
-    private(set) var entries: [Entry] = []
+    /// The first entries, in room the reader lends (on its stack), then the rest.
+    private let room: UnsafeMutableBufferPointer<Entry>
+    private var overflow: [Entry] = []
+    private(set) var count = 0
     /// The keys' and the last values' UTF-8 bytes.
     private(set) var bytes = 0
+
+    /// Keys kept first in `room` (uninitialized memory the caller owns and
+    /// keeps for as long as this value is used).
+    init(room: UnsafeMutableBufferPointer<Entry>) { self.room = room }
+
+    subscript(position: Int) -> Entry {
+        get { position < room.count ? room[position] : overflow[position - room.count] }
+        set {
+            if position < room.count { room[position] = newValue } else { overflow[position - room.count] = newValue }
+        }
+    }
 
     /// The entry of a key equal to `key`, written at `written` in `text`.
     func find(_ key: Key, written: Range<Int>, in text: UnsafeBufferPointer<UInt8>) -> Int? {
         var decoded: String?
-        for (position, entry) in entries.enumerated() {
+        for position in 0..<count {
+            let entry = self[position]
             if key.isASCII, entry.isASCII {
                 guard entry.hash == key.hash, entry.keyCount == key.count else { continue }
                 if TextBytes.equal(UnsafeBufferPointer(rebasing: text[entry.keyStart..<entry.keyEnd]),
@@ -56,13 +71,15 @@ struct MapKeys {
     /// Records the value of `key` (a new key when `entry` is `nil`).
     mutating func set(_ entry: Int?, key: Key, written: Range<Int>, valueCount: Int) {
         if let entry {
-            bytes += valueCount - entries[entry].valueCount
-            entries[entry].valueCount = valueCount
-        } else {
-            entries.append(Entry(keyStart: written.lowerBound, keyEnd: written.upperBound, hash: key.hash, isASCII: key.isASCII,
-                                 keyCount: key.count, valueCount: valueCount))
-            bytes += key.count + valueCount
+            bytes += valueCount - self[entry].valueCount
+            self[entry].valueCount = valueCount
+            return
         }
+        let new = Entry(keyStart: written.lowerBound, keyEnd: written.upperBound, hash: key.hash, isASCII: key.isASCII,
+                        keyCount: key.count, valueCount: valueCount)
+        if count < room.count { room.initializeElement(at: count, to: new) } else { overflow.append(new) }
+        count += 1
+        bytes += key.count + valueCount
     }
 
     private static func decode(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {

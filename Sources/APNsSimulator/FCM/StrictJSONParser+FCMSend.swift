@@ -196,60 +196,62 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         let checksKeys = place == .message || place == .android || place == .webpush
         guard enter() else { return false }
         defer { depth -= 1 }
-        var keys = MapKeys()
-        var reservedKey: String?
-        if !closes(UInt8(ascii: "}")) {
-            while true {
-                skipWhitespace()
-                let keyStart = index
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-                      let key = readString({ text -> MapKeys.Key in
-                          var key = MapKeys.Key(text)
-                          if checksKeys, reservedKey == nil,
-                             key.isASCII ? FCMSendScanner.isReservedASCII(text)
-                                 : FCMMessageValidator.isReserved(String(decoding: text, as: UTF8.self)) {
-                              key.isReserved = true
-                          }
-                          return key
-                      }) else { return false }
-                let keyEnd = index
-                guard colon() else { return false }
-                let entry = keys.find(key, written: keyStart..<keyEnd, in: bytes)
-                if let entry {
-                    violations.replace(firstWrittenAt: keys.entries[entry].keyStart)
-                } else if key.isReserved {
-                    reservedKey = readKey(keyStart..<keyEnd)
-                }
-                let position = entry ?? keys.entries.count
-                let offset = entry.map { keys.entries[$0].keyStart } ?? keyStart
-                let valueStart = index
-                var valueCount = 0
-                var name: String?
-                if bytes[index] == UInt8(ascii: "\"") {
-                    guard let value = readString({ text -> (Int, String?) in
-                        (text.count, headers ? String(decoding: text, as: UTF8.self) : nil)
-                    }) else { return false }
-                    valueCount = value.0
-                    if headers, let text = value.1 {
-                        name = readKey(keyStart..<keyEnd)
-                        facts.apnsHeaders.add(name: name ?? "", value: text)
+        // Entries are plain values (no references), so the room needs no deinitializing.
+        let result: (bytes: Int, count: Int, reservedKey: String?)? = withUnsafeTemporaryAllocation(
+            of: MapKeys.Entry.self, capacity: 32) { room in
+            var keys = MapKeys(room: room)
+            var reservedKey: String?
+            if !closes(UInt8(ascii: "}")) {
+                while true {
+                    skipWhitespace()
+                    let keyStart = index
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+                          let (key, headerName) = readString({ text -> (MapKeys.Key, String?) in
+                              var key = MapKeys.Key(text)
+                              if checksKeys, reservedKey == nil,
+                                 key.isASCII ? FCMSendScanner.isReservedASCII(text)
+                                     : FCMMessageValidator.isReserved(String(decoding: text, as: UTF8.self)) {
+                                  key.isReserved = true
+                              }
+                              return (key, headers ? String(decoding: text, as: UTF8.self) : nil)
+                          }) else { return nil }
+                    let keyEnd = index
+                    guard colon() else { return nil }
+                    let entry = keys.find(key, written: keyStart..<keyEnd, in: bytes)
+                    if let entry {
+                        violations.replace(firstWrittenAt: keys[entry].keyStart)
+                    } else if key.isReserved {
+                        reservedKey = readKey(keyStart..<keyEnd)
                     }
-                } else {
-                    guard parseValue() != nil else { return false }
-                    let parent = location()
-                    invalid(from: valueStart, "TYPE_STRING",
-                            at: Location(path: parent.path + "[\(position)].value", tag: parent.tag + [offset]), &violations)
+                    let position = entry ?? keys.count
+                    let offset = entry.map { keys[$0].keyStart } ?? keyStart
+                    let valueStart = index
+                    var valueCount = 0
+                    if bytes[index] == UInt8(ascii: "\"") {
+                        guard let value = readString({ text -> (Int, String?) in
+                            (text.count, headers ? String(decoding: text, as: UTF8.self) : nil)
+                        }) else { return nil }
+                        valueCount = value.0
+                        if let headerName, let text = value.1 { facts.apnsHeaders.add(name: headerName, value: text) }
+                    } else {
+                        guard parseValue() != nil else { return nil }
+                        let parent = location()
+                        invalid(from: valueStart, "TYPE_STRING",
+                                at: Location(path: parent.path + "[\(position)].value", tag: parent.tag + [offset]), &violations)
+                    }
+                    keys.set(entry, key: key, written: keyStart..<keyEnd, valueCount: valueCount)
+                    switch next(closing: UInt8(ascii: "}")) {
+                    case .more: continue
+                    case .closed: break
+                    case .malformed: return nil
+                    }
+                    break
                 }
-                keys.set(entry, key: key, written: keyStart..<keyEnd, valueCount: valueCount)
-                switch next(closing: UInt8(ascii: "}")) {
-                case .more: continue
-                case .closed: break
-                case .malformed: return false
-                }
-                break
             }
+            return (keys.bytes, keys.count, reservedKey)
         }
-        if checksKeys { facts.noteData(at: place, bytes: keys.bytes, count: keys.entries.count, reservedKey: reservedKey) }
+        guard let result else { return false }
+        if checksKeys { facts.noteData(at: place, bytes: result.bytes, count: result.count, reservedKey: result.reservedKey) }
         return true
     }
 

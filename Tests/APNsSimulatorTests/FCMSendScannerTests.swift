@@ -1,0 +1,17 @@
+@testable import APNsSimulator
+import XCTest
+
+/// Maps larger than the reader's first room for keys keep every key's
+/// position and the last value of a key written twice.
+final class FCMSendScannerTests: XCTestCase {
+    func testALargeMapKeepsPositionsAndTheLastValue() {
+        let members = (0..<40).map { #""k\#($0)":"v""# } + [#""k35":1"#, #""k2":"vv""#]
+        let body = #"{"message":{"token":"t","data":{\#(members.joined(separator: ","))}}}"#
+        let error = FCMSendCheck.refusal(body)
+        XCTAssertEqual(error?.fieldViolations.map(\.field), ["message.data[35].value"])
+        let fixed = body.replacingOccurrences(of: #""k35":1"#, with: #""k35":"\#(String(repeating: "x", count: 3900))""#)
+        XCTAssertTrue(FCMSendCheck.accepts(fixed), "k35's earlier value no longer counts")
+        let over = fixed.replacingOccurrences(of: #""k2":"vv""#, with: #""k2":"\#(String(repeating: "x", count: 100))""#)
+        XCTAssertEqual(FCMSendCheck.refusal(over)?.message, "Message is too big")
+    }
+}
