@@ -115,7 +115,7 @@ final class APNsSimulatorValidationTests: XCTestCase {
         XCTAssertTrue(FCMMessageValidator.isReserved("GOOGLE.x"))
         XCTAssertFalse(FCMMessageValidator.isReserved("gc"))
         let body = #"{"message":{"token":"abc","data":{"gcm\#u{301}x":"v"}}}"#
-        XCTAssertEqual(FCMBothPaths.refusal(body)?.message, "Invalid data payload key: gcm\u{301}x")
+        XCTAssertEqual(FCMSendCheck.refusal(body)?.message, "Invalid data payload key: gcm\u{301}x")
     }
 
     func testResponseBodiesAreWrittenAsAppleWritesThem() {

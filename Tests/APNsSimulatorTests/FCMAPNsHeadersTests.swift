@@ -2,7 +2,7 @@
 import XCTest
 
 /// `apns.headers` are held to APNs' rules (`FCMAPNsHeaders`, PROTOCOLS.md
-/// A2, B2, B4): refused by both paths with INVALID_ARGUMENT and APNs'
+/// A2, B2, B4): refused with INVALID_ARGUMENT and APNs'
 /// reason in an ApnsError detail.
 final class FCMAPNsHeadersTests: XCTestCase {
     private static func body(headers: String, aps: String = #"{"alert":"hi"}"#, extra: String = "") -> String {
@@ -24,7 +24,7 @@ final class FCMAPNsHeadersTests: XCTestCase {
         ]
         for (headers, aps, reason) in cases {
             let body = Self.body(headers: headers, aps: aps)
-            guard let error = FCMBothPaths.refusal(body) else { continue }
+            guard let error = FCMSendCheck.refusal(body) else { continue }
             XCTAssertEqual(error.httpStatus, 400, body)
             XCTAssertEqual(error.fcmErrorCode, "INVALID_ARGUMENT", body)
             XCTAssertEqual(error.fieldViolations.first?.field, "message.apns.headers", body)
@@ -34,7 +34,7 @@ final class FCMAPNsHeadersTests: XCTestCase {
         }
     }
 
-    func testHeadersAPNsTakesAreAcceptedOnTheFastPath() {
+    func testHeadersAPNsTakesAreAccepted() {
         let valid = [
             Self.body(headers: #""apns-collapse-id":"\#(String(repeating: "c", count: 64))","apns-priority":"5","apns-expiration":"0""#),
             Self.body(headers: #""apns-priority":"5","apns-push-type":"background""#, aps: #"{"content-available":1}"#),
@@ -45,18 +45,16 @@ final class FCMAPNsHeadersTests: XCTestCase {
             Self.body(headers: #""apns-push-type":"alert""#, aps: #"{"content-available":0}"#),
         ]
         for body in valid {
-            XCTAssertTrue(FCMBothPaths.accepts(body), body)
-            XCTAssertTrue(FCMBothPaths.fastAccepts(body), body)
+            XCTAssertTrue(FCMSendCheck.accepts(body), body)
         }
     }
 
     /// A header the rules read, given twice (in any case): the last one
-    /// written wins, and the fast path leaves it to the strict path.
-    func testAHeaderGivenTwiceIsTheStrictPathsToSettle() {
+    /// written wins.
+    func testAHeaderGivenTwiceTakesTheLastValue() {
         let body = Self.body(headers: #""apns-priority":"7","APNS-PRIORITY":"10""#)
-        XCTAssertFalse(FCMBothPaths.fastAccepts(body))
-        XCTAssertTrue(FCMBothPaths.accepts(body))
-        XCTAssertEqual(FCMBothPaths.refusal(Self.body(headers: #""apns-priority":"10","apns-priority":"7""#))?.fcmErrorCode,
+        XCTAssertTrue(FCMSendCheck.accepts(body))
+        XCTAssertEqual(FCMSendCheck.refusal(Self.body(headers: #""apns-priority":"10","apns-priority":"7""#))?.fcmErrorCode,
                        "INVALID_ARGUMENT")
     }
 }

@@ -2,7 +2,7 @@
 import XCTest
 
 /// FCM's size limit counts what each platform would receive
-/// (`FCMMessageSize`, PROTOCOLS.md B3 and A3), in both paths, with
+/// (`FCMMessageSize`, PROTOCOLS.md B3 and A3), with
 /// Google's "Message is too big".
 final class FCMMessageSizeTests: XCTestCase {
     private static func x(_ count: Int) -> String { String(repeating: "x", count: count) }
@@ -17,7 +17,7 @@ final class FCMMessageSizeTests: XCTestCase {
             (#"{"message":{"token":"abc","data":{"k":"\#(Self.x(5000))"}}}"#, "message"),
         ]
         for (body, field) in cases {
-            guard let error = FCMBothPaths.refusal(body) else { continue }
+            guard let error = FCMSendCheck.refusal(body) else { continue }
             XCTAssertEqual(error.message, "Message is too big", field)
             XCTAssertEqual(error.fcmErrorCode, "INVALID_ARGUMENT", field)
             XCTAssertEqual(error.fieldViolations.first?.field, field)
@@ -35,16 +35,14 @@ final class FCMMessageSizeTests: XCTestCase {
             #"{"message":{"token":"abc","apns":{"payload":{"aps":{"alert":"\#(Self.x(4096 - 20 - overhead))"}}}}}"#,
             #"{"message":{"token":"abc","apns":{"payload":  {"aps" : {"alert":"\#(Self.x(4096 - 20 - overhead))"}}  }}}"#,
         ]
-        for body in fits { XCTAssertTrue(FCMBothPaths.accepts(body), String(body.prefix(120))) }
-        XCTAssertTrue(FCMBothPaths.fastAccepts(fits[0]), "the usual sizes stay on the fast path")
-        XCTAssertTrue(FCMBothPaths.fastAccepts(fits[3]), "a compact payload at the limit stays on the fast path")
+        for body in fits { XCTAssertTrue(FCMSendCheck.accepts(body), String(body.prefix(120))) }
         let over = [
             #"{"message":{"token":"abc","android":{"data":{"k":"\#(Self.x(4096))"}}}}"#,
             #"{"message":{"token":"abc","apns":{"payload":{"aps":{"alert":"\#(Self.x(4096 - 19 - overhead))"}}}}}"#,
             #"{"message":{"token":"abc","data":{"k":"\#(Self.x(3000))"},"android":{"notification":{"title":"\#(Self.x(1100))"}}}}"#,
             #"{"message":{"token":"abc","apns":{"payload":{"aps":{"alert":"\#(String(repeating: "\\b", count: 1100))"}}}}}"#,
         ]
-        for body in over { XCTAssertEqual(FCMBothPaths.refusal(body)?.message, "Message is too big", String(body.prefix(120))) }
+        for body in over { XCTAssertEqual(FCMSendCheck.refusal(body)?.message, "Message is too big", String(body.prefix(120))) }
     }
 
     /// FCM delivers `message.data` (as top-level keys) and the notification
@@ -58,10 +56,10 @@ final class FCMMessageSizeTests: XCTestCase {
             #"{"message":{"token":"abc","notification":{"title":"\#(Self.x(1300))","body":"\#(Self.x(1300))"},\#(payload)}}"#,
         ]
         for body in together {
-            let error = FCMBothPaths.refusal(body)
+            let error = FCMSendCheck.refusal(body)
             XCTAssertEqual(error?.message, "Message is too big", String(body.prefix(80)))
             XCTAssertEqual(error?.fieldViolations.first?.field, "message.apns.payload")
         }
-        XCTAssertTrue(FCMBothPaths.accepts(#"{"message":{"token":"abc","data":{"k":"\#(Self.x(2400))"},\#(payload)}}"#))
+        XCTAssertTrue(FCMSendCheck.accepts(#"{"message":{"token":"abc","data":{"k":"\#(Self.x(2400))"},\#(payload)}}"#))
     }
 }

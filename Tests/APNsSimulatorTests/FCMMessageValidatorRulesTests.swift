@@ -1,8 +1,8 @@
 @testable import APNsSimulator
 import XCTest
 
-/// FCM's typed and bounded fields (PROTOCOLS.md B2, B6), refused by both
-/// paths: `android.ttl` at most 4 weeks, a topic as sent (no `/topics/`),
+/// FCM's typed and bounded fields (PROTOCOLS.md B2, B6), refused:
+/// `android.ttl` at most 4 weeks, a topic as sent (no `/topics/`),
 /// RFC 3339 `eventTime`, Duration `vibrateTimings`, an HTTPS
 /// `webpush.fcmOptions.link`, and `androidV2` never beside `android`.
 final class FCMMessageValidatorRulesTests: XCTestCase {
@@ -23,13 +23,13 @@ final class FCMMessageValidatorRulesTests: XCTestCase {
             (Self.message(#""android":{},"androidV2":{}"#), "message.android_v2"),
         ]
         for (body, field) in cases {
-            let error = FCMBothPaths.refusal(body)
+            let error = FCMSendCheck.refusal(body)
             XCTAssertEqual(error?.httpStatus, 400, body)
             XCTAssertEqual(error?.fieldViolations.first?.field, field, body)
         }
     }
 
-    func testTheirValidFormsAreAcceptedOnTheFastPath() {
+    func testTheirValidFormsAreAccepted() {
         let valid = [
             Self.message(#""android":{"ttl":"2419200s"}"#),
             Self.message(#""android":{"ttl":"2419199.999999999s"}"#),
@@ -42,8 +42,7 @@ final class FCMMessageValidatorRulesTests: XCTestCase {
             Self.message(#""android":null,"android_v2":{}"#),
         ]
         for body in valid {
-            XCTAssertTrue(FCMBothPaths.accepts(body), body)
-            XCTAssertTrue(FCMBothPaths.fastAccepts(body), body)
+            XCTAssertTrue(FCMSendCheck.accepts(body), body)
         }
     }
 

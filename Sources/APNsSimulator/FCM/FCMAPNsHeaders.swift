@@ -14,27 +14,21 @@ struct FCMAPNsHeaders {
     private(set) var collapseID: String?
     private(set) var expiration: String?
 
-    /// Takes header `name: value` as written; `false` when a header the
-    /// rules read was already set (the fast path then stands aside, so that
-    /// which value wins is the strict path's to settle).
-    @discardableResult
-    mutating func add(name: String, value: String) -> Bool {
-        func set(_ slot: inout String?) -> Bool {
-            defer { slot = value }
-            return slot == nil
-        }
+    /// Takes header `name: value` as written; a later value of a header
+    /// replaces an earlier one.
+    mutating func add(name: String, value: String) {
+        func set(_ slot: inout String?) { slot = value }
         func named(_ lowercase: StaticString) -> Bool {
             name.utf8.elementsEqual(UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)) {
                 ((0x41...0x5A).contains($0) ? $0 + 0x20 : $0) == $1
             }
         }
-        guard name.utf8.count > 5 else { return true }
+        guard name.utf8.count > 5 else { return }
         if named("apns-push-type") { return set(&pushType) }
         if named("apns-priority") { return set(&priority) }
         if named("apns-id") { return set(&id) }
         if named("apns-collapse-id") { return set(&collapseID) }
         if named("apns-expiration") { return set(&expiration) }
-        return true
     }
 
     /// APNs' reason for refusing these headers, in Apple's order (push
@@ -59,31 +53,8 @@ struct FCMAPNsHeaders {
         return nil
     }
 
-    /// The headers of `apns` (an `ApnsConfig` the reader accepted).
-    init(apns: OrderedJSON?) {
-        for (name, value) in apns.flatMap({ FCMMessageValidator.field($0, "headers") })?.members ?? [] {
-            if let text = value.stringValue { add(name: name, value: text) }
-        }
-    }
-
-    /// No header yet (the fast path adds as it reads).
+    /// No header yet (`FCMSendScanner` adds them as it reads).
     init() {}
-
-    /// The facts of `payload`'s `aps` (`APNsPayloadShape.APSFacts`), read
-    /// from the ordered tree as the shape reads them from the text.
-    static func apsFacts(ofPayload payload: OrderedJSON?) -> APNsPayloadShape.APSFacts {
-        var facts = APNsPayloadShape.APSFacts()
-        guard let members = payload?["aps"]?.members else { return facts }
-        for (key, value) in members {
-            let bytes = key.utf8
-            if bytes.elementsEqual("content-available".utf8) {
-                facts.contentAvailable = value == .number("1")
-            } else if bytes.elementsEqual("alert".utf8) || bytes.elementsEqual("badge".utf8) || bytes.elementsEqual("sound".utf8) {
-                facts.alerts = true
-            }
-        }
-        return facts
-    }
 
     /// APNs' refusal as FCM relays it: INVALID_ARGUMENT with the FcmError
     /// and ApnsError details and a violation on `message.apns.headers`.

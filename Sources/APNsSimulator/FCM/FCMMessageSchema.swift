@@ -19,7 +19,7 @@ struct FCMMessageSchema: Sendable {
         /// `repeated google.protobuf.Duration` (`vibrateTimings`).
         case durationList
         /// `google.protobuf.Timestamp`: RFC 3339, `"2026-12-01T05:00:00.5Z"`
-        /// (`FCMMessageReader.isTimestamp`).
+        /// (`ProtoJSONFormat.isTimestamp`).
         case timestamp
         /// An enum; `caseInsensitive` for AndroidMessagePriority, which the
         /// SDKs send as `high`/`normal`.
@@ -54,7 +54,7 @@ struct FCMMessageSchema: Sendable {
             entries.append((name, snake == name ? [name] : [name, snake], kind))
         }
         self.fields = all
-        scanTable = FCMScanTable(entries)
+        scanTable = FCMScanTable(typeName, entries)
     }
 
     /// The kind of the field named `name` (either spelling), if known.

@@ -40,12 +40,12 @@ struct FCMMessageSize: Equatable {
                   image: image > 0 ? image : fallback.image)
         }
 
-        /// Adds `count` bytes to the text `role` names (title, body, image).
-        mutating func add(_ count: Int, for role: FCMScanTable.Role) {
+        /// Sets the text `role` names (title, body, image) to `count` bytes.
+        mutating func set(_ count: Int, for role: FCMScanTable.Role) {
             switch role {
-            case .title: title += count
-            case .body: body += count
-            case .image: image += count
+            case .title: title = count
+            case .body: body = count
+            case .image: image = count
             default: break
             }
         }
@@ -84,28 +84,7 @@ struct FCMMessageSize: Equatable {
         return parts.first { $0.1 > $0.2 }.map { (part: $0.0, bytes: $0.1, limit: $0.2) }
     }
 
-    /// The sizes of a message FCMMessageReader accepted.
-    init(message: OrderedJSON) {
-        typealias V = FCMMessageValidator
-        func dataBytes(_ map: OrderedJSON?) -> Int? {
-            guard let members = map?.members, !members.isEmpty else { return nil }
-            return members.reduce(0) { $0 + $1.key.utf8.count + ($1.value.stringValue?.utf8.count ?? 0) }
-        }
-        func texts(_ object: OrderedJSON?) -> Texts {
-            guard let object else { return Texts() }
-            func count(_ name: String) -> Int { V.field(object, name)?.stringValue?.utf8.count ?? 0 }
-            return Texts(title: count("title"), body: count("body"), image: count("image"))
-        }
-        let android = V.field(message, "android")
-        messageData = dataBytes(V.field(message, "data")) ?? 0
-        androidData = dataBytes(android.flatMap { V.field($0, "data") })
-        webpushData = dataBytes(V.field(message, "webpush").flatMap { V.field($0, "data") })
-        notification = texts(V.field(message, "notification"))
-        androidNotification = texts(android.flatMap { V.field($0, "notification") })
-        apnsPayload = V.field(message, "apns").flatMap { V.field($0, "payload") }?.compactText.utf8.count
-    }
-
-    /// Nothing counted yet (the fast path adds as it reads).
+    /// Nothing counted yet (`FCMSendScanner` notes sizes as it reads).
     init() {}
 
     /// The description of Google's field violation for `part`.

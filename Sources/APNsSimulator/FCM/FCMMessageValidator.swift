@@ -1,5 +1,5 @@
 /// FCM's own checks of a message that Google's JSON layer could read
-/// (`FCMMessageReader`), in a fixed order, first failure wins; each refusal
+/// (`FCMSendScanner`, which collects `FCMMessageFacts`), in a fixed order, first failure wins; each refusal
 /// is 400 INVALID_ARGUMENT with the FcmError detail:
 ///
 /// 1. Exactly one target: `token`, `topic`, `condition` or `fid` (an empty
@@ -36,71 +36,69 @@ enum FCMMessageValidator {
     static let payloadLimit = 4096
     static let topicPayloadLimit = 2048
 
-    static func validate(_ body: OrderedJSON) -> Result<ValidMessage, GoogleError> {
-        guard let message = field(body, "message"), message.isObject else {
+    /// Google's answer to a body read into `facts` with `violations`:
+    /// the violations when there are any, else FCM's checks in order.
+    /// `compactSize` measures the compact `apns.payload` written at a
+    /// range of the body, when its written size does not settle its limit.
+    static func validate(_ facts: FCMMessageFacts, violations: FCMSendScanner.Violations,
+                         compactSize: (Range<Int>) -> Int) -> Result<ValidMessage, GoogleError> {
+        guard violations.isEmpty else { return .failure(.unparsable(violations.inOrder)) }
+        guard facts.hasMessage else {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message",
                                              description: "A message is required."))
         }
-        let validateOnly = field(body, "validateOnly")?.boolValue ?? false
-        let token = nonEmptyString(message, "token")
-        let topic = nonEmptyString(message, "topic")
-        let condition = nonEmptyString(message, "condition")
-        let fid = nonEmptyString(message, "fid")
-        guard [token, topic, condition, fid].compactMap({ $0 }).count == 1 else {
+        let targets = [facts.token, facts.topic, facts.condition, facts.fid].count { $0 != nil }
+        guard targets == 1 else {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message",
                                              description: "Exactly one of token, topic, condition or fid must be set."))
         }
-        if let token, !isWellFormedToken(token) {
+        if let token = facts.token, !isWellFormedToken(token) {
             return .failure(.invalidArgument("The registration token is not a valid FCM registration token"))
         }
-        if let topic, !isWellFormedTopic(topic) {
+        if let topic = facts.topic, !isWellFormedTopic(topic) {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.topic",
                                              description: "Invalid topic name: \(topic)"))
         }
-        let android = field(message, "android")
-        if android != nil, field(message, "androidV2") != nil {
+        if facts.hasAndroid, facts.hasAndroidV2 {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.android_v2",
                                              description: "android and android_v2 cannot both be set."))
         }
-        let dataMaps: [(String, OrderedJSON?)] = [
-            ("message.data", field(message, "data")),
-            ("message.android.data", android.flatMap { field($0, "data") }),
-            ("message.webpush.data", field(message, "webpush").flatMap { field($0, "data") }),
-        ]
-        for (path, map) in dataMaps {
-            for (key, _) in map?.members ?? [] where isReserved(key) {
-                return .failure(.invalidArgument("Invalid data payload key: \(key)", field: path))
-            }
+        let reserved = [("message.data", facts.reservedDataKey), ("message.android.data", facts.reservedAndroidDataKey),
+                        ("message.webpush.data", facts.reservedWebpushDataKey)]
+        for case let (path, key?) in reserved {
+            return .failure(.invalidArgument("Invalid data payload key: \(key)", field: path))
         }
-        if let ttl = android.flatMap({ field($0, "ttl") })?.stringValue, !Array(ttl.utf8).withUnsafeBufferPointer(isAcceptedTTL) {
+        if let ttl = facts.refusedTTL {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.android.ttl",
                                              description: ttl.hasPrefix("-") ? "TTL must not be negative: \(ttl)"
                                                  : "TTL must be at most 4 weeks (2419200s): \(ttl)"))
         }
-        if let color = android.flatMap({ field($0, "notification") }).flatMap({ field($0, "color") })?.stringValue,
-           !isColor(color) {
+        if let color = facts.refusedColor {
             return .failure(.invalidArgument("Request contains an invalid argument.",
                                              field: "message.android.notification.color",
                                              description: "Invalid color: \(color); expected #rrggbb"))
         }
-        if let link = field(message, "webpush").flatMap({ field($0, "fcmOptions") }).flatMap({ field($0, "link") })?.stringValue,
-           !Array(link.utf8).withUnsafeBufferPointer(isHTTPS) {
+        if let link = facts.refusedLink {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.webpush.fcm_options.link",
                                              description: "The link must be an HTTPS URL: \(link)"))
         }
-        if let payload = field(message, "apns").flatMap({ field($0, "payload") }), payload["aps"]?.isObject != true {
+        if facts.hasAPNsPayload, !facts.hasAPSObject {
             return .failure(.invalidArgument("Request contains an invalid argument.", field: "message.apns.payload",
                                              description: "The APNs payload must contain an \"aps\" dictionary."))
         }
-        let size = FCMMessageSize(message: message)
-        let apns = field(message, "apns")
-        let contentAvailableOnly = FCMAPNsHeaders.apsFacts(ofPayload: apns.flatMap { field($0, "payload") }).isContentAvailableOnly
-            && size.notification.title == 0 && size.notification.body == 0
-        if let reason = FCMAPNsHeaders(apns: apns).refusal(contentAvailableOnly: contentAvailableOnly) {
+        let contentAvailableOnly = facts.aps.isContentAvailableOnly
+            && facts.size.notification.title == 0 && facts.size.notification.body == 0
+        if let reason = facts.apnsHeaders.refusal(contentAvailableOnly: contentAvailableOnly) {
             return .failure(FCMAPNsHeaders.error(reason: reason))
         }
-        let limit = token != nil || fid != nil ? payloadLimit : topicPayloadLimit
-        if let (part, bytes, partLimit) = size.oversizedPart(dataLimit: limit) {
+        let limit = facts.token != nil || facts.fid != nil ? payloadLimit : topicPayloadLimit
+        var oversized = facts.size.oversizedPart(dataLimit: limit)
+        if oversized?.part == .apns, let range = facts.inexactAPNsPayload {
+            var size = facts.size
+            size.apnsPayload = compactSize(range)
+            oversized = size.oversizedPart(dataLimit: limit)
+        }
+        if let (part, bytes, partLimit) = oversized {
             let field = switch part {
             case .message: "message"
             case .android: "message.android"
@@ -110,36 +108,8 @@ enum FCMMessageValidator {
             return .failure(.invalidArgument("Message is too big", field: field,
                                              description: FCMMessageSize.description(part, bytes: bytes, limit: partLimit)))
         }
-        return .success(ValidMessage(token: token ?? fid, topic: topic, condition: condition, validateOnly: validateOnly))
-    }
-
-    /// The member of `object` named `camelName` or its snake_case form, the
-    /// last one written when both are (proto JSON: a repeated field's last
-    /// value wins, PROTOCOLS.md B1); `null` counts as absent.
-    static func field(_ object: OrderedJSON, _ camelName: String) -> OrderedJSON? {
-        guard let members = object.members else { return nil }
-        let value = members.last { $0.key == camelName || isSnakeCase($0.key, of: camelName) }?.value
-        if case .null? = value { return nil }
-        return value
-    }
-
-    /// Whether `key` is the snake_case form of the ASCII `camelName`
-    /// (`validate_only` for `validateOnly`), compared without building it.
-    private static func isSnakeCase(_ key: String, of camelName: String) -> Bool {
-        var keyBytes = key.utf8.makeIterator()
-        for byte in camelName.utf8 {
-            if (0x41...0x5A).contains(byte) {
-                guard keyBytes.next() == UInt8(ascii: "_"), keyBytes.next() == byte + 0x20 else { return false }
-            } else if keyBytes.next() != byte {
-                return false
-            }
-        }
-        return keyBytes.next() == nil
-    }
-
-    private static func nonEmptyString(_ object: OrderedJSON, _ name: String) -> String? {
-        guard let text = field(object, name)?.stringValue, !text.isEmpty else { return nil }
-        return text
+        return .success(ValidMessage(token: facts.token ?? facts.fid, topic: facts.topic, condition: facts.condition,
+                                     validateOnly: facts.validateOnly))
     }
 
     /// Whether `key` is one FCM reserves (PROTOCOLS.md B3's safe rule),
@@ -180,7 +150,7 @@ enum FCMMessageValidator {
 
     /// A Duration text (already read as one) not negative and at most 4 weeks.
     static func isAcceptedTTL(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        let (seconds, hasFraction, negative) = FCMMessageReader.durationSeconds(text)
+        let (seconds, hasFraction, negative) = ProtoJSONFormat.durationSeconds(text)
         return !negative && (seconds < maximumTTLSeconds || (seconds == maximumTTLSeconds && !hasFraction))
     }
 
@@ -193,10 +163,6 @@ enum FCMMessageValidator {
             if ((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) != scheme[offset] { return false }
         }
         return true
-    }
-
-    private static func isColor(_ color: String) -> Bool {
-        Array(color.utf8).withUnsafeBufferPointer { isColor($0) }
     }
 
     /// `#rrggbb`, given as UTF-8.

@@ -8,7 +8,7 @@
 ///   expired), the project (403 PERMISSION_DENIED), a `content-type` of
 ///   `application/json` (B1; parameters such as `charset` allowed; else 400
 ///   INVALID_ARGUMENT without FcmError, `GoogleError.unsupportedContentType`), the JSON body
-///   (`FCMMessageReader`), FCM's own checks (`FCMMessageValidator`), then
+///   (`FCMSendScanner`), FCM's own checks (`FCMMessageValidator`), then
 ///   the token's script or success `{"name":"projects/{p}/messages/0:…"}`.
 /// - Anything else: 404 NOT_FOUND.
 ///
@@ -160,17 +160,7 @@ final class FCMRequestHandler: HTTP2RequestHandler {
         guard Self.isJSON(request.value("content-type")) else {
             return .failure(.unsupportedContentType(request.value("content-type")))
         }
-        // The fast path settles the usual valid body; it leaves every refusal
-        // (and anything unusual) to the strict path below, which words it.
-        if request.bodyLength <= ReceivedRequest.bodyLimit, let message = FCMSendScanner.validMessage(request.body) {
-            return .success(message)
-        }
-        guard request.bodyLength <= ReceivedRequest.bodyLimit, let body = SimulatorJSONParser.parseOrdered(request.body) else {
-            return .failure(.unparsable([GoogleError.FieldViolation(
-                field: nil, description: "Invalid JSON payload received. Unexpected token.")]))
-        }
-        let violations = FCMMessageReader.violations(in: body)
-        guard violations.isEmpty else { return .failure(.unparsable(violations)) }
-        return FCMMessageValidator.validate(body)
+        guard request.bodyLength <= ReceivedRequest.bodyLimit else { return .failure(.unexpectedToken) }
+        return FCMSendScanner.check(request.body)
     }
 }

@@ -56,6 +56,8 @@ final class FCMScanTable: Sendable {
         /// Enumerations: the positions of the field's values among the
         /// enumeration values in `words` (which follow the spellings).
         let values: Range<Int>
+        /// The type Google names in an "Invalid value" error for this field.
+        let typeName: String
     }
 
     /// A byte range of `words`.
@@ -66,17 +68,23 @@ final class FCMScanTable: Sendable {
         let field: Int
     }
 
+    /// The proto type name of the object (`FCMMessageSchema.typeName`).
+    let typeName: String
     let fields: [Field]
+    /// Each spelling's text, by spelling number (`field(named:)`).
+    let spellingNames: [String]
     /// Objects: the nested type's table, by field.
     let children: [FCMScanTable?]
     /// Every spelling and every enumeration value, back to back.
     private let bytes: [UInt8]
     /// Spellings first (`spellingCount` of them), then enumeration values.
     private let words: [Word]
-    private let spellingCount: Int
+    let spellingCount: Int
 
     /// The fields in bit order, each with its spellings (lowerCamelCase first).
-    init(_ entries: [(name: String, spellings: [String], kind: FCMMessageSchema.Kind)]) {
+    init(_ typeName: String, _ entries: [(name: String, spellings: [String], kind: FCMMessageSchema.Kind)]) {
+        self.typeName = typeName
+        var spellingNames: [String] = []
         var fields: [Field] = []
         var children: [FCMScanTable?] = []
         var bytes: [UInt8] = []
@@ -85,64 +93,82 @@ final class FCMScanTable: Sendable {
         for (position, entry) in entries.enumerated() {
             for spelling in entry.spellings {
                 spellings.append(Word(start: bytes.count, count: spelling.utf8.count, field: position))
+                spellingNames.append(spelling)
                 bytes.append(contentsOf: spelling.utf8)
             }
             let shape: Shape
             var caseInsensitive = false
             var child: FCMScanTable?
             let firstValue = values.count
+            var fieldType = ""
             switch entry.kind {
-            case .string: shape = .string
-            case .bool: shape = .bool
-            case .integer: shape = .integer
-            case .number: shape = .number
-            case .duration: shape = .duration
-            case .durationList: shape = .durationList
-            case .timestamp: shape = .timestamp
-            case .enumeration(_, let names, let insensitive):
+            case .string: shape = .string; fieldType = "TYPE_STRING"
+            case .bool: shape = .bool; fieldType = "TYPE_BOOL"
+            case .integer: shape = .integer; fieldType = "TYPE_INT32"
+            case .number: shape = .number; fieldType = "TYPE_FLOAT"
+            case .duration: shape = .duration; fieldType = "type.googleapis.com/google.protobuf.Duration"
+            case .durationList: shape = .durationList; fieldType = "type.googleapis.com/google.protobuf.Duration"
+            case .timestamp: shape = .timestamp; fieldType = "type.googleapis.com/google.protobuf.Timestamp"
+            case .enumeration(let enumType, let names, let insensitive):
                 shape = .enumeration
+                fieldType = enumType
                 caseInsensitive = insensitive
                 for name in names.sorted() {
                     values.append(Word(start: bytes.count, count: name.utf8.count, field: position))
                     bytes.append(contentsOf: name.utf8)
                 }
-            case .stringMap: shape = .stringMap
-            case .stringList: shape = .stringList
+            case .stringMap: shape = .stringMap; fieldType = "map<string, string>"
+            case .stringList: shape = .stringList; fieldType = "TYPE_STRING"
             case .object(let schema):
                 shape = .object
                 child = schema.scanTable
-            case .freeObject: shape = .freeObject
+                fieldType = schema.typeName
+            case .freeObject: shape = .freeObject; fieldType = "type.googleapis.com/google.protobuf.Struct"
             }
             fields.append(Field(bit: UInt64(1) << UInt64(position), shape: shape, role: Role(entry.name),
                                 caseInsensitive: caseInsensitive,
-                                values: firstValue..<values.count))
+                                values: firstValue..<values.count, typeName: fieldType))
             children.append(child)
         }
         self.fields = fields
+        self.spellingNames = spellingNames
         self.children = children
         self.bytes = bytes
         words = spellings + values
         spellingCount = spellings.count
     }
 
-    /// The field spelled `key`, if it is one of this object's.
-    func field(named key: UnsafeBufferPointer<UInt8>) -> Int? {
-        bytes.withUnsafeBufferPointer { all in
+    /// The number of the spelling `key` is (below `spellingCount`), if it
+    /// names one of this object's fields. Names compare as Strings do
+    /// (canonical equivalence), which for ASCII is comparing bytes.
+    func spelling(named key: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard TextBytes.isASCII(key) else {
+            let name = String(decoding: key, as: UTF8.self)
+            return spellingNames.firstIndex(of: name)
+        }
+        return bytes.withUnsafeBufferPointer { all in
             words.withUnsafeBufferPointer { words in
-                for word in words[..<spellingCount] where word.count == key.count
-                    && TextBytes.equal(UnsafeBufferPointer(rebasing: all[word.start..<word.start + word.count]), key) {
-                    return word.field
+                for spelling in 0..<spellingCount where words[spelling].count == key.count
+                    && TextBytes.equal(UnsafeBufferPointer(rebasing: all[words[spelling].start..<words[spelling].start + key.count]), key) {
+                    return spelling
                 }
                 return nil
             }
         }
     }
 
+    /// The field spelling number `spelling` names.
+    func field(ofSpelling spelling: Int) -> Int { words[spelling].field }
+
     /// Whether the string `text` is one of `field`'s enumeration values
-    /// (ASCII only; uppercased first when the field is case-insensitive).
-    /// `false` for any non-ASCII text: the strict path decides those.
+    /// (uppercased first when the field is case-insensitive: ASCII bytes
+    /// directly, other text by `String.uppercased()`).
     func isValue(_ text: UnsafeBufferPointer<UInt8>, of field: Field) -> Bool {
-        guard TextBytes.isASCII(text) else { return false }
+        guard TextBytes.isASCII(text) else {
+            let name = String(decoding: text, as: UTF8.self)
+            guard field.caseInsensitive else { return enumerationValues(of: field).contains(name) }
+            return enumerationValues(of: field).contains(name.uppercased())
+        }
         return bytes.withUnsafeBufferPointer { all in
             words.withUnsafeBufferPointer { words in
                 words[spellingCount + field.values.lowerBound..<spellingCount + field.values.upperBound].contains { word in
@@ -155,6 +181,13 @@ final class FCMScanTable: Sendable {
                     return true
                 }
             }
+        }
+    }
+
+    /// `field`'s enumeration values as Strings (for non-ASCII text only).
+    private func enumerationValues(of field: Field) -> [String] {
+        words[spellingCount + field.values.lowerBound..<spellingCount + field.values.upperBound].map { word in
+            String(decoding: bytes[word.start..<word.start + word.count], as: UTF8.self)
         }
     }
 }

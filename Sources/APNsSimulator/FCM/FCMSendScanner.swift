@@ -1,29 +1,46 @@
-/// The fast path of a `messages:send` body: one pass of the strict JSON
-/// grammar (`StrictJSONParser`'s own pieces), checked against
+/// The FCM simulator's reader of a `messages:send` body: one pass of the
+/// strict JSON grammar (`StrictJSONParser`'s own pieces), checked against
 /// `FCMMessageSchema` while it is read, keeping only what FCM's own checks
-/// need, with no tree and no string per field.
+/// need (`FCMMessageFacts`), with no tree and no string per field.
 ///
-/// It answers only "valid, and this is the message" — what
-/// `FCMMessageReader` then `FCMMessageValidator` answer for the same body —
-/// or `nil`: any violation, and anything it does not settle cheaply (a field
-/// or a `message.data` key written twice, a field in both spellings, a
-/// non-ASCII data key or case-insensitive enum value), goes to that strict
-/// path, which finds and words the error. So every error is the strict
-/// path's, byte for byte; tests check that the two agree on valid and
-/// invalid bodies.
+/// Its answer is Google's:
+///
+/// - a body that is not JSON: the one "Unexpected token" violation;
+/// - JSON that is not an object: "Root element must be a message";
+/// - otherwise every unknown field and every value of the wrong type, in
+///   the order of the document, as Google's JSON-to-proto layer reports
+///   them (`Unknown name "foo" at 'message.android': Cannot find field.`,
+///   `Invalid value at 'message.data[0].value' (TYPE_STRING), 123`; map
+///   entries counted from 0 in written order);
+/// - then FCM's own checks (`FCMMessageValidator`), first failure wins.
+///
+/// A field written twice, in one spelling or in both (json_name and proto
+/// name), or a map key written twice: the last value written counts, at
+/// the place where the key was first written, as proto's JSON reader
+/// merges them. `null` leaves a field unset, as in proto3 JSON.
 enum FCMSendScanner {
-    /// The message, when `body` is a valid `messages:send` request; `nil`
-    /// when the strict path must decide.
-    static func validMessage(_ body: [UInt8]) -> FCMMessageValidator.ValidMessage? {
-        var facts = Facts()
-        let read: Bool? = StrictJSONParser<APNsPayloadShape>.read(body) { parser in
+    /// The message of a `messages:send` body, or Google's refusal of it.
+    static func check(_ body: [UInt8]) -> Result<FCMMessageValidator.ValidMessage, GoogleError> {
+        var facts = FCMMessageFacts()
+        var violations = Violations()
+        let read: Result<FCMMessageValidator.ValidMessage, GoogleError>? = StrictJSONParser<APNsPayloadShape>.read(body) { parser in
             parser.skipWhitespace()
-            guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "{"),
-                  parser.scanObject(FCMMessageSchema.sendRequest.scanTable, place: .root, facts: &facts) else { return nil }
-            return true
+            guard parser.index < parser.bytes.count else { return nil }
+            guard parser.bytes[parser.index] == UInt8(ascii: "{") else {
+                guard parser.parseValue() != nil else { return nil }
+                return .failure(.unparsable([GoogleError.FieldViolation(
+                    field: nil, description: "Invalid JSON payload received. Unknown name \"\": Root element must be a message.")]))
+            }
+            guard parser.scanObject(FCMMessageSchema.sendRequest.scanTable, place: .root, at: { Location(path: "", tag: []) },
+                                    facts: &facts, violations: &violations) else { return nil }
+            let bytes = parser.bytes
+            return FCMMessageValidator.validate(facts, violations: violations) { range in
+                // The exact compact size, only when the written size does not settle it.
+                let text = Array(bytes[range])
+                return SimulatorJSONParser.parseOrdered(text)?.compactText.utf8.count ?? text.count
+            }
         }
-        guard read == true else { return nil }
-        return facts.validMessage()
+        return read ?? .failure(.unexpectedToken)
     }
 
     /// Where an object sits, as far as FCM's checks care.
@@ -45,63 +62,45 @@ enum FCMSendScanner {
         }
     }
 
-    /// What FCM's checks need, collected while reading.
-    struct Facts {
-        var hasMessage = false
-        /// `message.android` and `message.androidV2` are set (not null).
-        var hasAndroid = false
-        var hasAndroidV2 = false
-        var validateOnly = false
-        var token: String?
-        var topic: String?
-        var condition: String?
-        var fid: String?
-        /// What FCM counts against its limits (the compact `apns.payload`
-        /// only bounded from above, within its limit).
-        var size = FCMMessageSize()
-        /// `apns.headers`, as far as APNs' rules read them.
-        var apnsHeaders = FCMAPNsHeaders()
-        /// The facts of `apns.payload.aps`.
-        var aps = APNsPayloadShape.APSFacts()
+    /// A value's place in Google's errors: its path (`message.data[0].value`)
+    /// and its order in the merged message: the offsets in the body where
+    /// each key on the way was first written (element offsets in arrays).
+    struct Location {
+        var path: String
+        var tag: [Int]
 
-        /// Notes the string field `role` names in an object at `place`;
-        /// `false` when FCM refuses it (`android.notification.color`).
-        mutating func note(_ text: UnsafeBufferPointer<UInt8>, field role: FCMScanTable.Role, place: Place) -> Bool {
-            switch place {
-            case .message:
-                func value() -> String? { text.isEmpty ? nil : String(decoding: text, as: UTF8.self) }
-                switch role {
-                case .token: token = value()
-                case .topic: topic = value()
-                case .condition: condition = value()
-                case .fid: fid = value()
-                default: break
-                }
-            case .notification:
-                size.notification.add(text.count, for: role)
-            case .webpushFcmOptions:
-                if role == .link { return FCMMessageValidator.isHTTPS(text) }
-            case .androidNotification:
-                if role == .color { return FCMMessageValidator.isColor(text) }
-                size.androidNotification.add(text.count, for: role)
-            default:
-                break
-            }
-            return true
+        /// The member written first at `offset` as `name`.
+        func member(_ name: String, firstWrittenAt offset: Int) -> Location {
+            Location(path: path.isEmpty ? name : path + "." + name, tag: tag + [offset])
+        }
+    }
+
+    /// The schema violations found so far, each with the tag of its value.
+    struct Violations {
+        private(set) var found: [(tag: [Int], violation: GoogleError.FieldViolation)] = []
+        /// A value was replaced by a later one: `found` is out of document order.
+        private var replaced = false
+
+        var isEmpty: Bool { found.isEmpty }
+
+        mutating func add(_ violation: GoogleError.FieldViolation, tag: [Int]) {
+            found.append((tag, violation))
         }
 
-        /// FCM's own checks (`FCMMessageValidator`) on what was read.
-        func validMessage() -> FCMMessageValidator.ValidMessage? {
-            let targets = (token == nil ? 0 : 1) + (topic == nil ? 0 : 1) + (condition == nil ? 0 : 1) + (fid == nil ? 0 : 1)
-            guard hasMessage, targets == 1, !(hasAndroid && hasAndroidV2) else { return nil }
-            if let token, !FCMMessageValidator.isWellFormedToken(token) { return nil }
-            if let topic, !FCMMessageValidator.isWellFormedTopic(topic) { return nil }
-            let limit = token != nil || fid != nil ? FCMMessageValidator.payloadLimit : FCMMessageValidator.topicPayloadLimit
-            let contentAvailableOnly = aps.isContentAvailableOnly && size.notification.title == 0 && size.notification.body == 0
-            guard apnsHeaders.refusal(contentAvailableOnly: contentAvailableOnly) == nil,
-                  size.oversizedPart(dataLimit: limit) == nil else { return nil }
-            return FCMMessageValidator.ValidMessage(token: token ?? fid, topic: topic, condition: condition,
-                                                    validateOnly: validateOnly)
+        /// Forgets the violations inside the value of the key first written
+        /// at `offset`, which a later value replaces.
+        mutating func replace(firstWrittenAt offset: Int) {
+            replaced = true
+            found.removeAll { $0.tag.contains(offset) }
+        }
+
+        /// The violations in the order of the merged message.
+        var inOrder: [GoogleError.FieldViolation] {
+            guard replaced else { return found.map(\.violation) }
+            return found.enumerated().sorted { left, right in
+                left.element.tag.lexicographicallyPrecedes(right.element.tag)
+                    || (left.element.tag == right.element.tag && left.offset < right.offset)
+            }.map(\.element.violation)
         }
     }
 

@@ -12,7 +12,7 @@
 ///   random token whose expiry it remembers, or 400 `{"error","error_description"}`
 ///   as Google does (see `OAuthGrantVerifier`).
 /// - `POST /v1/projects/{project}/messages:send`: strict like Google (see
-///   `FCMRequestHandler`, `FCMMessageReader`, `FCMMessageValidator`); errors
+///   `FCMRequestHandler`, `FCMSendScanner`, `FCMMessageValidator`); errors
 ///   in Google's shape, `{"error":{"code","message","status","details"}}`.
 ///
 /// Choices where Google's behaviour is not documented: errors raised while

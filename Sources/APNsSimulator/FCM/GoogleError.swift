@@ -90,6 +90,11 @@ struct GoogleError: Error, Sendable {
                     fieldViolations: violations)
     }
 
+    /// A body that is not JSON (or too large to read): Google's one violation.
+    static var unexpectedToken: GoogleError {
+        unparsable([FieldViolation(field: nil, description: "Invalid JSON payload received. Unexpected token.")])
+    }
+
     /// 401 for a missing, unknown or expired access token; no FcmError detail.
     static func unauthenticated(missing: Bool) -> GoogleError {
         let message = missing

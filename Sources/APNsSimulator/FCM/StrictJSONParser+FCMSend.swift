@@ -1,34 +1,78 @@
 /// `FCMSendScanner`'s walk: objects of the FCM schema read field by field
 /// with the strict parser's grammar; free-form values (`apns.payload`,
-/// `webpush.notification`) parsed for their shape only.
+/// `webpush.notification`) and values of the wrong type parsed for their
+/// shape only. Each method returns `false` only for text that is not JSON;
+/// schema violations are collected and the reading goes on.
 extension StrictJSONParser where Value == APNsPayloadShape {
     typealias Place = FCMSendScanner.Place
-    typealias Facts = FCMSendScanner.Facts
+    typealias Facts = FCMMessageFacts
+    typealias Location = FCMSendScanner.Location
+    typealias Violations = FCMSendScanner.Violations
 
-    /// At `{`: every member a known field of `table`'s type, at most once in
-    /// either spelling, of its kind; `false` sends the body to the strict path.
-    mutating func scanObject(_ table: FCMScanTable, place: Place, facts: inout Facts) -> Bool {
+    /// What a key of a schema object names.
+    private enum Key {
+        case spelling(Int)
+        case unknown(String)
+    }
+
+    /// At `{` of an object of `table`'s type at `location`.
+    mutating func scanObject(_ table: FCMScanTable, place: Place, at location: () -> Location,
+                             facts: inout Facts, violations: inout Violations) -> Bool {
         guard enter() else { return false }
         defer { depth -= 1 }
         if closes(UInt8(ascii: "}")) { return true }
-        var seen: UInt64 = 0
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-                  let found = readString({ table.field(named: $0) }), let position = found else { return false }
-            let field = table.fields[position]
-            guard seen & field.bit == 0 else { return false }
-            seen |= field.bit
-            guard colon() else { return false }
-            if bytes[index] == UInt8(ascii: "n") {
-                guard parseLiteral("null", .other) != nil else { return false }  // unset, as in proto3
-            } else if !scanField(field, of: table, at: position, place: place, facts: &facts) {
-                return false
-            }
-            switch next(closing: UInt8(ascii: "}")) {
-            case .more: continue
-            case .closed: return true
-            case .malformed: return false
+        var seen: (UInt64, UInt64) = (0, 0)
+        var unknown: [(name: String, offset: Int)] = []
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: max(table.spellingCount, 1)) { firstOffsets in
+            while true {
+                skipWhitespace()
+                let keyStart = index
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+                      let key = readString({ text -> Key in
+                          table.spelling(named: text).map(Key.spelling) ?? .unknown(String(decoding: text, as: UTF8.self))
+                      }), colon() else { return false }
+                switch key {
+                case .unknown(let name):
+                    var offset = keyStart
+                    if let earlier = unknown.first(where: { $0.name == name }) {
+                        offset = earlier.offset
+                        violations.replace(firstWrittenAt: offset)
+                    } else {
+                        unknown.append((name, keyStart))
+                    }
+                    guard parseValue() != nil else { return false }
+                    let parent = location()
+                    let place = parent.path.isEmpty ? "" : " at '\(parent.path)'"
+                    violations.add(GoogleError.FieldViolation(
+                        field: parent.path.isEmpty ? nil : parent.path,
+                        description: "Invalid JSON payload received. Unknown name \(JSONText.quoted(name))\(place): Cannot find field."),
+                        tag: parent.tag + [offset])
+                case .spelling(let spelling):
+                    let bit = UInt64(1) << UInt64(spelling & 63)
+                    var offset = keyStart
+                    if spelling < 64 ? seen.0 & bit != 0 : seen.1 & bit != 0 {
+                        offset = firstOffsets[spelling]
+                        violations.replace(firstWrittenAt: offset)
+                    } else {
+                        if spelling < 64 { seen.0 |= bit } else { seen.1 |= bit }
+                        firstOffsets[spelling] = keyStart
+                    }
+                    let position = table.field(ofSpelling: spelling)
+                    let field = table.fields[position]
+                    facts.clear(field.role, at: place)
+                    let here = { location().member(table.spellingNames[spelling], firstWrittenAt: offset) }
+                    if bytes[index] == UInt8(ascii: "n") {
+                        guard parseLiteral("null", .other) != nil else { return false }  // unset, as in proto3
+                    } else if !scanField(field, of: table, at: position, place: place, at: here,
+                                         facts: &facts, violations: &violations) {
+                        return false
+                    }
+                }
+                switch next(closing: UInt8(ascii: "}")) {
+                case .more: continue
+                case .closed: return true
+                case .malformed: return false
+                }
             }
         }
     }
@@ -36,164 +80,210 @@ extension StrictJSONParser where Value == APNsPayloadShape {
     /// The non-null value at `index` against the kind of `field` (number
     /// `position` of `table`).
     private mutating func scanField(_ field: FCMScanTable.Field, of table: FCMScanTable, at position: Int, place: Place,
-                                    facts: inout Facts) -> Bool {
+                                    at location: () -> Location, facts: inout Facts, violations: inout Violations) -> Bool {
+        let start = index
         let byte = bytes[index]
         let isString = byte == UInt8(ascii: "\"")
+        let isNumber = byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte)
+        /// The value read from `start` is of the right kind; `accepted` says whether it is valid.
+        func checked(_ accepted: Bool?, _ violations: inout Violations) -> Bool {
+            guard let accepted else { return false }
+            if !accepted { invalid(from: start, field.typeName, at: location(), &violations) }
+            return true
+        }
         switch field.shape {
         case .string:
-            return isString && readString { facts.note($0, field: field.role, place: place) } == true
+            guard isString else { break }
+            return checked(readString { facts.note($0, field: field.role, place: place); return true }, &violations)
         case .bool:
-            let value: Bool
-            if byte == UInt8(ascii: "t"), parseLiteral("true", .other) != nil {
-                value = true
-            } else if byte == UInt8(ascii: "f"), parseLiteral("false", .other) != nil {
-                value = false
-            } else {
-                return false
+            if byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") {
+                let value = byte == UInt8(ascii: "t")
+                guard parseLiteral(value ? "true" : "false", .other) != nil else { return false }
+                if place == .root, field.role == .validateOnly { facts.validateOnly = value }
+                return true
             }
-            if place == .root, field.role == .validateOnly { facts.validateOnly = value }
-            return true
         case .integer:
-            if isString { return readString { Int64(String(decoding: $0, as: UTF8.self)) != nil } == true }
-            return scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil }
+            if isString { return checked(readString { Int64(String(decoding: $0, as: UTF8.self)) != nil }, &violations) }
+            if isNumber { return checked(scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil }, &violations) }
         case .number:
-            if isString { return readString { Double(String(decoding: $0, as: UTF8.self)) != nil } == true }
-            return scanNumber { _ in true }
+            if isString { return checked(readString { Double(String(decoding: $0, as: UTF8.self)) != nil }, &violations) }
+            if isNumber { return checked(scanNumber { _ in true }, &violations) }
         case .duration:
+            guard isString else { break }
             let isTTL = place == .android && field.role == .ttl
-            return isString && readString { text in
-                FCMMessageReader.isDuration(String(decoding: text, as: UTF8.self)) && (!isTTL || FCMMessageValidator.isAcceptedTTL(text))
-            } == true
+            return checked(readString { text in
+                guard ProtoJSONFormat.isDuration(text) else { return false }
+                if isTTL, !FCMMessageValidator.isAcceptedTTL(text) { facts.refusedTTL = String(decoding: text, as: UTF8.self) }
+                return true
+            }, &violations)
         case .durationList:
-            return byte == UInt8(ascii: "[") && scanStringList { FCMMessageReader.isDuration(String(decoding: $0, as: UTF8.self)) }
+            guard byte == UInt8(ascii: "[") else { break }
+            return scanList(ProtoJSONFormat.isDuration, type: field.typeName, at: location, violations: &violations)
         case .timestamp:
-            return isString && readString { FCMMessageReader.isTimestamp(Array($0)) } == true
+            guard isString else { break }
+            return checked(readString(ProtoJSONFormat.isTimestamp), &violations)
         case .enumeration:
-            guard isString else { return scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
-            return readString { table.isValue($0, of: field) } == true
+            if isString { return checked(readString { table.isValue($0, of: field) }, &violations) }
+            if isNumber { return checked(scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil }, &violations) }
         case .stringMap:
-            guard byte == UInt8(ascii: "{") else { return false }
-            if place == .apns, field.role == .headers { return scanAPNsHeaders(facts: &facts) }
-            return scanStringMap(data: field.role == .data ? place : .other, facts: &facts)
+            guard byte == UInt8(ascii: "{") else { break }
+            return scanMap(of: field.role == .data ? place : .other, headers: place == .apns && field.role == .headers,
+                           at: location, facts: &facts, violations: &violations)
         case .stringList:
-            return byte == UInt8(ascii: "[") && scanStringList { _ in true }
+            guard byte == UInt8(ascii: "[") else { break }
+            return scanList({ _ in true }, type: field.typeName, at: location, violations: &violations)
         case .object:
-            guard byte == UInt8(ascii: "{"), let childTable = table.children[position] else { return false }
+            guard byte == UInt8(ascii: "{"), let childTable = table.children[position] else { break }
             let child = place.child(field.role)
             if child == .message { facts.hasMessage = true }
             if child == .android { facts.hasAndroid = true }
-            return scanObject(childTable, place: child, facts: &facts)
+            return scanObject(childTable, place: child, at: location, facts: &facts, violations: &violations)
         case .freeObject:
-            let start = index
-            guard byte == UInt8(ascii: "{"), case .object(let hasAPSObject, let aps, _)? = parseValue() else { return false }
+            guard byte == UInt8(ascii: "{") else { break }
+            guard case .object(let hasAPSObject, let aps, _)? = parseValue() else { return false }
             if place == .message, field.role == .androidV2 { facts.hasAndroidV2 = true }
-            guard place == .apns, field.role == .payload else { return true }
-            facts.aps = aps
-            return hasAPSObject && notePayloadSize(UnsafeBufferPointer(rebasing: bytes[start..<index]), facts: &facts)
+            if place == .apns, field.role == .payload { notePayload(from: start, hasAPSObject: hasAPSObject, aps: aps, facts: &facts) }
+            return true
         }
+        guard parseValue() != nil else { return false }
+        invalid(from: start, field.typeName, at: location(), &violations)
+        return true
     }
 
-    /// `apns.payload` as written, `text`, settles its size when that can
-    /// only shrink in compact form (FCMMessageSize counts the compact JSON):
-    /// whitespace goes and escapes keep or lose length, except `\b` and `\f`,
-    /// which grow to `\u0008` and `\u000c`. So a text within APNs' limit
-    /// with no backslash before `b` or `f` fits; anything else (a larger
-    /// text, which may still fit once compact) is the strict path's.
-    private func notePayloadSize(_ text: UnsafeBufferPointer<UInt8>, facts: inout Facts) -> Bool {
-        guard text.count <= FCMMessageSize.apnsPayloadLimit else { return false }
+    /// Google's "Invalid value" for the value read from `start`, quoted as
+    /// compact JSON.
+    private func invalid(from start: Int, _ type: String, at location: Location, _ violations: inout Violations) {
+        let text = SimulatorJSONParser.parseOrdered(Array(bytes[start..<index]))?.compactText ?? ""
+        violations.add(GoogleError.FieldViolation(field: location.path,
+                                                  description: "Invalid value at '\(location.path)' (\(type)), \(text)"),
+                       tag: location.tag)
+    }
+
+    /// `apns.payload`, an object written from `start`. Its written size
+    /// bounds its compact size (FCMMessageSize counts the compact JSON):
+    /// whitespace goes and escapes keep or lose length, except `\b` and
+    /// `\f`, which grow to `\u0008` and `\u000c`; with those, the compact
+    /// size is measured now, else only if the bound is over a limit.
+    private func notePayload(from start: Int, hasAPSObject: Bool, aps: APNsPayloadShape.APSFacts, facts: inout Facts) {
+        facts.hasAPNsPayload = true
+        facts.hasAPSObject = hasAPSObject
+        facts.aps = aps
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
         var position = text.startIndex
         while position < text.endIndex - 1 {
             if text[position] == UInt8(ascii: "\\") {
                 let escaped = text[position + 1]
-                if escaped == UInt8(ascii: "b") || escaped == UInt8(ascii: "f") { return false }
+                if escaped == UInt8(ascii: "b") || escaped == UInt8(ascii: "f") {
+                    facts.size.apnsPayload = SimulatorJSONParser.parseOrdered(Array(text))?.compactText.utf8.count ?? text.count
+                    return
+                }
                 position += 2
             } else {
                 position += 1
             }
         }
-        facts.size.apnsPayload = text.count  // an upper bound of the compact size, within the limit
+        facts.size.apnsPayload = text.count
+        facts.inexactAPNsPayload = start..<index
+    }
+
+    /// At `{` of a `map<string, string>` at `location`. `place` is the
+    /// place holding it when it is one of the `data` maps FCM checks
+    /// (message, android, webpush): its first reserved key is kept and its
+    /// keys and values counted (`FCMMessageSize`). `headers`: `apns.headers`
+    /// (`FCMAPNsHeaders`).
+    private mutating func scanMap(of place: Place, headers: Bool, at location: () -> Location,
+                                  facts: inout Facts, violations: inout Violations) -> Bool {
+        let checksKeys = place == .message || place == .android || place == .webpush
+        guard enter() else { return false }
+        defer { depth -= 1 }
+        // Entries are plain values (no references), so the room needs no deinitializing.
+        let result: (bytes: Int, count: Int, reservedKey: String?)? = withUnsafeTemporaryAllocation(
+            of: MapKeys.Entry.self, capacity: 32) { room in
+            var keys = MapKeys(room: room)
+            var reservedKey: String?
+            if !closes(UInt8(ascii: "}")) {
+                while true {
+                    skipWhitespace()
+                    let keyStart = index
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
+                          let (key, headerName) = readString({ text -> (MapKeys.Key, String?) in
+                              var key = MapKeys.Key(text)
+                              if checksKeys, reservedKey == nil,
+                                 key.isASCII ? FCMSendScanner.isReservedASCII(text)
+                                     : FCMMessageValidator.isReserved(String(decoding: text, as: UTF8.self)) {
+                                  key.isReserved = true
+                              }
+                              return (key, headers ? String(decoding: text, as: UTF8.self) : nil)
+                          }) else { return nil }
+                    let keyEnd = index
+                    guard colon() else { return nil }
+                    let entry = keys.find(key, written: keyStart..<keyEnd, in: bytes)
+                    if let entry {
+                        violations.replace(firstWrittenAt: keys[entry].keyStart)
+                    } else if key.isReserved {
+                        reservedKey = readKey(keyStart..<keyEnd)
+                    }
+                    let position = entry ?? keys.count
+                    let offset = entry.map { keys[$0].keyStart } ?? keyStart
+                    let valueStart = index
+                    var valueCount = 0
+                    if bytes[index] == UInt8(ascii: "\"") {
+                        guard let value = readString({ text -> (Int, String?) in
+                            (text.count, headers ? String(decoding: text, as: UTF8.self) : nil)
+                        }) else { return nil }
+                        valueCount = value.0
+                        if let headerName, let text = value.1 { facts.apnsHeaders.add(name: headerName, value: text) }
+                    } else {
+                        guard parseValue() != nil else { return nil }
+                        let parent = location()
+                        invalid(from: valueStart, "TYPE_STRING",
+                                at: Location(path: parent.path + "[\(position)].value", tag: parent.tag + [offset]), &violations)
+                    }
+                    keys.set(entry, key: key, written: keyStart..<keyEnd, valueCount: valueCount)
+                    switch next(closing: UInt8(ascii: "}")) {
+                    case .more: continue
+                    case .closed: break
+                    case .malformed: return nil
+                    }
+                    break
+                }
+            }
+            return (keys.bytes, keys.count, reservedKey)
+        }
+        guard let result else { return false }
+        if checksKeys { facts.noteData(at: place, bytes: result.bytes, count: result.count, reservedKey: result.reservedKey) }
         return true
     }
 
-    /// At `{` of a `map<string, string>`. For the `data` maps FCM checks
-    /// (`data` is the place holding one: message, android, webpush), no
-    /// reserved and no non-ASCII key; each is counted (`FCMMessageSize`),
-    /// and a key written twice in one (or a hash collision) leaves it to the
-    /// strict path.
-    private mutating func scanStringMap(data place: Place, facts: inout Facts) -> Bool {
-        let checksKeys = place == .message || place == .android || place == .webpush
-        let counts = checksKeys
-        var counted = 0
-        guard enter() else { return false }
-        defer { depth -= 1 }
-        if closes(UInt8(ascii: "}")) { return true }
-        let capacity = 64
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: capacity) { hashes in
-            var keyCount = 0
-            while true {
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-                      let key = readString({ key -> (hash: UInt64, count: Int)? in
-                          guard checksKeys else { return (0, 0) }
-                          guard key.allSatisfy({ $0 < 0x80 }), !FCMSendScanner.isReservedASCII(key) else { return nil }
-                          var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
-                          for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-                          return (hash, key.count)
-                      }), let key else { return false }
-                if counts {
-                    guard keyCount < capacity, !hashes[0..<keyCount].contains(key.hash) else { return false }
-                    hashes[keyCount] = key.hash
-                    keyCount += 1
-                    counted += key.count
-                }
-                guard colon(), bytes[index] == UInt8(ascii: "\""),
-                      let valueCount = readString({ $0.count }) else { return false }
-                if counts { counted += valueCount }
-                switch next(closing: UInt8(ascii: "}")) {
-                case .more: continue
-                case .closed:
-                    switch place {
-                    case .message: facts.size.messageData = counted
-                    case .android: facts.size.androidData = counted
-                    case .webpush: facts.size.webpushData = counted
-                    default: break
-                    }
-                    return true
-                case .malformed: return false
-                }
-            }
-        }
+    /// The key written (quotes included) at `range`, decoded.
+    private func readKey(_ range: Range<Int>) -> String {
+        guard case .string(let key)? = SimulatorJSONParser.parseOrdered(Array(bytes[range])) else { return "" }
+        return key
     }
 
-    /// At `{` of `apns.headers`: every header noted (`FCMAPNsHeaders`);
-    /// one the rules read given twice leaves it to the strict path.
-    private mutating func scanAPNsHeaders(facts: inout Facts) -> Bool {
-        guard enter() else { return false }
-        defer { depth -= 1 }
-        if closes(UInt8(ascii: "}")) { return true }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-                  let name = readString({ String(decoding: $0, as: UTF8.self) }),
-                  colon(), bytes[index] == UInt8(ascii: "\""),
-                  let value = readString({ String(decoding: $0, as: UTF8.self) }),
-                  facts.apnsHeaders.add(name: name, value: value) else { return false }
-            switch next(closing: UInt8(ascii: "}")) {
-            case .more: continue
-            case .closed: return true
-            case .malformed: return false
-            }
-        }
-    }
-
-    /// At `[` of a `repeated string`, each element one `accept` takes.
-    private mutating func scanStringList(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+    /// At `[` of a `repeated` field of `type` at `location`: each element a
+    /// string `accept` takes, else an "Invalid value" at its index.
+    private mutating func scanList(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool, type: String, at location: () -> Location,
+                                   violations: inout Violations) -> Bool {
         guard enter() else { return false }
         defer { depth -= 1 }
         if closes(UInt8(ascii: "]")) { return true }
+        var element = 0
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), readString({ accept($0) }) == true else { return false }
+            let start = index
+            var accepted = false
+            if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                guard let taken = readString(accept) else { return false }
+                accepted = taken
+            } else {
+                guard parseValue() != nil else { return false }
+            }
+            if !accepted {
+                let parent = location()
+                invalid(from: start, type, at: Location(path: parent.path + "[\(element)]", tag: parent.tag + [start]), &violations)
+            }
+            element += 1
             switch next(closing: UInt8(ascii: "]")) {
             case .more: continue
             case .closed: return true
@@ -202,11 +292,11 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         }
     }
 
-    /// A number literal at `index`, accepted when `accept` takes its text.
-    private mutating func scanNumber(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+    /// A number literal at `index`: whether `accept` takes its text, `nil`
+    /// when it is not a number.
+    private mutating func scanNumber(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool? {
         let start = index
-        let byte = bytes[index]
-        guard byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte), parseValue() != nil else { return false }
+        guard parseValue() != nil else { return nil }
         return accept(UnsafeBufferPointer(rebasing: bytes[start..<index]))
     }
 

@@ -1,6 +1,6 @@
 /// A parsed JSON value whose objects keep their members in written order,
-/// for the FCM checks: Google's error paths name a map entry by its
-/// position (`message.data[2].value`).
+/// for the FCM simulator's compact text of a value: the one Google quotes
+/// in an "Invalid value" error, and `apns.payload` as FCM measures it.
 ///
 /// A repeated key keeps its first position and its last value (Google:
 /// "the last one wins").

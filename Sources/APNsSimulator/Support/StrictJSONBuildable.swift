@@ -1,7 +1,7 @@
 /// Builds one representation of JSON while `StrictJSONParser` reads it, so
 /// one strict grammar yields the unordered tree (`SimulatorJSON`, APNs and
-/// JWT checks), the ordered tree (`OrderedJSON`, FCM checks, whose error
-/// paths count map positions) or only the facts a check needs
+/// JWT checks), the ordered tree (`OrderedJSON`, the compact text of an
+/// FCM value Google quotes or measures) or only the facts a check needs
 /// (`APNsPayloadShape`), without building what nobody reads.
 ///
 /// Strings and keys arrive as UTF-8 that is already valid, with escapes
