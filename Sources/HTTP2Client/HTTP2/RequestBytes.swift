@@ -185,14 +185,34 @@ final class RequestBytes: @unchecked Sendable {
         }
 
         /// Copies one request's headers; returns where their records are.
+        ///
+        /// Two passes: the first only reads (which of the names and values
+        /// repeat the first request's), the second writes. A string read in
+        /// a loop that also writes through a pointer is retained for the
+        /// write's sake (the write might reach it); a pass that writes
+        /// nothing reads the strings in place.
         mutating func add(_ source: UnsafeBufferPointer<HTTPHeader>, naming: HeaderNaming) -> Range<Int> {
             let first = headerCount
+            let compared = min(source.count, firstHeaders.count, UInt64.bitWidth)
+            var sameNames: UInt64 = 0
+            var sameValues: UInt64 = 0
+            for position in 0..<compared {
+                let earlier = headers[firstHeaders.lowerBound + position]
+                if text.holds(source[position].name, at: earlier.name) { sameNames |= 1 << UInt64(position) }
+                if text.holds(source[position].value, at: earlier.value) { sameValues |= 1 << UInt64(position) }
+            }
             for position in source.indices {
-                let earlier: Header? = position < firstHeaders.count ? headers[firstHeaders.lowerBound + position] : nil
-                let name = text.place(source[position].name, reusing: earlier?.name)
-                let value = text.place(source[position].value, reusing: earlier?.value)
-                let indexing = earlier.flatMap { name.offset == $0.name.offset ? $0.indexing : nil }
-                    ?? naming.indexing(of: text.bytes(name))
+                let bit: UInt64 = position < compared ? 1 << UInt64(position) : 0
+                let earlier = bit != 0 ? headers[firstHeaders.lowerBound + position] : nil
+                let name: Span
+                let indexing: HeaderNaming.Indexing
+                if let earlier, sameNames & bit != 0 {
+                    (name, indexing) = (earlier.name, earlier.indexing)
+                } else {
+                    name = text.place(source[position].name)
+                    indexing = naming.indexing(of: text.bytes(name))
+                }
+                let value = if let earlier, sameValues & bit != 0 { earlier.value } else { text.place(source[position].value) }
                 (headers + headerCount).initialize(to: Header(name: name, value: value, indexing: indexing))
                 headerCount += 1
             }
@@ -222,24 +242,31 @@ final class RequestBytes: @unchecked Sendable {
             return Span(offset: used, count: bytes.count)
         }
 
-        /// `earlier` when the string's bytes are those already there, else a copy.
+        /// Copies the string's bytes.
         @inline(__always)
-        mutating func place(_ string: borrowing String, reusing earlier: Span? = nil) -> Span {
+        mutating func place(_ string: borrowing String) -> Span {
             // Native strings (all but bridged ones) are contiguous: no copy of the string.
-            let placed = string.utf8.withContiguousStorageIfAvailable { bytes in
-                if let earlier, Self.equal(text + earlier.offset, bytes, earlier.count) { return earlier }
-                return place(bytes)
-            }
-            return placed ?? placeCopy(copy string, reusing: earlier)
+            string.utf8.withContiguousStorageIfAvailable { place($0) } ?? placeCopy(copy string)
         }
 
         @inline(never)
-        private mutating func placeCopy(_ string: String, reusing earlier: Span?) -> Span {
+        private mutating func placeCopy(_ string: String) -> Span {
             var copy = string
-            return copy.withUTF8 { bytes in
-                if let earlier, Self.equal(text + earlier.offset, bytes, earlier.count) { return earlier }
-                return place(bytes)
-            }
+            return copy.withUTF8 { place($0) }
+        }
+
+        /// Whether the string's bytes are those of `span`, already placed.
+        @inline(__always)
+        func holds(_ string: borrowing String, at span: Span) -> Bool {
+            guard string.utf8.count == span.count else { return false }
+            return string.utf8.withContiguousStorageIfAvailable { Self.equal(text + span.offset, $0, span.count) }
+                ?? holdsCopy(copy string, at: span)
+        }
+
+        @inline(never)
+        private func holdsCopy(_ string: String, at span: Span) -> Bool {
+            var copy = string
+            return copy.withUTF8 { Self.equal(text + span.offset, $0, span.count) }
         }
 
         mutating func place(_ literal: StaticString) -> Span {
