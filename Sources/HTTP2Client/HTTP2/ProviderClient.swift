@@ -13,15 +13,20 @@ public import PayloadBuilder
 /// exactly one result, in order.
 ///
 /// Thread-safety: `Sendable`; `send` may be called from many threads at once.
+///
+/// The per-send path is `@inlinable`, so that it is specialised for the
+/// provider where it is called (the gateway, the benchmarks): across the
+/// module boundary a generic method would run unspecialised, with every
+/// outcome handled through the provider's witness table.
 public final class ProviderClient<Provider: PushProvider>: Sendable {
     /// Where requests go.
     public let origin: Origin
     /// The provider's own part.
     public let provider: Provider
-    private let pool: HTTP2ConnectionPool
-    private let requestTimeout: Duration
+    @usableFromInline let pool: HTTP2ConnectionPool
+    @usableFromInline let requestTimeout: Duration
     /// The `authorization` value, made once per credential.
-    private let authorization: AuthorizationValues
+    @usableFromInline let authorization: AuthorizationValues
 
     /// - Parameters:
     ///   - requestTimeout: per request, from `send` until its answer,
@@ -47,12 +52,14 @@ public final class ProviderClient<Provider: PushProvider>: Sendable {
     }
 
     /// Sends one rendered request and reads the answer.
+    @inlinable
     public func send(_ request: ProviderRequest) async throws(TransportError) -> Provider.Outcome {
         try await send([request])[0].get()
     }
 
     /// Sends rendered requests together (one event's devices) and reads
     /// each answer, in order.
+    @inlinable
     public func send(_ requests: [ProviderRequest]) async -> [Result<Provider.Outcome, TransportError>] {
         await withCheckedContinuation { continuation in
             send(requests) { continuation.resume(returning: $0) }
@@ -67,6 +74,7 @@ public final class ProviderClient<Provider: PushProvider>: Sendable {
     /// - Parameter timeout: the time every request has, waiting for a
     ///   credential and the re-send included (a caller's deadline); the
     ///   client's request timeout when shorter or nil.
+    @inlinable
     public func send(_ requests: [ProviderRequest], timeout: Duration? = nil,
                      completion: @escaping @Sendable ([Result<Provider.Outcome, TransportError>]) -> Void) {
         guard !requests.isEmpty else { return completion([]) }
@@ -79,7 +87,8 @@ public final class ProviderClient<Provider: PushProvider>: Sendable {
         }
     }
 
-    private func send(_ requests: [ProviderRequest], with taken: Result<String, TransportError>, deadline: ContinuousClock.Instant,
+    @inlinable
+    func send(_ requests: [ProviderRequest], with taken: Result<String, TransportError>, deadline: ContinuousClock.Instant,
                       completion: @escaping @Sendable ([Result<Provider.Outcome, TransportError>]) -> Void) {
         let credential: String
         switch taken {
@@ -99,7 +108,8 @@ public final class ProviderClient<Provider: PushProvider>: Sendable {
 
     /// Renews `credential` once for the requests whose answer refused it,
     /// and sends those again with the fresh one.
-    private func renewing(_ credential: String, _ requests: [ProviderRequest], outcomes: [Result<Provider.Outcome, TransportError>],
+    @usableFromInline
+    func renewing(_ credential: String, _ requests: [ProviderRequest], outcomes: [Result<Provider.Outcome, TransportError>],
                           deadline: ContinuousClock.Instant) async -> [Result<Provider.Outcome, TransportError>] {
         var outcomes = outcomes
         var refused: [Int] = []
@@ -121,19 +131,22 @@ public final class ProviderClient<Provider: PushProvider>: Sendable {
         return outcomes
     }
 
-    private func refusesCredential(_ result: Result<Provider.Outcome, TransportError>) -> Bool {
+    @inlinable
+    func refusesCredential(_ result: Result<Provider.Outcome, TransportError>) -> Bool {
         guard case let .success(outcome) = result else { return false }
         return provider.refusesCredential(outcome)
     }
 
     /// The requests with `credential`'s `authorization` and the time left until `deadline`.
-    private func httpRequests(_ requests: [ProviderRequest], credential: String, deadline: ContinuousClock.Instant) -> HTTP2Requests {
+    @inlinable
+    func httpRequests(_ requests: [ProviderRequest], credential: String, deadline: ContinuousClock.Instant) -> HTTP2Requests {
         provider.httpRequests(requests, authorization: authorization.value(for: credential),
                               timeout: max(.zero, deadline - ContinuousClock.now))
     }
 
     /// Each answer read. The connection layer gives one result per request, in order.
-    private func outcomes(_ requests: [ProviderRequest],
+    @inlinable
+    func outcomes(_ requests: [ProviderRequest],
                           _ responses: [Result<HTTP2Response, TransportError>]) -> [Result<Provider.Outcome, TransportError>] {
         precondition(requests.count == responses.count, "\(responses.count) results for \(requests.count) requests")
         return responses.indices.map { index in
