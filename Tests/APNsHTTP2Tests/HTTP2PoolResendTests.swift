@@ -54,7 +54,7 @@ final class HTTP2PoolResendTests: XCTestCase {
             let simulator = testbed.simulator
             let clearer = Task {
                 // Polled often: the faults must be gone before the pool reconnects.
-                _ = try? await waitUntil("both first connections get a GOAWAY", within: .seconds(5), every: .milliseconds(1)) {
+                try? await waitUntil("both first connections get a GOAWAY", within: .seconds(5), every: .milliseconds(1)) {
                     simulator.statistics.goAwaysSent >= 2
                 }
                 simulator.setFaults(.none)

@@ -44,11 +44,11 @@ final class SharedEventLoopTests: XCTestCase {
         defer { loop.retire() }
         let source = try PipeSource(loop: loop)
         XCTAssertTrue(loop.attach(source))
-        blockUntil("the source turns") { source.turns.load(ordering: .relaxed) > 0 }
+        try blockUntil("the source turns") { source.turns.load(ordering: .relaxed) > 0 }
         XCTAssertEqual(source.offLoopTurns.load(ordering: .relaxed), 0, "every turn on the loop thread")
         // A byte written to the descriptor is read on a later turn.
         source.poke()
-        blockUntil("the poke is read") { source.bytesRead.load(ordering: .relaxed) == 1 }
+        try blockUntil("the poke is read") { source.bytesRead.load(ordering: .relaxed) == 1 }
         loop.detach(source)
         let turnsAtDetach = source.turns.load(ordering: .relaxed)
         source.poke()
@@ -57,7 +57,7 @@ final class SharedEventLoopTests: XCTestCase {
         let witness = try PipeSource(loop: loop)
         XCTAssertTrue(loop.attach(witness))
         witness.poke()
-        blockUntil("the loop reads the second source") { witness.bytesRead.load(ordering: .relaxed) == 1 }
+        try blockUntil("the loop reads the second source") { witness.bytesRead.load(ordering: .relaxed) == 1 }
         loop.perform {}  // and has finished that turn
         loop.detach(witness)
         XCTAssertEqual(source.turns.load(ordering: .relaxed), turnsAtDetach, "no turn once detach returned")

@@ -30,7 +30,7 @@ final class APNsSimulatorFaultTests: XCTestCase {
         }  // the client closes its end, so the simulator's linger ends
 
         var connected: SimTestClient?
-        blockUntil("the slot is released", within: .seconds(3), every: .milliseconds(50)) {
+        try blockUntil("the slot is released", within: .seconds(3), every: .milliseconds(50)) {
             connected = try? fixture.client()
             return connected != nil
         }

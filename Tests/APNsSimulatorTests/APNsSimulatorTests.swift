@@ -596,7 +596,7 @@ final class APNsSimulatorTests: XCTestCase {
             guard case SimTestClientError.handshake(let text) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(text.contains("no application protocol"), text)
         }
-        blockUntil("the simulator counts the refused connection") { fixture.simulator.statistics.connectionsRefused == 1 }
+        try blockUntil("the simulator counts the refused connection") { fixture.simulator.statistics.connectionsRefused == 1 }
     }
 
     func testClientWithoutALPNIsClosedAfterTheHandshake() throws {
@@ -604,7 +604,7 @@ final class APNsSimulatorTests: XCTestCase {
         let client = try fixture.client(alpn: [])
         XCTAssertNil(client.negotiatedProtocol)
         XCTAssertTrue(client.waitForClose())
-        blockUntil("the simulator counts the refused connection") { fixture.simulator.statistics.connectionsRefused == 1 }
+        try blockUntil("the simulator counts the refused connection") { fixture.simulator.statistics.connectionsRefused == 1 }
     }
 
     func testCertificateNamesBothLocalhostAnd127001() throws {

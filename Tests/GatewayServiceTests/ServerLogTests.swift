@@ -27,7 +27,7 @@ final class ServerLogTests: XCTestCase {
         XCTAssertTrue(connection.send(Array("GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n".utf8)))
         _ = connection.readReply(timeout: .seconds(3))
         connection.close()
-        blockUntil("libmicrohttpd's message reaches the hook") {
+        try blockUntil("libmicrohttpd's message reaches the hook") {
             lines.withLock { $0.contains { $0.contains("Error processing request") } }
         }
         let captured = lines.withLock { $0 }
@@ -51,7 +51,7 @@ final class ServerLogTests: XCTestCase {
             connection.close()
         }
         func unwritten() -> [String] { lines.withLock { $0 }.filter { ServerMessageLevel.level(of: $0) == .warning } }
-        blockUntil("the unwritten answer is logged as a warning: \(lines.withLock { $0 })") {
+        try blockUntil("the unwritten answer is logged as a warning: \(lines.withLock { $0 })") {
             unwritten().contains { $0.contains("failed to create response header") }
         }
         XCTAssertEqual(ServerMessageLevel.level(of: "Error processing request (HTTP response code is 400 (`Bad Request')). Closing connection."), .debug)
