@@ -151,18 +151,22 @@ extension EventReader {
     @inline(__always)
     mutating func text(_ name: String, at location: Place, nonEmpty: Bool = false,
                        maxBytes: Int = .max) throws(EventError) -> Text? {
-        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
-        guard kind == .string else {
-            if kind == .null {
-                try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
-                return nil
-            }
-            throw Self.invalid(location, name, "must be a string, not \(kind.name)")
+        guard scanner.atString() else {
+            try notString(name, at: location)
+            return nil
         }
         let text = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.text() }
         if nonEmpty, text.utf8Count == 0 { throw Self.invalid(location, name, "must not be empty") }
         if text.utf8Count > maxBytes { throw Self.invalid(location, name, "is longer than \(maxBytes) bytes") }
         return text
+    }
+
+    /// Where `text` finds no string: steps over null, else refuses the value.
+    @inline(never)
+    mutating func notString(_ name: String, at location: Place) throws(EventError) {
+        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
+        guard kind == .null else { throw Self.invalid(location, name, "must be a string, not \(kind.name)") }
+        try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
     }
 
     /// The id member `name` or null (nil): a string of at most

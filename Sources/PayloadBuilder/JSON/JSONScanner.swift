@@ -222,6 +222,15 @@ struct JSONScanner {
         }
     }
 
+    /// Whether the value at the next byte is a string: the usual answer of
+    /// `kind()` where a member's value must be one, without telling the
+    /// others apart. `nextKey` leaves the scanner at the value's first byte
+    /// (whitespace skipped), so there is none to skip.
+    @inline(__always)
+    func atString() -> Bool {
+        position < input.count && input[position] == UInt8(ascii: "\"")
+    }
+
     /// A syntax failure at the current position.
     @inline(never)
     func syntaxError(_ what: String) -> Failure {
