@@ -16,6 +16,7 @@ extension JSONScanner {
     /// The number at `position` (where `kind()` found one). The usual
     /// one, a short integer, is read in one pass: its value is made as its
     /// digits are checked.
+    @inline(__always)
     mutating func number() throws(Failure) -> Number {
         let start = position
         let negative = input[position] == UInt8(ascii: "-")

@@ -231,6 +231,14 @@ struct JSONScanner {
         position < input.count && input[position] == UInt8(ascii: "\"")
     }
 
+    /// Whether the value at the next byte is a number (`atString` for numbers).
+    @inline(__always)
+    func atNumber() -> Bool {
+        guard position < input.count else { return false }
+        let byte = input[position]
+        return byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
     /// A syntax failure at the current position.
     @inline(never)
     func syntaxError(_ what: String) -> Failure {
