@@ -151,18 +151,22 @@ extension EventReader {
     @inline(__always)
     mutating func text(_ name: String, at location: Place, nonEmpty: Bool = false,
                        maxBytes: Int = .max) throws(EventError) -> Text? {
-        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
-        guard kind == .string else {
-            if kind == .null {
-                try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
-                return nil
-            }
-            throw Self.invalid(location, name, "must be a string, not \(kind.name)")
+        guard scanner.atString() else {
+            try notString(name, at: location)
+            return nil
         }
         let text = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.text() }
         if nonEmpty, text.utf8Count == 0 { throw Self.invalid(location, name, "must not be empty") }
         if text.utf8Count > maxBytes { throw Self.invalid(location, name, "is longer than \(maxBytes) bytes") }
         return text
+    }
+
+    /// Where `text` finds no string: steps over null, else refuses the value.
+    @inline(never)
+    mutating func notString(_ name: String, at location: Place) throws(EventError) {
+        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
+        guard kind == .null else { throw Self.invalid(location, name, "must be a string, not \(kind.name)") }
+        try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
     }
 
     /// The id member `name` or null (nil): a string of at most
@@ -195,22 +199,28 @@ extension EventReader {
 
     /// The integer member `name` (a number written without a fraction or
     /// an exponent, within 64 bits) or null (nil). `86400.0` or `8.64e4`
-    /// is refused with a message saying how to write it.
+    /// is refused with a message saying how to write it. Out of line: a
+    /// reader of many members keeps its room for `nextKey`, inlined there.
+    @inline(never)
     mutating func integer(_ name: String, at location: Place) throws(EventError) -> Int64? {
-        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
-        switch kind {
-        case .number:
-            switch try scan(location, member: name, { scanner throws(JSONScanner.Failure) in try scanner.number() }) {
-            case let .integer(value): return value
-            case .outOfRange: throw Self.invalid(location, name, "is out of range")
-            case .notInteger:
-                throw Self.invalid(location, name, "must be a whole number written without a fraction or an exponent, e.g. 86400")
-            }
-        case .null:
-            try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
+        guard scanner.atNumber() else {
+            try notNumber(name, at: location)
             return nil
-        default: throw Self.invalid(location, name, "must be a number, not \(kind.name)")
         }
+        switch try scan(location, member: name, { scanner throws(JSONScanner.Failure) in try scanner.number() }) {
+        case let .integer(value): return value
+        case .outOfRange: throw Self.invalid(location, name, "is out of range")
+        case .notInteger:
+            throw Self.invalid(location, name, "must be a whole number written without a fraction or an exponent, e.g. 86400")
+        }
+    }
+
+    /// Where `integer` finds no number: steps over null, else refuses the value.
+    @inline(never)
+    mutating func notNumber(_ name: String, at location: Place) throws(EventError) {
+        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
+        guard kind == .null else { throw Self.invalid(location, name, "must be a number, not \(kind.name)") }
+        try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
     }
 
     // MARK: errors

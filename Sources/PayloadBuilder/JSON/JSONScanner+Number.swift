@@ -13,26 +13,44 @@ extension JSONScanner {
         case notInteger
     }
 
-    /// The number at `position` (where `kind()` found one).
+    /// The number at `position` (where `kind()` found one). The usual
+    /// one, a short integer, is read in one pass: its value is made as its
+    /// digits are checked.
+    @inline(__always)
     mutating func number() throws(Failure) -> Number {
         let start = position
-        var integral = true
-        if input[position] == UInt8(ascii: "-") { position += 1 }
+        let negative = input[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
         guard position < input.count, Self.isDigit(input[position]) else { throw syntaxError("invalid number") }
+        var value: Int64 = 0
         if input[position] == UInt8(ascii: "0") {
             position += 1
             if position < input.count, Self.isDigit(input[position]) { throw syntaxError("leading zeros are not allowed") }
         } else {
-            skipDigits()
+            // Wraps past 18 characters, where the value is read again from the text.
+            while position < input.count, Self.isDigit(input[position]) {
+                value = value &* 10 &+ Int64(input[position] &- UInt8(ascii: "0"))
+                position += 1
+            }
         }
-        if position < input.count, input[position] == UInt8(ascii: ".") {
-            integral = false
+        if position < input.count, input[position] == UInt8(ascii: ".") || input[position] | 0x20 == UInt8(ascii: "e") {
+            return try fractionOrExponent(from: start)
+        }
+        // Up to 18 characters always fit an Int64.
+        if position - start <= 18 { return .integer(negative ? -value : value) }
+        return Self.classify(UnsafeBufferPointer(rebasing: input[start..<position]), integral: true)
+    }
+
+    /// The rest of `number()` from a `.` or an `e` after the integral part
+    /// of the number that starts at `start`.
+    @inline(never)
+    private mutating func fractionOrExponent(from start: Int) throws(Failure) -> Number {
+        if input[position] == UInt8(ascii: ".") {
             position += 1
             guard position < input.count, Self.isDigit(input[position]) else { throw syntaxError("invalid number") }
             skipDigits()
         }
         if position < input.count, input[position] | 0x20 == UInt8(ascii: "e") {
-            integral = false
             position += 1
             if position < input.count, input[position] == UInt8(ascii: "+") || input[position] == UInt8(ascii: "-") {
                 position += 1
@@ -40,16 +58,7 @@ extension JSONScanner {
             guard position < input.count, Self.isDigit(input[position]) else { throw syntaxError("invalid number") }
             skipDigits()
         }
-        // Up to 18 characters always fit an Int64: no text needed.
-        if integral, position - start <= 18 {
-            let negative = input[start] == UInt8(ascii: "-")
-            var value: Int64 = 0
-            for index in (negative ? start + 1 : start)..<position {
-                value = value &* 10 &+ Int64(input[index] &- UInt8(ascii: "0"))
-            }
-            return .integer(negative ? -value : value)
-        }
-        return Self.classify(UnsafeBufferPointer(rebasing: input[start..<position]), integral: integral)
+        return Self.classify(UnsafeBufferPointer(rebasing: input[start..<position]), integral: false)
     }
 
     /// A long integer or a number with a fraction or an exponent.

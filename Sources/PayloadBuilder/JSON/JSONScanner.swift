@@ -222,6 +222,23 @@ struct JSONScanner {
         }
     }
 
+    /// Whether the value at the next byte is a string: the usual answer of
+    /// `kind()` where a member's value must be one, without telling the
+    /// others apart. `nextKey` leaves the scanner at the value's first byte
+    /// (whitespace skipped), so there is none to skip.
+    @inline(__always)
+    func atString() -> Bool {
+        position < input.count && input[position] == UInt8(ascii: "\"")
+    }
+
+    /// Whether the value at the next byte is a number (`atString` for numbers).
+    @inline(__always)
+    func atNumber() -> Bool {
+        guard position < input.count else { return false }
+        let byte = input[position]
+        return byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
     /// A syntax failure at the current position.
     @inline(never)
     func syntaxError(_ what: String) -> Failure {
