@@ -2,8 +2,18 @@
 import XCTest
 
 /// Maps larger than the reader's first room for keys keep every key's
-/// position and the last value of a key written twice.
+/// position and the last value of a key written twice; a path through the
+/// schema always fits the reader's `Path`.
 final class FCMSendScannerTests: XCTestCase {
+    func testTheDeepestSchemaPathFitsAPath() {
+        func depth(_ table: FCMScanTable) -> Int {
+            1 + (table.children.compactMap { $0.map(depth) }.max() ?? 0)
+        }
+        let deepest = depth(FCMMessageSchema.sendRequest.scanTable)
+        XCTAssertEqual(deepest, 6, "message.android.notification.lightSettings.color.red")
+        XCTAssertLessThanOrEqual(deepest, FCMSendScanner.Path.capacity)
+    }
+
     func testALargeMapKeepsPositionsAndTheLastValue() {
         let members = (0..<40).map { #""k\#($0)":"v""# } + [#""k35":1"#, #""k2":"vv""#]
         let body = #"{"message":{"token":"t","data":{\#(members.joined(separator: ","))}}}"#

@@ -14,21 +14,38 @@ struct FCMAPNsHeaders {
     private(set) var collapseID: String?
     private(set) var expiration: String?
 
-    /// Takes header `name: value` as written; a later value of a header
-    /// replaces an earlier one.
-    mutating func add(name: String, value: String) {
-        func set(_ slot: inout String?) { slot = value }
+    /// A header APNs' rules read.
+    enum Name {
+        case pushType, priority, id, collapseID, expiration
+    }
+
+    /// The header `name` (UTF-8 bytes, as written) is, if APNs' rules read it.
+    static func name(_ name: UnsafeBufferPointer<UInt8>) -> Name? {
         func named(_ lowercase: StaticString) -> Bool {
-            name.utf8.elementsEqual(UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)) {
+            name.elementsEqual(UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)) {
                 ((0x41...0x5A).contains($0) ? $0 + 0x20 : $0) == $1
             }
         }
-        guard name.utf8.count > 5 else { return }
-        if named("apns-push-type") { return set(&pushType) }
-        if named("apns-priority") { return set(&priority) }
-        if named("apns-id") { return set(&id) }
-        if named("apns-collapse-id") { return set(&collapseID) }
-        if named("apns-expiration") { return set(&expiration) }
+        guard name.count > 5 else { return nil }
+        if named("apns-push-type") { return .pushType }
+        if named("apns-priority") { return .priority }
+        if named("apns-id") { return .id }
+        if named("apns-collapse-id") { return .collapseID }
+        if named("apns-expiration") { return .expiration }
+        return nil
+    }
+
+    /// Takes header `name`'s value (UTF-8 bytes); a later value of a header
+    /// replaces an earlier one.
+    mutating func set(_ name: Name, value: UnsafeBufferPointer<UInt8>) {
+        let text = String(decoding: value, as: UTF8.self)
+        switch name {
+        case .pushType: pushType = text
+        case .priority: priority = text
+        case .id: id = text
+        case .collapseID: collapseID = text
+        case .expiration: expiration = text
+        }
     }
 
     /// APNs' reason for refusing these headers, in Apple's order (push
