@@ -19,20 +19,25 @@ struct FCMAPNsHeaders {
         case pushType, priority, id, collapseID, expiration
     }
 
-    /// The header `name` (UTF-8 bytes, as written) is, if APNs' rules read it.
+    /// The header `name` (UTF-8 bytes, as written) is, if APNs' rules read
+    /// it. The five names differ in length, so one comparison decides.
     static func name(_ name: UnsafeBufferPointer<UInt8>) -> Name? {
-        func named(_ lowercase: StaticString) -> Bool {
-            name.elementsEqual(UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)) {
-                ((0x41...0x5A).contains($0) ? $0 + 0x20 : $0) == $1
-            }
+        let header: Name
+        let lowercase: StaticString
+        switch name.count {
+        case 14: (header, lowercase) = (.pushType, "apns-push-type")
+        case 13: (header, lowercase) = (.priority, "apns-priority")
+        case 7: (header, lowercase) = (.id, "apns-id")
+        case 16: (header, lowercase) = (.collapseID, "apns-collapse-id")
+        case 15: (header, lowercase) = (.expiration, "apns-expiration")
+        default: return nil
         }
-        guard name.count > 5 else { return nil }
-        if named("apns-push-type") { return .pushType }
-        if named("apns-priority") { return .priority }
-        if named("apns-id") { return .id }
-        if named("apns-collapse-id") { return .collapseID }
-        if named("apns-expiration") { return .expiration }
-        return nil
+        let expected = lowercase.utf8Start
+        for offset in 0..<name.count {
+            let byte = name[offset]
+            guard ((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) == expected[offset] else { return nil }
+        }
+        return header
     }
 
     /// Takes header `name`'s value (UTF-8 bytes); a later value of a header

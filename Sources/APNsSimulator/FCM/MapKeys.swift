@@ -34,6 +34,12 @@ struct MapKeys {
         var valueCount: Int
     }
 
+    /// How many entries the reader's room on its stack holds: 16 entries
+    /// are 768 bytes, within the 1 KiB `withUnsafeTemporaryAllocation`
+    /// always takes from the stack (a larger room is checked against the
+    /// thread's stack at run time and may come from the heap).
+    static let roomCapacity = 16
+
     /// The first entries, in room the reader lends (on its stack), then the rest.
     private let room: UnsafeMutableBufferPointer<Entry>
     private var overflow: [Entry] = []

@@ -198,7 +198,7 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         defer { depth -= 1 }
         // Entries are plain values (no references), so the room needs no deinitializing.
         let result: (bytes: Int, count: Int, reservedKey: String?)? = withUnsafeTemporaryAllocation(
-            of: MapKeys.Entry.self, capacity: 32) { room in
+            of: MapKeys.Entry.self, capacity: MapKeys.roomCapacity) { room in
             var keys = MapKeys(room: room)
             var reservedKey: String?
             if !closes(UInt8(ascii: "}")) {
