@@ -14,6 +14,12 @@ final class FCMSendScannerTests: XCTestCase {
         XCTAssertLessThanOrEqual(deepest, FCMSendScanner.Path.capacity)
     }
 
+    func testAMapKeyWrittenWithEscapesIsTheSameKey() {
+        let body = #"{"message":{"token":"t","data":{"k1":"v","k2":"v","\u006b1":1,"k\u0032":2,"k3":3}}}"#
+        XCTAssertEqual(FCMSendCheck.refusal(body)?.fieldViolations.map(\.field),
+                       ["message.data[0].value", "message.data[1].value", "message.data[2].value"])
+    }
+
     func testALargeMapKeepsPositionsAndTheLastValue() {
         let members = (0..<40).map { #""k\#($0)":"v""# } + [#""k35":1"#, #""k2":"vv""#]
         let body = #"{"message":{"token":"t","data":{\#(members.joined(separator: ","))}}}"#
