@@ -2,8 +2,24 @@
 import XCTest
 
 /// Maps larger than the reader's first room for keys keep every key's
-/// position and the last value of a key written twice.
+/// position and the last value of a key written twice; a path through the
+/// schema always fits the reader's `Path`.
 final class FCMSendScannerTests: XCTestCase {
+    func testTheDeepestSchemaPathFitsAPath() {
+        func depth(_ table: FCMScanTable) -> Int {
+            1 + (table.children.compactMap { $0.map(depth) }.max() ?? 0)
+        }
+        let deepest = depth(FCMMessageSchema.sendRequest.scanTable)
+        XCTAssertEqual(deepest, 6, "message.android.notification.lightSettings.color.red")
+        XCTAssertLessThanOrEqual(deepest, FCMSendScanner.Path.capacity)
+    }
+
+    func testAMapKeyWrittenWithEscapesIsTheSameKey() {
+        let body = #"{"message":{"token":"t","data":{"k1":"v","k2":"v","\u006b1":1,"k\u0032":2,"k3":3}}}"#
+        XCTAssertEqual(FCMSendCheck.refusal(body)?.fieldViolations.map(\.field),
+                       ["message.data[0].value", "message.data[1].value", "message.data[2].value"])
+    }
+
     func testALargeMapKeepsPositionsAndTheLastValue() {
         let members = (0..<40).map { #""k\#($0)":"v""# } + [#""k35":1"#, #""k2":"vv""#]
         let body = #"{"message":{"token":"t","data":{\#(members.joined(separator: ","))}}}"#

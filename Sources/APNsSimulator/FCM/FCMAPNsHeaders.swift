@@ -14,21 +14,43 @@ struct FCMAPNsHeaders {
     private(set) var collapseID: String?
     private(set) var expiration: String?
 
-    /// Takes header `name: value` as written; a later value of a header
-    /// replaces an earlier one.
-    mutating func add(name: String, value: String) {
-        func set(_ slot: inout String?) { slot = value }
-        func named(_ lowercase: StaticString) -> Bool {
-            name.utf8.elementsEqual(UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)) {
-                ((0x41...0x5A).contains($0) ? $0 + 0x20 : $0) == $1
-            }
+    /// A header APNs' rules read.
+    enum Name {
+        case pushType, priority, id, collapseID, expiration
+    }
+
+    /// The header `name` (UTF-8 bytes, as written) is, if APNs' rules read
+    /// it. The five names differ in length, so one comparison decides.
+    static func name(_ name: UnsafeBufferPointer<UInt8>) -> Name? {
+        let header: Name
+        let lowercase: StaticString
+        switch name.count {
+        case 14: (header, lowercase) = (.pushType, "apns-push-type")
+        case 13: (header, lowercase) = (.priority, "apns-priority")
+        case 7: (header, lowercase) = (.id, "apns-id")
+        case 16: (header, lowercase) = (.collapseID, "apns-collapse-id")
+        case 15: (header, lowercase) = (.expiration, "apns-expiration")
+        default: return nil
         }
-        guard name.utf8.count > 5 else { return }
-        if named("apns-push-type") { return set(&pushType) }
-        if named("apns-priority") { return set(&priority) }
-        if named("apns-id") { return set(&id) }
-        if named("apns-collapse-id") { return set(&collapseID) }
-        if named("apns-expiration") { return set(&expiration) }
+        let expected = lowercase.utf8Start
+        for offset in 0..<name.count {
+            let byte = name[offset]
+            guard ((0x41...0x5A).contains(byte) ? byte + 0x20 : byte) == expected[offset] else { return nil }
+        }
+        return header
+    }
+
+    /// Takes header `name`'s value (UTF-8 bytes); a later value of a header
+    /// replaces an earlier one.
+    mutating func set(_ name: Name, value: UnsafeBufferPointer<UInt8>) {
+        let text = String(decoding: value, as: UTF8.self)
+        switch name {
+        case .pushType: pushType = text
+        case .priority: priority = text
+        case .id: id = text
+        case .collapseID: collapseID = text
+        case .expiration: expiration = text
+        }
     }
 
     /// APNs' reason for refusing these headers, in Apple's order (push

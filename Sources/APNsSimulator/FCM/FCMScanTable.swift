@@ -45,7 +45,7 @@ final class FCMScanTable: Sendable {
         }
     }
 
-    /// One field's facts.
+    /// One field's facts, all plain values (copied without reference counting).
     struct Field: Sendable {
         /// This field's bit among the object's fields (both spellings share it).
         let bit: UInt64
@@ -56,8 +56,6 @@ final class FCMScanTable: Sendable {
         /// Enumerations: the positions of the field's values among the
         /// enumeration values in `words` (which follow the spellings).
         let values: Range<Int>
-        /// The type Google names in an "Invalid value" error for this field.
-        let typeName: String
     }
 
     /// A byte range of `words`.
@@ -71,6 +69,8 @@ final class FCMScanTable: Sendable {
     /// The proto type name of the object (`FCMMessageSchema.typeName`).
     let typeName: String
     let fields: [Field]
+    /// The type Google names in an "Invalid value" error, by field.
+    let typeNames: [String]
     /// Each spelling's text, by spelling number (`field(named:)`).
     let spellingNames: [String]
     /// Objects: the nested type's table, by field.
@@ -86,6 +86,7 @@ final class FCMScanTable: Sendable {
         self.typeName = typeName
         var spellingNames: [String] = []
         var fields: [Field] = []
+        var typeNames: [String] = []
         var children: [FCMScanTable?] = []
         var bytes: [UInt8] = []
         var spellings: [Word] = []
@@ -127,10 +128,12 @@ final class FCMScanTable: Sendable {
             }
             fields.append(Field(bit: UInt64(1) << UInt64(position), shape: shape, role: Role(entry.name),
                                 caseInsensitive: caseInsensitive,
-                                values: firstValue..<values.count, typeName: fieldType))
+                                values: firstValue..<values.count))
+            typeNames.append(fieldType)
             children.append(child)
         }
         self.fields = fields
+        self.typeNames = typeNames
         self.spellingNames = spellingNames
         self.children = children
         self.bytes = bytes

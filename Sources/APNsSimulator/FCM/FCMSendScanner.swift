@@ -31,7 +31,7 @@ enum FCMSendScanner {
                 return .failure(.unparsable([GoogleError.FieldViolation(
                     field: nil, description: "Invalid JSON payload received. Unknown name \"\": Root element must be a message.")]))
             }
-            guard parser.scanObject(FCMMessageSchema.sendRequest.scanTable, place: .root, at: { Location(path: "", tag: []) },
+            guard parser.scanObject(FCMMessageSchema.sendRequest.scanTable, place: .root, at: .root,
                                     facts: &facts, violations: &violations) else { return nil }
             let bytes = parser.bytes
             return FCMMessageValidator.validate(facts, violations: violations) { range in
@@ -65,6 +65,7 @@ enum FCMSendScanner {
     /// A value's place in Google's errors: its path (`message.data[0].value`)
     /// and its order in the merged message: the offsets in the body where
     /// each key on the way was first written (element offsets in arrays).
+    /// Made (from a `Path`) only for a violation.
     struct Location {
         var path: String
         var tag: [Int]

@@ -1,14 +1,12 @@
 /// The distinct keys of one JSON object read as a proto `map<string, string>`
 /// by `FCMSendScanner`, in the order first written: a key written again
 /// keeps its position and takes the later value. Keys are equal as
-/// Strings are (canonical equivalence): ASCII keys by a hash of their
-/// bytes, confirmed on the text; any other key by its String.
+/// Strings are (canonical equivalence): two ASCII keys written without
+/// escapes by their written bytes; any other pair by their Strings.
 struct MapKeys {
     /// A key as read.
     struct Key {
-        var isASCII = true
-        /// FNV-1a of the decoded bytes.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var isASCII: Bool
         /// The decoded length in UTF-8 bytes.
         var count: Int
         /// FCM reserves it (set by the reader of a data map).
@@ -16,10 +14,7 @@ struct MapKeys {
 
         init(_ text: UnsafeBufferPointer<UInt8>) {
             count = text.count
-            for byte in text {
-                if byte >= 0x80 { isASCII = false }
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-            }
+            isASCII = TextBytes.isASCII(text)
         }
     }
 
@@ -28,11 +23,16 @@ struct MapKeys {
     struct Entry {
         var keyStart: Int
         var keyEnd: Int
-        var hash: UInt64
         var isASCII: Bool
         var keyCount: Int
         var valueCount: Int
     }
+
+    /// How many entries the reader's room on its stack holds: 16 entries
+    /// stay within the 1 KiB `withUnsafeTemporaryAllocation` always takes
+    /// from the stack (a larger room is checked against the thread's stack
+    /// at run time and may come from the heap).
+    static let roomCapacity = 16
 
     /// The first entries, in room the reader lends (on its stack), then the rest.
     private let room: UnsafeMutableBufferPointer<Entry>
@@ -53,14 +53,18 @@ struct MapKeys {
     }
 
     /// The entry of a key equal to `key`, written at `written` in `text`.
+    /// An ASCII key written without escapes is its written text between
+    /// the quotes (an escape is longer than the byte it stands for).
     func find(_ key: Key, written: Range<Int>, in text: UnsafeBufferPointer<UInt8>) -> Int? {
         var decoded: String?
+        let keyIsPlain = written.count == key.count + 2
         for position in 0..<count {
             let entry = self[position]
             if key.isASCII, entry.isASCII {
-                guard entry.hash == key.hash, entry.keyCount == key.count else { continue }
+                guard entry.keyCount == key.count else { continue }
                 if TextBytes.equal(UnsafeBufferPointer(rebasing: text[entry.keyStart..<entry.keyEnd]),
                                    UnsafeBufferPointer(rebasing: text[written])) { return position }
+                if keyIsPlain, entry.keyEnd - entry.keyStart == entry.keyCount + 2 { continue }
             }
             if decoded == nil { decoded = Self.decode(text, written) }
             if Self.decode(text, entry.keyStart..<entry.keyEnd) == decoded { return position }
@@ -75,7 +79,7 @@ struct MapKeys {
             self[entry].valueCount = valueCount
             return
         }
-        let new = Entry(keyStart: written.lowerBound, keyEnd: written.upperBound, hash: key.hash, isASCII: key.isASCII,
+        let new = Entry(keyStart: written.lowerBound, keyEnd: written.upperBound, isASCII: key.isASCII,
                         keyCount: key.count, valueCount: valueCount)
         if count < room.count { room.initializeElement(at: count, to: new) } else { overflow.append(new) }
         count += 1

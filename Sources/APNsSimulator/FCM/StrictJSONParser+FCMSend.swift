@@ -7,6 +7,7 @@ extension StrictJSONParser where Value == APNsPayloadShape {
     typealias Place = FCMSendScanner.Place
     typealias Facts = FCMMessageFacts
     typealias Location = FCMSendScanner.Location
+    typealias Path = FCMSendScanner.Path
     typealias Violations = FCMSendScanner.Violations
 
     /// What a key of a schema object names.
@@ -15,8 +16,8 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         case unknown(String)
     }
 
-    /// At `{` of an object of `table`'s type at `location`.
-    mutating func scanObject(_ table: FCMScanTable, place: Place, at location: () -> Location,
+    /// At `{` of an object of `table`'s type at `path`.
+    mutating func scanObject(_ table: FCMScanTable, place: Place, at path: Path,
                              facts: inout Facts, violations: inout Violations) -> Bool {
         guard enter() else { return false }
         defer { depth -= 1 }
@@ -41,7 +42,7 @@ extension StrictJSONParser where Value == APNsPayloadShape {
                         unknown.append((name, keyStart))
                     }
                     guard parseValue() != nil else { return false }
-                    let parent = location()
+                    let parent = path.location
                     let place = parent.path.isEmpty ? "" : " at '\(parent.path)'"
                     violations.add(GoogleError.FieldViolation(
                         field: parent.path.isEmpty ? nil : parent.path,
@@ -60,10 +61,10 @@ extension StrictJSONParser where Value == APNsPayloadShape {
                     let position = table.field(ofSpelling: spelling)
                     let field = table.fields[position]
                     facts.clear(field.role, at: place)
-                    let here = { location().member(table.spellingNames[spelling], firstWrittenAt: offset) }
                     if bytes[index] == UInt8(ascii: "n") {
                         guard parseLiteral("null", .other) != nil else { return false }  // unset, as in proto3
-                    } else if !scanField(field, of: table, at: position, place: place, at: here,
+                    } else if !scanField(field, of: table, at: position, place: place,
+                                         at: path.member(spelling, firstWrittenAt: offset),
                                          facts: &facts, violations: &violations) {
                         return false
                     }
@@ -78,23 +79,18 @@ extension StrictJSONParser where Value == APNsPayloadShape {
     }
 
     /// The non-null value at `index` against the kind of `field` (number
-    /// `position` of `table`).
+    /// `position` of `table`) at `path`.
     private mutating func scanField(_ field: FCMScanTable.Field, of table: FCMScanTable, at position: Int, place: Place,
-                                    at location: () -> Location, facts: inout Facts, violations: inout Violations) -> Bool {
+                                    at path: Path, facts: inout Facts, violations: inout Violations) -> Bool {
         let start = index
         let byte = bytes[index]
         let isString = byte == UInt8(ascii: "\"")
         let isNumber = byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte)
-        /// The value read from `start` is of the right kind; `accepted` says whether it is valid.
-        func checked(_ accepted: Bool?, _ violations: inout Violations) -> Bool {
-            guard let accepted else { return false }
-            if !accepted { invalid(from: start, field.typeName, at: location(), &violations) }
-            return true
-        }
+        /// A value of the field's kind: whether it is valid (`nil`: not JSON).
+        var read: Bool??
         switch field.shape {
         case .string:
-            guard isString else { break }
-            return checked(readString { facts.note($0, field: field.role, place: place); return true }, &violations)
+            if isString { read = readString { facts.note($0, field: field.role, place: place); return true } }
         case .bool:
             if byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") {
                 let value = byte == UInt8(ascii: "t")
@@ -103,41 +99,40 @@ extension StrictJSONParser where Value == APNsPayloadShape {
                 return true
             }
         case .integer:
-            if isString { return checked(readString { Int64(String(decoding: $0, as: UTF8.self)) != nil }, &violations) }
-            if isNumber { return checked(scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil }, &violations) }
+            if isString { read = readString { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
+            if isNumber { read = scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
         case .number:
-            if isString { return checked(readString { Double(String(decoding: $0, as: UTF8.self)) != nil }, &violations) }
-            if isNumber { return checked(scanNumber { _ in true }, &violations) }
+            if isString { read = readString { Double(String(decoding: $0, as: UTF8.self)) != nil } }
+            if isNumber { read = scanNumber { _ in true } }
         case .duration:
             guard isString else { break }
             let isTTL = place == .android && field.role == .ttl
-            return checked(readString { text in
+            read = readString { text in
                 guard ProtoJSONFormat.isDuration(text) else { return false }
                 if isTTL, !FCMMessageValidator.isAcceptedTTL(text) { facts.refusedTTL = String(decoding: text, as: UTF8.self) }
                 return true
-            }, &violations)
+            }
         case .durationList:
             guard byte == UInt8(ascii: "[") else { break }
-            return scanList(ProtoJSONFormat.isDuration, type: field.typeName, at: location, violations: &violations)
+            return scanList(ProtoJSONFormat.isDuration, type: table.typeNames[position], at: path, violations: &violations)
         case .timestamp:
-            guard isString else { break }
-            return checked(readString(ProtoJSONFormat.isTimestamp), &violations)
+            if isString { read = readString(ProtoJSONFormat.isTimestamp) }
         case .enumeration:
-            if isString { return checked(readString { table.isValue($0, of: field) }, &violations) }
-            if isNumber { return checked(scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil }, &violations) }
+            if isString { read = readString { table.isValue($0, of: field) } }
+            if isNumber { read = scanNumber { Int64(String(decoding: $0, as: UTF8.self)) != nil } }
         case .stringMap:
             guard byte == UInt8(ascii: "{") else { break }
             return scanMap(of: field.role == .data ? place : .other, headers: place == .apns && field.role == .headers,
-                           at: location, facts: &facts, violations: &violations)
+                           at: path, facts: &facts, violations: &violations)
         case .stringList:
             guard byte == UInt8(ascii: "[") else { break }
-            return scanList({ _ in true }, type: field.typeName, at: location, violations: &violations)
+            return scanList({ _ in true }, type: table.typeNames[position], at: path, violations: &violations)
         case .object:
             guard byte == UInt8(ascii: "{"), let childTable = table.children[position] else { break }
             let child = place.child(field.role)
             if child == .message { facts.hasMessage = true }
             if child == .android { facts.hasAndroid = true }
-            return scanObject(childTable, place: child, at: location, facts: &facts, violations: &violations)
+            return scanObject(childTable, place: child, at: path, facts: &facts, violations: &violations)
         case .freeObject:
             guard byte == UInt8(ascii: "{") else { break }
             guard case .object(let hasAPSObject, let aps, _)? = parseValue() else { return false }
@@ -145,8 +140,13 @@ extension StrictJSONParser where Value == APNsPayloadShape {
             if place == .apns, field.role == .payload { notePayload(from: start, hasAPSObject: hasAPSObject, aps: aps, facts: &facts) }
             return true
         }
-        guard parseValue() != nil else { return false }
-        invalid(from: start, field.typeName, at: location(), &violations)
+        if let read {
+            guard let accepted = read else { return false }
+            if accepted { return true }
+        } else {
+            guard parseValue() != nil else { return false }  // of another kind
+        }
+        invalid(from: start, table.typeNames[position], at: path.location, &violations)
         return true
     }
 
@@ -186,19 +186,19 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         facts.inexactAPNsPayload = start..<index
     }
 
-    /// At `{` of a `map<string, string>` at `location`. `place` is the
+    /// At `{` of a `map<string, string>` at `path`. `place` is the
     /// place holding it when it is one of the `data` maps FCM checks
     /// (message, android, webpush): its first reserved key is kept and its
     /// keys and values counted (`FCMMessageSize`). `headers`: `apns.headers`
     /// (`FCMAPNsHeaders`).
-    private mutating func scanMap(of place: Place, headers: Bool, at location: () -> Location,
+    private mutating func scanMap(of place: Place, headers: Bool, at path: Path,
                                   facts: inout Facts, violations: inout Violations) -> Bool {
         let checksKeys = place == .message || place == .android || place == .webpush
         guard enter() else { return false }
         defer { depth -= 1 }
         // Entries are plain values (no references), so the room needs no deinitializing.
         let result: (bytes: Int, count: Int, reservedKey: String?)? = withUnsafeTemporaryAllocation(
-            of: MapKeys.Entry.self, capacity: 32) { room in
+            of: MapKeys.Entry.self, capacity: MapKeys.roomCapacity) { room in
             var keys = MapKeys(room: room)
             var reservedKey: String?
             if !closes(UInt8(ascii: "}")) {
@@ -206,14 +206,14 @@ extension StrictJSONParser where Value == APNsPayloadShape {
                     skipWhitespace()
                     let keyStart = index
                     guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-                          let (key, headerName) = readString({ text -> (MapKeys.Key, String?) in
+                          let (key, header) = readString({ text -> (MapKeys.Key, FCMAPNsHeaders.Name?) in
                               var key = MapKeys.Key(text)
                               if checksKeys, reservedKey == nil,
                                  key.isASCII ? FCMSendScanner.isReservedASCII(text)
                                      : FCMMessageValidator.isReserved(String(decoding: text, as: UTF8.self)) {
                                   key.isReserved = true
                               }
-                              return (key, headers ? String(decoding: text, as: UTF8.self) : nil)
+                              return (key, headers ? FCMAPNsHeaders.name(text) : nil)
                           }) else { return nil }
                     let keyEnd = index
                     guard colon() else { return nil }
@@ -228,14 +228,14 @@ extension StrictJSONParser where Value == APNsPayloadShape {
                     let valueStart = index
                     var valueCount = 0
                     if bytes[index] == UInt8(ascii: "\"") {
-                        guard let value = readString({ text -> (Int, String?) in
-                            (text.count, headers ? String(decoding: text, as: UTF8.self) : nil)
+                        guard let count = readString({ text -> Int in
+                            if let header { facts.apnsHeaders.set(header, value: text) }
+                            return text.count
                         }) else { return nil }
-                        valueCount = value.0
-                        if let headerName, let text = value.1 { facts.apnsHeaders.add(name: headerName, value: text) }
+                        valueCount = count
                     } else {
                         guard parseValue() != nil else { return nil }
-                        let parent = location()
+                        let parent = path.location
                         invalid(from: valueStart, "TYPE_STRING",
                                 at: Location(path: parent.path + "[\(position)].value", tag: parent.tag + [offset]), &violations)
                     }
@@ -261,9 +261,9 @@ extension StrictJSONParser where Value == APNsPayloadShape {
         return key
     }
 
-    /// At `[` of a `repeated` field of `type` at `location`: each element a
+    /// At `[` of a `repeated` field of `type` at `path`: each element a
     /// string `accept` takes, else an "Invalid value" at its index.
-    private mutating func scanList(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool, type: String, at location: () -> Location,
+    private mutating func scanList(_ accept: (UnsafeBufferPointer<UInt8>) -> Bool, type: String, at path: Path,
                                    violations: inout Violations) -> Bool {
         guard enter() else { return false }
         defer { depth -= 1 }
@@ -280,7 +280,7 @@ extension StrictJSONParser where Value == APNsPayloadShape {
                 guard parseValue() != nil else { return false }
             }
             if !accepted {
-                let parent = location()
+                let parent = path.location
                 invalid(from: start, type, at: Location(path: parent.path + "[\(element)]", tag: parent.tag + [start]), &violations)
             }
             element += 1
