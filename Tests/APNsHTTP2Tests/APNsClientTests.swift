@@ -81,7 +81,7 @@ final class APNsClientTests: XCTestCase {
     /// (PROTOCOLS.md A4, per connection). That connection is retired, so
     /// the retry after the usual 429 back-off (the dispatcher's) goes over a
     /// fresh connection, whose first token the new one is; on the same
-    /// connection it would be refused for up to 20 minutes (found in review).
+    /// connection it would be refused for up to 20 minutes.
     func testTooManyProviderTokenUpdatesRetiresTheConnectionSoTheRetryGoesOverAFreshOne() async throws {
         let testbed = try APNsTestbed(simulatorOnTestClock: true)
         let start = testbed.clock.epochSeconds
@@ -287,7 +287,7 @@ final class APNsClientTests: XCTestCase {
 
     /// A refused certificate sends nothing, and while the pool's connections
     /// back off every later request is told that reason, final, not a
-    /// retryable connect failure (found in review: 21 of 30 said connect_failed).
+    /// retryable connect failure (regression: 21 of 30 said connect_failed).
     func testEveryRequestToAnUntrustedServerIsRefusedForItsCertificateAndNothingIsSent() async throws {
         let testbed = try APNsTestbed()
         let clock = testbed.clock

@@ -6,7 +6,7 @@ import PayloadBuilder
 import XCTest
 import TestSupport
 
-/// The pool's resends and fresh connections (found in review): an answer is
+/// The pool's resends and fresh connections: an answer is
 /// filed under its own request whatever order connections answer in; a
 /// draining connection does not hold up new requests; a new connection
 /// opens one stream until the server's SETTINGS say how many it takes.

@@ -47,7 +47,7 @@ final class FCMMessageSizeTests: XCTestCase {
 
     /// FCM delivers `message.data` (as top-level keys) and the notification
     /// (as `aps.alert`) inside the APNs payload it builds: parts that each
-    /// fit can together be over APNs' 4096 (found in review: `apns.payload`
+    /// fit can together be over APNs' 4096 (regression: `apns.payload`
     /// was counted alone, so a gateway fitting each part apart passed).
     func testTheDataAndNotificationCountInTheAPNsPayload() {
         let payload = #""apns":{"payload":{"aps":{"alert":"\#(Self.x(1500))"}}}"#

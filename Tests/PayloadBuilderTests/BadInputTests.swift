@@ -275,9 +275,9 @@ final class BadInputTests: XCTestCase {
     }
 
     /// A whole number too large for 64 bits is called out of range, not
-    /// "not a whole number" (found in review); a fraction is still named as
+    /// "not a whole number"; a fraction is still named as
     /// such. A number beyond any double (`1e400`) names its field too (it
-    /// was an `invalid_json` with a null field, found in review).
+    /// was an `invalid_json` with a null field).
     func testAHugeWholeNumberIsOutOfRangeAndAFractionIsNotWhole() {
         let cases: [(String, String)] = [("1000000000000000000000000000000", "out of range"), ("1e400", "out of range"),
                                          ("-1e400", "out of range"), ("1.5", "whole number"),

@@ -26,7 +26,7 @@ final class LargeInputTests: XCTestCase {
 
     /// A comment that never closes, a quote that never closes, and script end
     /// tags that are not one, each repeated to fill a body: once scanned to the
-    /// end for every tag (0.5 s per render; found by review).
+    /// end for every tag (0.5 s per render).
     func testUnclosedCommentsQuotesAndFalseEndTagsAreRead() {
         let comments = String(repeating: "<!-- >", count: 10_000)
         XCTAssertEqual(RichText.plainText(fromMarkup: comments + "x"), "x")

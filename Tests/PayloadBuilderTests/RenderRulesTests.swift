@@ -272,8 +272,7 @@ final class RenderRulesTests: XCTestCase {
     /// "the `avatar` keys are absent, never empty"); the data key
     /// `avatar_url` is there, empty. The product's extension (seed 003)
     /// reads a missing `avatar_url` as "not a chat message" and returns
-    /// without showing anything, so iOS shows it plain after 30 s (found in
-    /// review); an empty one it reads as "no avatar".
+    /// without showing anything, so iOS shows it plain after 30 s; an empty one it reads as "no avatar".
     func testADroppedAvatarLeavesNotifeesAvatarOutAndTheDataKeyEmpty() throws {
         let rendered = try render(avatar: .dropped(url: "https://example.com/avatar/64x64.jpeg", reason: "timeout"))
         let apns = body(try request(rendered, .apns))
@@ -303,7 +302,7 @@ final class RenderRulesTests: XCTestCase {
     /// that would cut a message to fewer than 100 characters is dropped
     /// (`does_not_fit`) and the message keeps its room. URLs of 1,540 to
     /// 1,600 bytes cut this 72-character message to 64 down to 4 characters
-    /// before; 10 bytes more dropped the avatar (found in review).
+    /// before; 10 bytes more dropped the avatar.
     func testAnAvatarThatWouldCutTheTextShortIsDropped() throws {
         let text = "Can you send the signed contract back before Friday noon? Thanks a lot!!"
         for length in stride(from: 1_000, through: 2_400, by: 10) {
@@ -368,8 +367,7 @@ final class RenderRulesTests: XCTestCase {
 
     /// A group title and a sender name each within their 1 KiB but
     /// together too large (each is written three times) are shortened to
-    /// 64 characters and "…" instead of the event being refused (found in
-    /// review: 200 CJK characters each gave `invalid_event`).
+    /// 64 characters and "…" instead of the event being refused (regression: 200 CJK characters each gave `invalid_event`).
     func testLongNamesAreShortenedRatherThanTheEventRefused() throws {
         let title = String(repeating: "群", count: 200)
         let name = String(repeating: "名", count: 200)

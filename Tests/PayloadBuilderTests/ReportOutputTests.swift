@@ -72,7 +72,7 @@ final class ReportOutputTests: XCTestCase {
             XCTAssertEqual(shared, [UInt8](repeating: 0x41, count: 20_000), "a shared array keeps its bytes")
             // Memory of its own, large and dirty, handed over (consumed): the
             // answer is written over the old bytes, in place (the array above
-            // still held by `storages` was always copied, found in review).
+            // still held by `storages` was always copied).
             var large: [UInt8] = Array(repeating: 0x5A, count: 300)
             large.reserveCapacity(64 * 1024)
             large.append(contentsOf: [UInt8](repeating: 0x7B, count: 60 * 1024))
@@ -81,7 +81,7 @@ final class ReportOutputTests: XCTestCase {
             let answer = try renderer.renderReport(event, appIndex: appIndex, avatar: avatar, now: Self.now, reusing: consume large)
             XCTAssertTrue(answer == reference, "\(name), large: \(String(decoding: answer, as: UTF8.self))")
             // The same address alone could be malloc handing back the freed
-            // block (found in review); the capacity kept is the memory's own.
+            // block; the capacity kept is the memory's own.
             if answer.withUnsafeBufferPointer({ $0.baseAddress }) == address, answer.capacity >= capacity { reusedInPlace += 1 }
         }
         XCTAssertGreaterThan(reusedInPlace, 10, "most answers were written into the memory handed over")

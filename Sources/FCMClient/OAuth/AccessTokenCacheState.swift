@@ -173,7 +173,7 @@ struct AccessTokenCacheState: Sendable {
         self.current = nil
         // A token refused inside its refresh margin may simply have expired
         // by Google's clock (it is handed out until the last second while
-        // grants are held off): its successor is no suspect (found in review).
+        // grants are held off): its successor is no suspect.
         nextGrantReplacesARefusal = now < current.expiresAt - current.margin
         return true
     }

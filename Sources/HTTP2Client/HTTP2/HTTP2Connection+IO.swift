@@ -53,7 +53,7 @@ extension HTTP2Connection {
     /// `refillsPerWrite` of them have been refilled those requests are
     /// written before the rest of the input is read: the server gets new
     /// work while this thread still reads a large batch of answers, instead
-    /// of waiting for all of it (BENCHMARKS.md, session 8: against nghttpd's
+    /// of waiting for all of it (docs/BENCHMARKS-HISTORY.md: against nghttpd's
     /// 100 streams, one connection, 78% → 91% of h2load's rate). When the
     /// server widens the connection's window, the bodies that waited for it
     /// are written at once (`BodyFlowControl`).
