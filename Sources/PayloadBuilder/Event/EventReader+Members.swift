@@ -164,8 +164,14 @@ extension EventReader {
     /// Where `text` finds no string: steps over null, else refuses the value.
     @inline(never)
     mutating func notString(_ name: String, at location: Place) throws(EventError) {
+        try stepOverNull(name, at: location, else: "must be a string")
+    }
+
+    /// Where a reader finds no value of its kind: steps over null, else
+    /// refuses the value with `refusal` and the kind it found.
+    mutating func stepOverNull(_ name: String, at location: Place, else refusal: String) throws(EventError) {
         let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
-        guard kind == .null else { throw Self.invalid(location, name, "must be a string, not \(kind.name)") }
+        guard kind == .null else { throw Self.invalid(location, name, "\(refusal), not \(kind.name)") }
         try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
     }
 
@@ -218,9 +224,7 @@ extension EventReader {
     /// Where `integer` finds no number: steps over null, else refuses the value.
     @inline(never)
     mutating func notNumber(_ name: String, at location: Place) throws(EventError) {
-        let kind = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.kind() }
-        guard kind == .null else { throw Self.invalid(location, name, "must be a number, not \(kind.name)") }
-        try scan(location, member: name) { scanner throws(JSONScanner.Failure) in _ = try scanner.null() }
+        try stepOverNull(name, at: location, else: "must be a number")
     }
 
     // MARK: errors
