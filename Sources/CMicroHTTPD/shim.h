@@ -39,4 +39,11 @@ static inline size_t pushgw_mhd_connection_header_size(struct MHD_Connection *co
     return info ? info->header_size : 0;
 }
 
+/* The daemon a connection belongs to: callbacks shared by several daemons
+   touch only the connections of the daemon whose thread calls them. */
+static inline struct MHD_Daemon *pushgw_mhd_connection_daemon(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    return info ? info->daemon : NULL;
+}
+
 #endif

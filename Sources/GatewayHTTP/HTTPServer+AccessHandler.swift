@@ -55,6 +55,9 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     guard let connection, let requestContext, let uploadSize else { return .NO }
     let server = server(context)
     if requestContext.pointee == nil {
+        // Already answered from the error log (HTTPServer+EarlyAnswers.swift):
+        // nothing more is written, and libmicrohttpd closes the connection.
+        if entry(of: connection)?.answeredEarly == true { return .NO }
         let state = RequestState(answerStorage: server.answerStorage)
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         var screening = RequestScreen.Screening()

@@ -190,7 +190,7 @@ struct RequestScreen {
     /// `value` as it reports it, leading whitespace dropped): 400 for one
     /// that is not a decimal number (trailing whitespace included), 413 for
     /// one beyond 64 bits; nil for a number it reads. libmicrohttpd would
-    /// answer these itself.
+    /// answer these itself (`HTTPServer+EarlyAnswers.swift`).
     static func contentLengthRefusal(_ value: UnsafeRawBufferPointer) -> HTTPResponse? {
         guard !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             return unreadableContentLength

@@ -301,6 +301,8 @@ final class HostileClientTests: XCTestCase {
             "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\t\r\n\r\n",
             "POST /v1/notify HTTP/1.1\r\nHost: x\r\n\(auth)Transfer-Encoding: chunked \r\n\r\n2\r\n{}\r\n0\r\n\r\n",
             "POST /v1/render HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:  chunked  \r\n\r\n",
+            "POST /v1/render HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: 2 \r\n\r\n{}",
+            "POST /v1/render HTTP/1.1\r\nHost: x\r\nContent-Length: 2\t\r\n\r\n{}",
         ] {
             try assertOneJSONAnswer(testbed, request, 400, "bad_request")
         }
@@ -313,6 +315,39 @@ final class HostileClientTests: XCTestCase {
             + Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body)
         XCTAssertEqual(connection.readReply(timeout: .seconds(5)).status, 200, "a token followed by whitespace")
         try await assertServed(testbed, "after padded framing headers")
+    }
+
+    /// A `Content-Length` libmicrohttpd cannot read (`-1`, `1x`, `+5`, a
+    /// list, a value beyond 64 bits) was answered by libmicrohttpd itself,
+    /// in HTML, with its status line and head written twice: behind a proxy,
+    /// two answers to one request shift every later answer on the
+    /// connection. One JSON answer, then the connection is closed.
+    func testAContentLengthLibmicrohttpdCannotReadGetsExactlyOneJSONAnswer() async throws {
+        let testbed = try ServiceTestbed()
+        let auth = "Authorization: Bearer \(ServiceTestbed.bearer)\r\n"
+        let cases: [(String, Int, String)] = [
+            ("-1", 400, "bad_request"), ("1x", 400, "bad_request"), ("+5", 400, "bad_request"),
+            ("0x10", 400, "bad_request"), ("2, 2", 400, "bad_request"), ("2,2", 400, "bad_request"),
+            ("", 400, "bad_request"), ("1 2", 400, "bad_request"),
+            ("18446744073709551616", 413, "body_too_large"), ("99999999999999999999999", 413, "body_too_large"),
+        ]
+        for (value, status, code) in cases {
+            for (route, credentials) in [("/v1/notify", auth), ("/healthz", "")] {
+                let request = "POST \(route) HTTP/1.1\r\nHost: x\r\n\(credentials)Content-Length: \(value)\r\n\r\n{}"
+                try assertOneJSONAnswer(testbed, request, status, code)
+            }
+        }
+        // Counted as refusals of their routes, as the screen's are.
+        let metrics = String(decoding: try await testbed.call("GET", "/metrics", bearer: nil).body, as: UTF8.self)
+        XCTAssertTrue(metrics.contains(#"pushgw_http_requests_total{route="/v1/notify",code="400"} 8"#), metrics)
+        XCTAssertTrue(metrics.contains(#"pushgw_http_requests_total{route="/healthz",code="413"} 2"#), metrics)
+        // A head that arrives in pieces is screened all the same.
+        let connection = try RawConnection(port: testbed.server.port)
+        connection.send("POST /v1/notify HTTP/1.1\r\nHost: x\r\n")
+        try await Task.sleep(for: .milliseconds(50))  // the pieces' pace is the case itself
+        connection.send("Content-Length: 1x\r\n\r\n")
+        try assertOneJSONAnswer(on: connection, 400, "bad_request", "a head in two pieces")
+        try await assertServed(testbed, "after unreadable lengths")
     }
 
     /// RFC 9112 §6.1: an HTTP/1.0 request with `Transfer-Encoding` has
