@@ -396,6 +396,38 @@ final class HostileClientTests: XCTestCase {
         try await assertServed(testbed, "after folded lines and bare LFs")
     }
 
+    /// `invalid_json` names the nearest field (the member whose value is not
+    /// JSON) or `$` for the document itself (a byte order mark, data after
+    /// the event), and its message never repeats the bytes sent.
+    func testInvalidJSONNamesTheNearestFieldAndEchoesNoInput() async throws {
+        let testbed = try ServiceTestbed()
+        let head = #"{"conversation":{"id":"c"},"message":{"id":"m","text":"hi"},"sender":{"id":"s","display_name":"S"},"#
+        let event = ServiceTestbed.event(id: "json-errors", tokens: [ServiceTestbed.token(5)])
+        let cases: [(String, [UInt8], String)] = [
+            ("NaN", Array((head + #""recipients":[{"platform":"fcm","token":"t","badge":NaN}]}"#).utf8), "recipients[0].badge"),
+            ("Infinity", Array((head + #""recipients":[{"platform":"fcm","token":"t"}],"notification":{"ttl_seconds":Infinity}}"#).utf8),
+             "notification.ttl_seconds"),
+            ("-Infinity", Array((head + #""recipients":[{"platform":"fcm","token":"t","badge":-Infinity}]}"#).utf8),
+             "recipients[0].badge"),
+            ("a bare word", Array((head + #""recipients":[{"platform":"fcm","token":nonsense}]}"#).utf8), "recipients[0].token"),
+            ("a byte order mark", [0xEF, 0xBB, 0xBF] + event, "$"),
+            ("trailing data", event + Array(" zz-trailing-zz".utf8), "$"),
+            ("two documents", event + event, "$"),
+            ("a trailing comma", Array((head + #""recipients":[{"platform":"fcm","token":"t"},]}"#).utf8), "recipients[1]"),
+        ]
+        for (name, body, field) in cases {
+            let answer = try await testbed.call("POST", "/v1/notify", body: body)
+            XCTAssertEqual(answer.status, 400, name)
+            let error = try JSONParser.parse(answer.body)["error"]
+            XCTAssertEqual(error?["code"], .string("invalid_json"), name)
+            XCTAssertEqual(error?["field"], .string(field), name)
+            guard case let .string(message)? = error?["message"] else { XCTFail("\(name): no message"); continue }
+            for echoed in ["NaN", "Infinity", "nonsense", "zz-trailing-zz", "\u{FEFF}", "conversation"] {
+                XCTAssertFalse(message.contains(echoed), "\(name): the message repeats the input: \(message)")
+            }
+        }
+    }
+
     // MARK: - Helpers
 
     /// Sends `request` on a new connection: it gets exactly one answer, the
