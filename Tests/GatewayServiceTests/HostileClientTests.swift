@@ -396,6 +396,27 @@ final class HostileClientTests: XCTestCase {
         try await assertServed(testbed, "after folded lines and bare LFs")
     }
 
+    /// Errors libmicrohttpd 0.9.75 decides inside its own parser (headers or
+    /// a target beyond the connection's memory, a chunk size beyond 64 bits)
+    /// are its own HTML answers (README): each is written once, and the
+    /// connection is closed after it.
+    func testErrorsLibmicrohttpdAnswersItselfAreWrittenOnce() async throws {
+        let testbed = try ServiceTestbed()
+        let big = String(repeating: "a", count: 20 * 1024)
+        let cases: [(String, Int)] = [
+            ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n", 431),
+            ("GET /\(big) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+            ("POST /v1/render HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000000\r\n", 413),
+        ]
+        for (request, status) in cases {
+            let connection = try RawConnection(port: testbed.server.port)
+            connection.send(request)
+            XCTAssertEqual(connection.readReply(timeout: .seconds(5)).status, status, String(request.prefix(40)))
+            XCTAssertEqual(connection.readReply(timeout: .seconds(5)), .closed, "one answer: \(request.prefix(40))")
+        }
+        try await assertServed(testbed, "after libmicrohttpd's own refusals")
+    }
+
     /// `invalid_json` names the nearest field (the member whose value is not
     /// JSON) or `$` for the document itself (a byte order mark, data after
     /// the event), and its message never repeats the bytes sent.
