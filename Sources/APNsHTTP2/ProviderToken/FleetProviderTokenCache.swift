@@ -121,6 +121,8 @@ public final class FleetProviderTokenCache: ProviderTokenSource {
     public var fallbackCount: Int { state.withLock { $0.fallbackCount } }
     /// Whether the token handed out is this replica's own, not the fleet's.
     public var isUsingLocalToken: Bool { state.withLock { $0.isUsingLocalToken } }
+    /// The issue time of the token handed out; nil before the first.
+    public var currentIssuedAt: Int64? { state.withLock { $0.current?.issuedAt } }
     /// Whether the last store operation failed.
     public var isStoreUnreachable: Bool { state.withLock { $0.storeUnreachable } }
 
