@@ -75,6 +75,8 @@ public final class FleetProviderTokenCache: ProviderTokenSource {
     private let report: @Sendable (StoreReport) -> Void
     private let state: Locked<FleetTokenRefreshState>
     private let background = Locked<Task<Void, Never>?>(nil)
+    /// The round running now, which every concurrent ``refresh()`` joins.
+    private let round = Locked<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - owner: the mint lock's owner value; by default the `replica` name
@@ -152,9 +154,23 @@ public final class FleetProviderTokenCache: ProviderTokenSource {
 
     // MARK: Refresh
 
-    /// One refresh round with the store (see the type's description). Does
-    /// nothing while another round of this instance is running.
+    /// One refresh round with the store (see the type's description). A
+    /// call while a round is running (the background one, say) waits for
+    /// that round instead of starting another.
     public func refresh() async {
+        let task = round.withLock { running in
+            if let running { return running }
+            let task = Task {
+                await self.runRound()
+                self.round.withLock { $0 = nil }
+            }
+            running = task
+            return task
+        }
+        await task.value
+    }
+
+    private func runRound() async {
         var action = step { $0.beginRefresh() }
         while true {
             switch action {
