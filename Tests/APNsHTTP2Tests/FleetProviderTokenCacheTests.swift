@@ -212,6 +212,18 @@ final class FleetProviderTokenCacheTests: XCTestCase {
         XCTAssertEqual(fleet.store.entry(for: key)?.issuedAt, fleet.start)
     }
 
+    func testAnUnreadableEntryIsReplacedUnderTheLockAndIsNotAStoreFailure() async throws {
+        let fleet = try Fleet(count: 2)
+        for replica in fleet.replicas { await replica.prepare() }
+        fleet.clock.advance(by: .seconds(30 * 60))
+        fleet.store.corruptEntry(for: key)
+        await fleet.refreshInTurn([0, 1])
+        XCTAssertEqual(fleet.mintCount, 1, "the replica's fresh token is published over it, no mint")
+        XCTAssertEqual(fleet.store.entry(for: key)?.issuedAt, fleet.start)
+        XCTAssertEqual(fleet.replicas.map(\.fallbackCount), [0, 0])
+        XCTAssertEqual(Set(try fleet.presented()).count, 1)
+    }
+
     // MARK: A replica dies holding the lock
 
     func testALockLeftByADeadReplicaLapsesAndTheFleetRefreshesOnItsNextRound() async throws {

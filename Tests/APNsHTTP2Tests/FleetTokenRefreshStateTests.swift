@@ -1,4 +1,5 @@
 @testable import APNsHTTP2
+import TestSupport
 import XCTest
 
 /// The fleet's provider-token rules as a value type: every action the
@@ -277,5 +278,80 @@ final class FleetTokenRefreshStateTests: XCTestCase {
         }
         XCTAssertEqual(state.rejected(token.jwt, reason: APNsReason("BadDeviceToken"), now: t0, mint: mint()), .notATokenProblem)
         XCTAssertEqual(mints, [])
+    }
+
+    // MARK: Whatever the store answers
+
+    /// Random answers from the store (tokens of any age, a little in the
+    /// future too, locks held or taken, failures anywhere), random hot-path
+    /// calls and rejections, over six simulated hours per seed: this replica
+    /// never mints twice within 20 minutes and never hands out a token
+    /// 55 minutes old.
+    func testNoSequenceOfStoreAnswersBreaksTheLocalRules() throws {
+        for seed: UInt64 in 1...200 {
+            var random = SplitMix64(seed: seed)
+            var state = FleetTokenRefreshState(refreshAge: Int64.random(in: 20...50, using: &random) * minute,
+                                               lockAttempts: Int.random(in: 1...4, using: &random))
+            mints = []
+            var now = t0
+            var others = 0
+            func answerShared() -> SharedProviderToken? {
+                guard Int.random(in: 0..<4, using: &random) > 0 else { return nil }
+                others += 1
+                return shared(now - Int64.random(in: -120...(70 * minute), using: &random), "o\(others)-")
+            }
+            func check(_ jwt: String) {
+                let issuedAt = state.current.map { $0.jwt == jwt ? $0.issuedAt : Int64.min } ?? .min
+                XCTAssertNotEqual(issuedAt, .min, "seed \(seed): handed out a token that is not the current one")
+                XCTAssertLessThan(now - issuedAt, 55 * minute, "seed \(seed): a token 55 minutes old")
+            }
+            while now < t0 + 6 * 60 * minute {
+                now += Int64.random(in: 1...180, using: &random)
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0...3:
+                    check(try state.token(now: now, mint: mint()))
+                case 4:
+                    let rejected = state.current?.jwt ?? "h.none.sig"
+                    let reason: APNsReason = Bool.random(using: &random) ? .expiredProviderToken : .tooManyProviderTokenUpdates
+                    switch state.rejected(rejected, reason: reason, now: now, mint: mint()) {
+                    case .retryWithNewToken(let jwt):
+                        XCTAssertNotEqual(jwt, rejected, "seed \(seed)")
+                        check(jwt)
+                    case .retryWithCurrentToken(let jwt):
+                        check(jwt)
+                    default:
+                        break
+                    }
+                default:
+                    var action = state.beginRefresh()
+                    var steps = 0
+                    while action != .done {
+                        steps += 1
+                        XCTAssertLessThan(steps, 50, "seed \(seed): a round that does not end")
+                        let fails = Int.random(in: 0..<12, using: &random) == 0
+                        switch action {
+                        case .read:
+                            action = fails ? state.storeFailed(now: now, mint: mint()) : state.read(answerShared(), now: now, mint: mint())
+                        case .acquireLock:
+                            action = fails ? state.storeFailed(now: now, mint: mint())
+                                : state.lockAnswered(taken: Bool.random(using: &random), now: now, mint: mint())
+                        case .wait:
+                            action = state.waited()
+                        case let .publish(token, seconds):
+                            XCTAssertGreaterThan(seconds, 0)
+                            XCTAssertLessThanOrEqual(now - token.issuedAt + seconds, 55 * minute, "seed \(seed): published to outlive 55 minutes")
+                            action = fails ? state.storeFailed(now: now, mint: mint()) : state.published(now: now)
+                        case .releaseLock:
+                            action = fails ? state.storeFailed(now: now, mint: mint()) : state.released()
+                        case .done:
+                            break
+                        }
+                    }
+                }
+            }
+            for (earlier, later) in zip(mints, mints.dropFirst()) {
+                XCTAssertGreaterThanOrEqual(later - earlier, 20 * minute, "seed \(seed): two mints within 20 minutes")
+            }
+        }
     }
 }

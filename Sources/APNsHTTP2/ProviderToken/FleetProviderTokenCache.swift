@@ -146,7 +146,7 @@ public final class FleetProviderTokenCache: ProviderTokenSource {
         let decision = state.withLock { state in
             state.rejected(token, reason: reason, now: now, mint: mint)
         }
-        if case .retryWithNewToken = decision, isUsingLocalToken, background.withLock({ $0 != nil }) {
+        if case .retryWithNewToken = decision, isUsingLocalToken, isRefreshingInBackground {
             Task { await self.refresh() }
         }
         return decision
@@ -244,6 +244,9 @@ public final class FleetProviderTokenCache: ProviderTokenSource {
             }
         }
     }
+
+    /// Whether the background refresh runs (between ``start()`` and ``stop()``).
+    public var isRefreshingInBackground: Bool { background.withLock { $0 != nil } }
 
     /// Stops the background refresh.
     public func stop() {

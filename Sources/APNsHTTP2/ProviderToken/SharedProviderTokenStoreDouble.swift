@@ -26,6 +26,7 @@ public final class SharedProviderTokenStoreDouble: SharedProviderTokenStore {
         var tokens: [ProviderTokenStoreKey: (token: SharedProviderToken, expires: ContinuousClock.Instant)] = [:]
         var locks: [ProviderTokenStoreKey: (owner: String, expires: ContinuousClock.Instant)] = [:]
         var reachable = true
+        var malformed: Set<ProviderTokenStoreKey> = []
         var counts = Counts()
         var published: [SharedProviderToken] = []
     }
@@ -63,6 +64,12 @@ public final class SharedProviderTokenStoreDouble: SharedProviderTokenStore {
         return state.withLock { state in state.locks[key].flatMap { $0.expires > now ? $0.owner : nil } }
     }
 
+    /// Makes the entry of `key` unreadable (reads throw `malformedEntry`)
+    /// until the next publish replaces it.
+    public func corruptEntry(for key: ProviderTokenStoreKey) {
+        state.withLock { _ = $0.malformed.insert(key) }
+    }
+
     /// Forgets every entry and lock, as a store restarted without
     /// persistence (or failed over to a replica that lagged) would.
     public func forgetEverything() {
@@ -75,11 +82,15 @@ public final class SharedProviderTokenStoreDouble: SharedProviderTokenStore {
     public func token(for key: ProviderTokenStoreKey) async throws(SharedProviderTokenStoreError) -> SharedProviderToken? {
         await Task.yield()
         let now = self.now()
-        return try operate { state in
+        let entry = try operate { state -> SharedProviderToken?? in
             state.counts.reads += 1
+            if state.malformed.contains(key) { return .some(nil) }
             guard let entry = state.tokens[key], entry.expires > now else { return nil }
             return entry.token
         }
+        guard let entry else { return nil }
+        guard let entry else { throw .malformedEntry }
+        return entry
     }
 
     public func acquireMintLock(for key: ProviderTokenStoreKey, owner: String,
@@ -111,6 +122,7 @@ public final class SharedProviderTokenStoreDouble: SharedProviderTokenStore {
         try operate { state in
             state.counts.publishes += 1
             state.tokens[key] = (token, now + expiresAfter)
+            state.malformed.remove(key)
             state.published.append(token)
         }
     }
