@@ -191,10 +191,13 @@ final class FleetTokenRefreshStateTests: XCTestCase {
         // The store is back, still holding the old token (now 41 minutes old).
         XCTAssertEqual(state.beginRefresh(), .read)
         XCTAssertEqual(state.read(shared(t0), now: t0 + 41 * minute, mint: mint()), .acquireLock)
-        XCTAssertFalse(state.storeUnreachable)
         XCTAssertEqual(state.lockAnswered(taken: true, now: t0 + 41 * minute, mint: mint()), .read)
         XCTAssertEqual(state.read(shared(t0), now: t0 + 41 * minute, mint: mint()),
                        .publish(own, expiresAfterSeconds: 54 * minute))
+        XCTAssertEqual(state.published(now: t0 + 41 * minute), .releaseLock)
+        XCTAssertTrue(state.storeUnreachable, "until the round ends")
+        XCTAssertEqual(state.released(), .done)
+        XCTAssertFalse(state.storeUnreachable)
         XCTAssertEqual(mints.count, 1)
     }
 
@@ -225,6 +228,21 @@ final class FleetTokenRefreshStateTests: XCTestCase {
         XCTAssertEqual(state.read(shared(t0 + 5 * minute), now: t0 + 25 * minute, mint: mint()),
                        .publish(ownFromFallback, expiresAfterSeconds: 40 * minute))
         XCTAssertEqual(mints.count, 1)
+    }
+
+    func testAStoreThatAnswersReadsButFailsWritesStaysUnreachableWithoutComingAndGoing() throws {
+        var state = fleetState()
+        _ = state.beginRefresh()
+        _ = state.read(shared(t0), now: t0, mint: mint())
+        for round: Int64 in 0..<10 {
+            let now = t0 + 40 * minute + round * 15
+            XCTAssertEqual(state.beginRefresh(), .read)
+            XCTAssertEqual(state.read(shared(t0), now: now, mint: mint()), .acquireLock)
+            XCTAssertEqual(state.storeFailed(now: now, mint: mint()), .done)
+            XCTAssertTrue(state.storeUnreachable)
+        }
+        XCTAssertEqual(state.fallbackCount, 1)
+        XCTAssertEqual(mints, [t0 + 40 * minute], "its own token, once")
     }
 
     // MARK: Rejections

@@ -75,7 +75,8 @@ struct FleetTokenRefreshState: Sendable {
     private(set) var currentIsShared = false
     /// This replica's latest mint: the 20-minute rule is kept against it.
     private(set) var lastMinted: SharedProviderToken?
-    /// True from a failed store operation to the next one that succeeds.
+    /// True from a failed store operation to the end of the next round
+    /// without one.
     private(set) var storeUnreachable = false
     private(set) var mintCount = 0
     /// How many times the store became unreachable.
@@ -151,7 +152,6 @@ struct FleetTokenRefreshState: Sendable {
     /// The store answered a read with `shared` (nil: none, or malformed).
     mutating func read(_ shared: SharedProviderToken?, now: Int64, mint: Mint) -> Action {
         guard case .reading(let locked) = phase else { return .done }
-        storeUnreachable = false
         if let shared, Self.age(of: shared, at: now) < refreshAge {
             if let current, ownTokenReplaces(shared, current: current, now: now) {
                 return locked ? publish(current, now: now) : acquireLock()
@@ -179,7 +179,6 @@ struct FleetTokenRefreshState: Sendable {
     /// The store answered the lock attempt.
     mutating func lockAnswered(taken: Bool, now: Int64, mint: Mint) -> Action {
         guard phase == .locking else { return .done }
-        storeUnreachable = false
         if taken {
             phase = .reading(locked: true)
             return .read
@@ -200,7 +199,6 @@ struct FleetTokenRefreshState: Sendable {
     /// The store took the published token.
     mutating func published(now: Int64) -> Action {
         guard case .publishing(let token) = phase else { return .done }
-        storeUnreachable = false
         if token.issuedAt >= (current?.issuedAt ?? .min) {
             current = token
             currentIsShared = true
@@ -211,7 +209,6 @@ struct FleetTokenRefreshState: Sendable {
     /// The store released the lock.
     mutating func released() -> Action {
         guard phase == .releasing else { return .done }
-        storeUnreachable = false
         return finish()
     }
 
@@ -300,8 +297,13 @@ struct FleetTokenRefreshState: Sendable {
         return .releaseLock
     }
 
+    /// A round that ends without a store failure: the store is reachable
+    /// again. Only a whole round counts, so a store that answers reads but
+    /// fails writes (a read-only replica after a failover) stays unreachable
+    /// instead of coming and going every round.
     private mutating func finish() -> Action {
         phase = .idle
+        storeUnreachable = false
         return .done
     }
 
