@@ -23,7 +23,7 @@ public struct GatewayMetrics: Sendable {
         "Times the shared provider-token store became unreachable and a replica fell back to tokens of its own.", type: "counter")
     public static let providerTokenLocal = MetricsRegistry.Family(
         "pushgw_provider_token_local",
-        "Provider keys whose token is this replica's own, not the fleet's shared one.", type: "gauge")
+        "Apps whose provider token is this replica's own, not the fleet's shared one.", type: "gauge")
     public static let avatarFetch = MetricsRegistry.Family(
         "pushgw_avatar_fetch_total", "Avatar resolutions, by result.", type: "counter")
     public static let httpRequests = MetricsRegistry.Family(
