@@ -82,6 +82,7 @@ enum ServeCommand {
             demo?.stop()
             return fail("\(error)")
         }
+        await gateway.prepareProviderTokens()
         let address = GatewayConfiguration.httpURL(address: configuration.listenAddress, port: gateway.server.port)
         logger.info("pushgw listening", [("address", address), ("apps", configuration.apps.map(\.name).joined(separator: ",")),
                                           ("demo", demo == nil ? "false" : "true")])

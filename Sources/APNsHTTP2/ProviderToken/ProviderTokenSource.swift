@@ -2,9 +2,9 @@
 /// what it asks when APNs rejects one: the seam DESIGN.md calls `TokenStore`.
 ///
 /// ``ProviderTokenCache`` is the in-process implementation. With several
-/// gateway replicas sharing one key, an implementation backed by a shared
-/// store (Redis) keeps the whole fleet within Apple's limits; the contract
-/// below is what such an implementation must keep.
+/// gateway replicas sharing one key, ``FleetProviderTokenCache`` keeps the
+/// whole fleet on one token through a ``SharedProviderTokenStore`` (the
+/// `TokenStore` of DESIGN.md); both keep the contract below.
 ///
 /// Contract (Apple, "Establishing a token-based connection to APNs"):
 /// - reuse a token; mint **at most once per 20 minutes** per key

@@ -26,4 +26,8 @@ public struct APNsSimulatorNotification: Sendable, Equatable {
     /// `:path`, `authorization` and the per-request values to stay out of
     /// its small dynamic table).
     public let neverIndexedHeaders: Set<String>
+    /// The provider token (JWT) the request carried, which the simulator
+    /// verified: which token each client presented (kept only when
+    /// `recordsNotifications`, as the rest of the record).
+    public let providerToken: String
 }

@@ -126,7 +126,8 @@ final class SimulatorCore: HTTP2Service {
             payload: notification.payload,
             connectionNumber: connection,
             streamID: Int(streamID),
-            neverIndexedHeaders: notification.neverIndexedHeaders
+            neverIndexedHeaders: notification.neverIndexedHeaders,
+            providerToken: notification.providerToken
         ) : nil
         let key = recordsIDs ? notification.tokenKey : nil
         return control.withLock { state in

@@ -22,6 +22,12 @@ struct ValidatedNotification {
     var collapseID: String? { request.value("apns-collapse-id") }
     var payload: [UInt8] { request.body }
     var neverIndexedHeaders: Set<String> { Set(request.neverIndexedNames) }
+    /// The provider token (JWT) from `authorization: bearer <jwt>`.
+    var providerToken: String {
+        let authorization = request.value("authorization") ?? ""
+        guard let space = authorization.firstIndex(of: " ") else { return "" }
+        return String(authorization[authorization.index(after: space)...])
+    }
 }
 
 /// The result of validating one request.

@@ -18,6 +18,12 @@ public struct GatewayMetrics: Sendable {
         "pushgw_rejected_tokens_total", "Device tokens the caller was told to delete.", type: "counter")
     public static let tokenRefresh = MetricsRegistry.Family(
         "pushgw_token_refresh_total", "Provider credentials minted (APNs JWT, FCM OAuth grant).", type: "counter")
+    public static let providerTokenFallback = MetricsRegistry.Family(
+        "pushgw_provider_token_fallback_total",
+        "Times the shared provider-token store became unreachable and a replica fell back to tokens of its own.", type: "counter")
+    public static let providerTokenLocal = MetricsRegistry.Family(
+        "pushgw_provider_token_local",
+        "Apps whose provider token is this replica's own, not the fleet's shared one.", type: "gauge")
     public static let avatarFetch = MetricsRegistry.Family(
         "pushgw_avatar_fetch_total", "Avatar resolutions, by result.", type: "counter")
     public static let httpRequests = MetricsRegistry.Family(
@@ -33,6 +39,8 @@ public struct GatewayMetrics: Sendable {
         registry.declare(Self.providerInFlight, labels: ["provider"])
         registry.declare(Self.rejectedTokens, labels: ["provider"])
         registry.declare(Self.tokenRefresh, labels: ["kind"])
+        registry.declare(Self.providerTokenFallback, labels: ["provider"])
+        registry.declare(Self.providerTokenLocal, labels: ["provider"])
         registry.declare(Self.avatarFetch, labels: ["result"])
         registry.declare(Self.httpRequests, labels: ["route", "code"])
         registry.declare(Self.retries, labels: ["provider"])

@@ -15,6 +15,8 @@ public final class Gateway: Sendable {
     public let server: HTTPServer
     public let metrics: GatewayMetrics
     let apnsClients: [APNsClient]
+    /// Each APNs app's provider-token source (in-process, or the fleet's).
+    let apnsTokens: [APNsTokenSource]
     let fcmClients: [FCMClient]
     /// One event loop per core, running both the HTTP server's daemons and
     /// the provider connections: an event that needs no wait is read,
@@ -28,7 +30,11 @@ public final class Gateway: Sendable {
     private let gate = RequestGate()
 
     /// Builds every client and starts listening. Fails with the setting at fault.
-    public init(configuration: GatewayConfiguration, logger: Logger) throws(ServiceError) {
+    /// - Parameter apnsTokens: where APNs provider tokens come from: this
+    ///   process (the default), or the fleet through a shared store (then
+    ///   call ``prepareProviderTokens()`` before taking traffic).
+    public init(configuration: GatewayConfiguration, logger: Logger,
+                apnsTokens: APNsTokenSourcing = .inProcess) throws(ServiceError) {
         guard !configuration.bearerTokens.isEmpty || (configuration.insecureNoAuth && configuration.listensOnLoopback) else {
             if configuration.insecureNoAuth {
                 throw ServiceError(setting: configuration.insecureNoAuthSetting,
@@ -55,14 +61,15 @@ public final class Gateway: Sendable {
 
         var senders: [String: [Platform: any NotificationSender]] = [:]
         var apnsClients: [APNsClient] = []
-        var tokenCaches: [ProviderTokenCache] = []
+        var tokenSources: [APNsTokenSource] = []
         var fcmClients: [FCMClient] = []
         var accessTokenCaches: [AccessTokenCache] = []
         for app in configuration.apps {
             if let apns = app.apns {
-                let (client, cache) = try Self.apnsClient(apns, app: app.name, options: metrics.timingRequests(to: "apns"), loops: loops)
+                let (client, source) = try Self.apnsClient(apns, app: app.name, options: metrics.timingRequests(to: "apns"), loops: loops,
+                                                           tokens: apnsTokens, logger: logger)
                 apnsClients.append(client)
-                tokenCaches.append(cache)
+                tokenSources.append(source)
                 senders[app.name, default: [:]][.apns] = APNsSender(client: client)
             }
             if let fcm = app.fcm {
@@ -73,6 +80,7 @@ public final class Gateway: Sendable {
             }
         }
         self.apnsClients = apnsClients
+        self.apnsTokens = tokenSources
         self.fcmClients = fcmClients
         var settings = Dispatcher.Settings()
         settings.dedupWindow = configuration.dedupWindow
@@ -82,7 +90,7 @@ public final class Gateway: Sendable {
                                     dedup: InMemoryDedupStore(capacity: configuration.dedupCapacity,
                                                               byteCapacity: configuration.dedupMemoryMegabytes << 20), metrics: metrics,
                                     settings: settings, logger: logger)
-        let caches = tokenCaches
+        let caches = tokenSources
         let grants = accessTokenCaches
         let handler = GatewayHandler(
             dispatcher: dispatcher, tokens: BearerTokens(configuration.bearerTokens),
@@ -92,6 +100,8 @@ public final class Gateway: Sendable {
             gate: gate,
             beforeScrape: {
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["apns_jwt"], to: Double(caches.reduce(0) { $0 + $1.mintCount }))
+                metrics.registry.set(GatewayMetrics.providerTokenFallback, ["apns"], to: Double(caches.reduce(0) { $0 + $1.fallbackCount }))
+                metrics.registry.set(GatewayMetrics.providerTokenLocal, ["apns"], to: Double(caches.filter(\.usesLocalToken).count))
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["fcm_oauth"], to: Double(grants.reduce(0) { $0 + $1.grantCount }))
             })
         var limits = HTTPServerLimits()
@@ -106,11 +116,23 @@ public final class Gateway: Sendable {
             throw ServiceError(setting: error.cause == .listen ? configuration.listenSetting : "threads", error.message)
         }
         started = true
+        for source in tokenSources { source.fleet?.start() }
+    }
+
+    /// Brings every shared APNs token source up to date with the store (one
+    /// refresh each) so that the first notification presents the fleet's
+    /// token; with in-process tokens, nothing to do. Until it has run, a
+    /// notification is sent with a token of the replica's own.
+    public func prepareProviderTokens() async {
+        for source in apnsTokens {
+            await source.fleet?.prepare()
+        }
     }
 
     private static func apnsClient(_ settings: GatewayConfiguration.APNsSettings,
                                    app: String, options: HTTP2ConnectionOptions,
-                                   loops: [EventLoop]) throws(ServiceError) -> (APNsClient, ProviderTokenCache) {
+                                   loops: [EventLoop], tokens sourcing: APNsTokenSourcing,
+                                   logger: Logger) throws(ServiceError) -> (APNsClient, APNsTokenSource) {
         let setting = "apps.\(app).apns"
         let keySetting = settings.keyFileSetting ?? "\(setting).key_file"
         let pem: [UInt8]
@@ -126,10 +148,11 @@ public final class Gateway: Sendable {
         } catch {
             throw ServiceError(setting: keySetting, "cannot use the APNs key in that file: \(error)")
         }
-        let cache: ProviderTokenCache
+        let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        let tokens: APNsTokenSource
         do {
-            cache = try ProviderTokenCache(keyID: settings.keyID, teamID: settings.teamID, signingKey: key,
-                                           refreshAge: settings.tokenRefreshAge)
+            tokens = try sourcing.source(keyID: settings.keyID, teamID: settings.teamID, signingKey: key,
+                                         refreshAge: settings.tokenRefreshAge, logger: logger, now: now)
         } catch {
             switch error {
             case .refreshAgeOutOfRange:
@@ -141,9 +164,9 @@ public final class Gateway: Sendable {
             }
         }
         do {
-            let client = try APNsClient(origin: settings.baseURL, tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,
-                                        connections: settings.connections, options: options, loops: loops, now: { Int64(Date().timeIntervalSince1970) })
-            return (client, cache)
+            let client = try APNsClient(origin: settings.baseURL, tls: TLSConfiguration(caFile: settings.caFile), tokens: tokens.source,
+                                        connections: settings.connections, options: options, loops: loops, now: now)
+            return (client, tokens)
         } catch {
             throw Self.clientError(error, caFileSetting: settings.caFileSetting ?? "\(setting).ca_file",
                                    baseURLSetting: settings.baseURLSetting ?? "\(setting).base_url")
@@ -211,6 +234,7 @@ public final class Gateway: Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         server.stop()
+        for source in apnsTokens { source.fleet?.stop() }
         for client in apnsClients { client.shutdown() }
         for client in fcmClients { client.shutdown() }
         // Each loop's thread ends once its connections have closed.
