@@ -61,6 +61,11 @@ struct DedupClaimTable {
         return claim.owner
     }
 
+    /// Claims that have not lapsed at `now`.
+    func live(now: ContinuousClock.Instant) -> Int {
+        claims.values.reduce(0) { $0 + ($1.expires > now ? 1 : 0) }
+    }
+
     private mutating func sweep(now: ContinuousClock.Instant) {
         claims = claims.filter { $0.value.expires > now }
         sweepAt = max(1024, claims.count * 2)

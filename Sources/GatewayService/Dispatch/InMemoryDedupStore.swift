@@ -116,6 +116,11 @@ public final class InMemoryDedupStore: DedupStore {
         return state.withLock { $0.claims.owner(of: hash, now: now) }
     }
 
+    /// Claims held that have not lapsed at `now`.
+    public func claimsHeld(now: ContinuousClock.Instant = .now) -> Int {
+        state.withLock { $0.claims.live(now: now) }
+    }
+
     /// The record packed under `key`'s hash, if it is `key`'s.
     private static func unpack(_ packed: [UInt8]?, _ key: String) -> RecordedEvent? {
         guard let packed, PackedRecordedEvent.isRecorded(packed[...], under: key) else { return nil }
