@@ -27,9 +27,12 @@
 /// from `DedupClaimPolling`.
 ///
 /// Keys are the pipeline's (`DedupKey`: app, `event_id` and a fingerprint of
-/// the message); a shared store adds its prefix and keeps a key's claim and
-/// record together (in Redis, `{prefix}{key}:claim` and `…:record` share a
-/// hash tag, one Lua script per call, so Redis Cluster serves them).
+/// the message, any bytes); a shared store adds its prefix and keeps a key's
+/// claim and record together: in Redis, `PREFIX{D}:claim` and
+/// `PREFIX{D}:record`, where D is a hex digest of the key (an `event_id` may
+/// hold a brace, which would cut the hash tag short), one Lua script per
+/// call over both, so Redis Cluster serves them from one slot. The record
+/// keeps the key itself, so that two keys with one digest are told apart.
 public protocol DedupStore: Sendable {
     /// Claims `key` for `owner` for `holdFor` from `now` unless another owner
     /// holds a claim on it that has not lapsed, and reads what the window
