@@ -13,15 +13,18 @@ final class DedupStoreFailureLog: Sendable {
 
     private let logger: Logger
     private let interval: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
     /// By `Operation.allCases` position.
     private let errors: [MetricSeries]
     let bypassed: MetricSeries
     /// Per operation: when its last line was written, and how many failed since.
     private let state = Locked<[Operation: (last: ContinuousClock.Instant, unlogged: Int)]>([:])
 
-    init(_ registry: MetricsRegistry, logger: Logger, interval: Duration = .seconds(10)) {
+    init(_ registry: MetricsRegistry, logger: Logger, interval: Duration = .seconds(10),
+         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.logger = logger
         self.interval = interval
+        self.now = now
         errors = Operation.allCases.map { registry.series(GatewayMetrics.dedupStoreErrors, [$0.rawValue]) }
         bypassed = registry.series(GatewayMetrics.dedupBypassed)
     }
@@ -29,14 +32,14 @@ final class DedupStoreFailureLog: Sendable {
     /// Counts a failed call; writes a line when its operation's interval is up.
     func failed(_ operation: Operation, _ failure: DedupStoreFailure, consequence: String) {
         errors[Operation.allCases.firstIndex(of: operation)!].add(1)
-        let now = ContinuousClock.now
+        let instant = now()
         let count: Int? = state.withLock { pairs in
-            if let entry = pairs[operation], now - entry.last < interval {
+            if let entry = pairs[operation], instant - entry.last < interval {
                 pairs[operation] = (entry.last, entry.unlogged + 1)
                 return nil
             }
             let count = (pairs[operation]?.unlogged ?? 0) + 1
-            pairs[operation] = (now, 0)
+            pairs[operation] = (instant, 0)
             return count
         }
         guard let count else { return }
