@@ -30,4 +30,20 @@ static inline int pushgw_mhd_daemon_epoll_fd(struct MHD_Daemon *daemon) {
     return info ? info->epoll_fd : -1;
 }
 
+/* The size of the request's head (request line, headers and the empty line
+   that ends them) as it arrived, or 0 before the head is complete. The
+   screen checks that the parsed lines lie where CRLF-terminated lines
+   would (RequestLines). */
+static inline size_t pushgw_mhd_connection_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info ? info->header_size : 0;
+}
+
+/* The daemon a connection belongs to: callbacks shared by several daemons
+   touch only the connections of the daemon whose thread calls them. */
+static inline struct MHD_Daemon *pushgw_mhd_connection_daemon(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    return info ? info->daemon : NULL;
+}
+
 #endif

@@ -33,8 +33,8 @@ struct ConnectionTable {
     /// timeout. The entry is what the thread running its daemon updates from
     /// then on, without the table's lock.
     @discardableResult
-    mutating func opened(_ connection: UInt, socket: Int32, now: ContinuousClock.Instant) -> ConnectionEntry {
-        let entry = ConnectionEntry(socket: socket, origin: origin, timeout: requestTimeout, now: now)
+    mutating func opened(_ connection: UInt, socket: Int32, daemon: UInt = 0, now: ContinuousClock.Instant) -> ConnectionEntry {
+        let entry = ConnectionEntry(socket: socket, daemon: daemon, origin: origin, timeout: requestTimeout, now: now)
         entries[connection] = entry
         return entry
     }
@@ -61,6 +61,9 @@ struct ConnectionTable {
 /// connection cut first stays cut.
 final class ConnectionEntry: Sendable {
     let socket: Int32
+    /// The libmicrohttpd daemon that runs the connection (its address):
+    /// only that daemon's thread may call libmicrohttpd on it.
+    let daemon: UInt
     private let origin: ContinuousClock.Instant
     /// The request timeout in nanoseconds (added per request as a number,
     /// not as a `Duration` to an instant).
@@ -71,10 +74,18 @@ final class ConnectionEntry: Sendable {
     /// Length of the current request's target as it arrived, up to its
     /// first NUL byte (libmicrohttpd's URI log callback); -1: none yet.
     private let target = Atomic<Int>(-1)
+    /// Where that target lies in libmicrohttpd's buffer (valid while the
+    /// request is being received), for naming the route of an answer
+    /// written before the handler sees the request.
+    private let targetStart = Atomic<UInt>(0)
+    /// Answered from libmicrohttpd's error log (`HTTPServer+EarlyAnswers`):
+    /// nothing more may be written on the connection.
+    private let early = Atomic<Bool>(false)
     private static let none = Int64.max
 
-    init(socket: Int32, origin: ContinuousClock.Instant, timeout: Duration, now: ContinuousClock.Instant) {
+    init(socket: Int32, daemon: UInt = 0, origin: ContinuousClock.Instant, timeout: Duration, now: ContinuousClock.Instant) {
         self.socket = socket
+        self.daemon = daemon
         self.origin = origin
         self.timeout = timeout.wholeNanoseconds
         deadline = Atomic(Self.nanoseconds(now, after: origin) + self.timeout)
@@ -93,9 +104,25 @@ final class ConnectionEntry: Sendable {
         deadline.store(Self.nanoseconds(now, after: origin) + timeout, ordering: .relaxed)
     }
 
-    func targetArrived(length: Int) {
+    func targetArrived(length: Int, at start: UnsafeRawPointer? = nil) {
         target.store(length, ordering: .relaxed)
+        targetStart.store(UInt(bitPattern: start), ordering: .relaxed)
     }
+
+    /// The current request's target as it arrived (nil: none yet, or
+    /// none recorded); to be read only by the daemon's thread, while the
+    /// request is being received.
+    var targetPointer: UnsafePointer<CChar>? {
+        guard target.load(ordering: .relaxed) >= 0 else { return nil }
+        return UnsafePointer(bitPattern: targetStart.load(ordering: .relaxed))
+    }
+
+    /// The connection was answered outside libmicrohttpd's own answer path.
+    func answerEarly() {
+        early.store(true, ordering: .relaxed)
+    }
+
+    var answeredEarly: Bool { early.load(ordering: .relaxed) }
 
     /// A request has begun (its target arrived) and is neither with the
     /// handler nor cut.

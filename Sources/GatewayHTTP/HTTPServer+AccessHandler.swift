@@ -55,6 +55,9 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     guard let connection, let requestContext, let uploadSize else { return .NO }
     let server = server(context)
     if requestContext.pointee == nil {
+        // Already answered from the error log (HTTPServer+EarlyAnswers.swift):
+        // nothing more is written, and libmicrohttpd closes the connection.
+        if entry(of: connection)?.answeredEarly == true { return .NO }
         let state = RequestState(answerStorage: server.answerStorage)
         requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
         var screening = RequestScreen.Screening()
@@ -151,6 +154,14 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 /// the first NUL) reaches the space before the HTTP version: libmicrohttpd
 /// parses the request line in place, so `url` and `version` point into it.
 ///
+/// The lines are where CRLF-ended lines would be: libmicrohttpd parses the
+/// head in place, turning each line's CR and LF into NULs, so each header's
+/// name starts two bytes after the previous line's last byte (the version,
+/// then each value), and the head (whose size libmicrohttpd reports) ends
+/// four bytes after the last one. A bare LF leaves one byte, a folded line
+/// moves the name elsewhere (libmicrohttpd joins it to the name), and a NUL
+/// inside a value ends it early: each breaks the chain (`LineWalk`).
+///
 /// Fills the caller's `screening` (a screen returned by value was copied
 /// out, its authorization string retained, and the original destroyed).
 ///
@@ -161,18 +172,26 @@ private func screen(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, 
                     into screening: inout RequestScreen.Screening, trailerRoom: inout Int?) -> HTTPResponse? {
     var intact = true
     let target = entry(of: connection)?.targetLength
-    if let url, let version, version.pointee != 0, let target {
-        intact = url + target + 1 == version
+    var lineStart: UnsafeRawPointer?
+    if let url, let version, version.pointee != 0 {
+        if let target { intact = url + target + 1 == version }
+        lineStart = UnsafeRawPointer(version) + strlen(version) + 2
     }
-    _ = withUnsafeMutablePointer(to: &screening) { pointer in
-        MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, pointer)
+    withUnsafeMutablePointer(to: &screening) { pointer in
+        var walk = LineWalk(screening: pointer, next: lineStart)
+        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, screenHeader, &walk)
+        let headSize = pushgw_mhd_connection_header_size(connection)
+        if let method, let next = walk.next, headSize > 0, next + 2 != UnsafeRawPointer(method) + headSize {
+            pointer.pointee.noteMisplacedLine()
+        }
     }
     let hostRequired = version.map { strcmp($0, "HTTP/1.1") == 0 } ?? false
+    let http10 = version.map { strcmp($0, "HTTP/1.0") == 0 } ?? false
     let requestLine = (method.map { strlen($0) } ?? 0) + (target ?? url.map { strlen($0) } ?? 0)
         + (version.map { strlen($0) } ?? 0) + 4
     let headerRoom = memory - RequestScreen.answerHeaderRoom - requestLine
     if screening.isChunked { trailerRoom = headerRoom - screening.headerBytes }
-    return screening.refusal(targetIntact: intact, hostRequired: hostRequired, headerRoom: headerRoom)
+    return screening.refusal(targetIntact: intact, hostRequired: hostRequired, http10: http10, headerRoom: headerRoom)
 }
 
 /// The room a chunked body's trailers take in the connection's memory,
@@ -190,13 +209,29 @@ private let countTrailer: MHD_KeyValueIteratorN = { context, _, _, keySize, _, v
     return .YES
 }
 
+/// The headers' walk through the head: the screen fed, and where the next
+/// line must start (nil: not checked, the request line was not in place).
+private struct LineWalk {
+    let screening: UnsafeMutablePointer<RequestScreen.Screening>
+    var next: UnsafeRawPointer?
+}
+
 /// Feeds one header, with the lengths libmicrohttpd reports (a CR inside
-/// is kept; a NUL ends the value), to the `RequestScreen.Screening` passed
-/// as the context, without copying it.
+/// is kept; a NUL ends the value), to the screen of the `LineWalk` passed
+/// as the context, without copying it, and checks that its line starts
+/// where the previous one's CRLF ended.
 private let screenHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
-    let screening = context!.assumingMemoryBound(to: RequestScreen.Screening.self)
-    screening.pointee.add(name: UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize),
-                          value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+    let walk = context!.assumingMemoryBound(to: LineWalk.self)
+    walk.pointee.screening.pointee.add(name: UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize),
+                                       value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+    if let next = walk.pointee.next {
+        if let key, let value, UnsafeRawPointer(key) == next {
+            walk.pointee.next = UnsafeRawPointer(value) + valueSize + 2
+        } else {
+            walk.pointee.screening.pointee.noteMisplacedLine()
+            walk.pointee.next = nil
+        }
+    }
     return .YES
 }
 

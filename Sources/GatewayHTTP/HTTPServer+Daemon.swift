@@ -15,12 +15,14 @@ extension HTTPServer {
     func startDaemon(listening descriptor: Int32, share: Int) -> DaemonSource? {
         let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
+        let daemonLog = DaemonLog(server: self)
+        let logContext = Unmanaged.passUnretained(daemonLog).toOpaque()
         // Each daemon takes its share of the limits (rounded down: the total never exceeds them).
         let connectionLimit = max(1, limits.maximumConnections / share)
         let perAddressLimit = limits.maximumConnectionsPerAddress == 0 ? 0 : max(1, limits.maximumConnectionsPerAddress / share)
         let options: [any CVarArg] = [
             // First, so that libmicrohttpd writes none of its messages to stderr itself.
-            MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(serverLog, to: OpaquePointer.self), OpaquePointer(context),
+            MHD_OPTION.EXTERNAL_LOGGER.rawValue, unsafeBitCast(serverLog, to: OpaquePointer.self), OpaquePointer(logContext),
             MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(connectionLimit),
             MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(perAddressLimit),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(limits.connectionTimeoutSeconds),
@@ -41,7 +43,8 @@ extension HTTPServer {
             MHD_stop_daemon(daemon)
             return nil
         }
-        return DaemonSource(pointer: daemon, epollDescriptor: epoll)
+        daemonLog.daemon.store(UInt(bitPattern: daemon), ordering: .releasing)
+        return DaemonSource(pointer: daemon, epollDescriptor: epoll, log: daemonLog)
     }
 }
 
@@ -54,10 +57,13 @@ extension HTTPServer {
 final class DaemonSource: EventLoopSource, @unchecked Sendable {
     let pointer: OpaquePointer
     let epollDescriptor: Int32
+    /// The context of the daemon's error log, kept as long as the daemon.
+    let log: DaemonLog
 
-    init(pointer: OpaquePointer, epollDescriptor: Int32) {
+    init(pointer: OpaquePointer, epollDescriptor: Int32, log: DaemonLog) {
         self.pointer = pointer
         self.epollDescriptor = epollDescriptor
+        self.log = log
     }
 
     func turn() -> EventLoopSourceTurn {
@@ -72,14 +78,20 @@ func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer {
     Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
 }
 
-/// libmicrohttpd's error log, formatted and handed to the server's `log`.
+/// libmicrohttpd's error log, formatted and handed to the server's `log`;
+/// a message about a `Content-Length` is the moment to answer the request
+/// before libmicrohttpd does (`answerUnreadableLengths`).
 private let serverLog: MHD_LogCallback = { context, format, arguments in
     guard let context, let format, let arguments else { return }
+    let daemonLog = Unmanaged<DaemonLog>.fromOpaque(context).takeUnretainedValue()
     var buffer = [CChar](repeating: 0, count: 512)
     _ = vsnprintf(&buffer, buffer.count, format, arguments)
     var line = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     while line.last?.isNewline == true { line.removeLast() }
-    server(context).log(line)
+    if strstr(format, "Content-Length") != nil {
+        daemonLog.server.answerUnreadableLengths(daemon: daemonLog.daemon.load(ordering: .acquiring))
+    }
+    daemonLog.server.log(line)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
@@ -98,8 +110,9 @@ private let connectionChanged: MHD_NotifyConnectionCallback = { context, connect
     let key = UInt(bitPattern: connection)
     if change == .CONNECTION_NOTIFY_STARTED {
         let socket = pushgw_mhd_connection_socket(connection)
+        let daemon = UInt(bitPattern: pushgw_mhd_connection_daemon(connection))
         let now = ContinuousClock.now
-        let entry = watch.table.withLock { $0.opened(key, socket: socket, now: now) }
+        let entry = watch.table.withLock { $0.opened(key, socket: socket, daemon: daemon, now: now) }
         // The connection holds its entry until it closes: per-request updates
         // find it here, with no table lookup.
         socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
@@ -130,7 +143,7 @@ private let targetArrived: @convention(c) (UnsafeMutableRawPointer?, UnsafePoint
     context, target, connection in
     guard let target, let connection else { return nil }
     let length = strlen(target)
-    entry(of: connection)?.targetArrived(length: length)
+    entry(of: connection)?.targetArrived(length: length, at: UnsafeRawPointer(target))
     return nil
 }
 

@@ -6,18 +6,30 @@ public import PayloadBuilder
 /// ignored (request smuggling behind a proxy that reads the other), an
 /// unknown `Transfer-Encoding` leaves the body length undefined, a NUL byte
 /// ends the path early (`/healthz\0junk` would read as `/healthz`), and a
-/// bare CR stays inside a header value.
-///
-/// Not caught: a NUL inside a header value. libmicrohttpd 0.9.75 reports
-/// the value only up to the NUL (its length included), so
-/// `Authorization: Bearer <token>\0junk` reads as the token alone; it
-/// grants nothing the token does not.
+/// bare CR stays inside a header value. A NUL inside a header value, which
+/// libmicrohttpd 0.9.75 reports as the value's end, is caught by the line
+/// check below.
 ///
 /// RFC 9112 §6.1 and §6.3: a server may reject a message with both
 /// `Transfer-Encoding` and `Content-Length`, must treat differing
-/// `Content-Length`s as unrecoverable, and should answer 501 to a transfer
-/// coding it does not know. RFC 9112 §3.2: an HTTP/1.1 request without a
-/// `Host`, or with more than one, must be answered 400.
+/// `Content-Length`s as unrecoverable, should answer 501 to a transfer
+/// coding it does not know, and must treat an HTTP/1.0 message with
+/// `Transfer-Encoding` as faulty framing. RFC 9112 §3.2: an HTTP/1.1
+/// request without a `Host`, or with more than one, must be answered 400.
+///
+/// Whitespace around a value: RFC 9110 §5.5 leaves it out of the value;
+/// libmicrohttpd 0.9.75 drops the leading whitespace and keeps the
+/// trailing, so it reads `Transfer-Encoding: chunked ` as an unknown
+/// coding and `Content-Length: 2 ` as no number. A framing header with
+/// trailing whitespace is refused; elsewhere (`Authorization`) the value is
+/// read without it, as the RFC says.
+///
+/// Lines: a bare LF ending a line (RFC 9112 §2.2 lets a server refuse to
+/// recognise it) and obsolete line folding (§5.2: 400) are read differently
+/// by different parsers; libmicrohttpd joins a folded line to the header's
+/// name. The server checks that every parsed line lies where a line ended
+/// by CRLF would (`noteMisplacedLine`), which catches both, and a NUL
+/// inside a header value (libmicrohttpd ends the value there).
 struct RequestScreen {
     struct Header {
         var name: [UInt8]
@@ -53,6 +65,14 @@ struct RequestScreen {
         /// with trailers (they take room in the connection's memory too).
         var isChunked: Bool { transferEncodings > 0 }
         private var onlyChunked = true
+        /// A `Transfer-Encoding` or `Content-Length` value with whitespace
+        /// after it, which libmicrohttpd keeps as part of the value.
+        private var paddedFraming = false
+        /// A `Content-Length` that is not a decimal number.
+        private var unreadableLength = false
+        /// A line that did not end with CRLF where it should (a bare LF, a
+        /// folded line, a NUL inside a value): `noteMisplacedLine`.
+        private var misplacedLine = false
         private var authorizations = 0
         private var encodedContent = false
         /// A Content-Length other than 0 (a body is coming).
@@ -84,15 +104,18 @@ struct RequestScreen {
             switch name.count {
             case 14 where RequestScreen.equalsIgnoringCase(name, "content-length"):
                 contentLengths += 1
+                if RequestScreen.endsInBlank(value) { paddedFraming = true }
                 let digits = RequestScreen.trimmed(value)
                 if digits.contains(where: { $0 != UInt8(ascii: "0") }) { announcedContent = true }
                 announcedLength = RequestScreen.saturatingDecimal(digits)
+                if announcedLength == nil { unreadableLength = true }
             case 17 where RequestScreen.equalsIgnoringCase(name, "transfer-encoding"):
                 transferEncodings += 1
+                if RequestScreen.endsInBlank(value) { paddedFraming = true }
                 if !RequestScreen.equalsIgnoringCase(RequestScreen.trimmed(value), "chunked") { onlyChunked = false }
             case 13 where RequestScreen.equalsIgnoringCase(name, "authorization"):
                 authorizations += 1
-                if authorization == nil { authorization = String(decoding: value, as: UTF8.self) }
+                if authorization == nil { authorization = String(decoding: RequestScreen.trimmed(value), as: UTF8.self) }
             case 4 where RequestScreen.equalsIgnoringCase(name, "host"):
                 hosts += 1
             case 6 where RequestScreen.equalsIgnoringCase(name, "expect"):
@@ -105,16 +128,28 @@ struct RequestScreen {
             }
         }
 
+        /// A line of the head did not lie where a line ended by CRLF would:
+        /// a bare LF, obsolete line folding or a NUL inside a header value.
+        mutating func noteMisplacedLine() {
+            misplacedLine = true
+        }
+
         /// `hostRequired`: the request is HTTP/1.1 (HTTP/1.0 has no `Host` rule).
+        /// `http10`: the request is HTTP/1.0 (which has no transfer codings).
         /// `headerRoom`: the most `headerBytes` that leaves room for the answer's own header.
-        func refusal(targetIntact: Bool, hostRequired: Bool = false, headerRoom: Int = .max) -> HTTPResponse? {
+        func refusal(targetIntact: Bool, hostRequired: Bool = false, http10: Bool = false, headerRoom: Int = .max) -> HTTPResponse? {
             guard targetIntact else { return error(.badRequest, "the request target contains a NUL byte") }
             if headerBytes > headerRoom { return RequestScreen.headersTooLarge(room: headerRoom) }
+            if misplacedLine {
+                return error(.badRequest, "every line of the request head must end with CRLF, with no line folded onto the next and no NUL byte in a header")
+            }
             if badName { return error(.badRequest, "a header name is empty or holds a character other than letters, digits and !#$%&'*+-.^_`|~ (a space before the colon?)") }
             if badByte { return error(.badRequest, "a header contains a NUL or CR byte") }
+            if paddedFraming { return error(.badRequest, "Transfer-Encoding and Content-Length must not end with a space or a tab") }
             if hosts > 1 { return error(.badRequest, "Host is given more than once") }
             if hosts == 0, hostRequired { return error(.badRequest, "an HTTP/1.1 request needs a Host header") }
             if contentLengths > 1 { return error(.badRequest, "Content-Length is given more than once") }
+            if unreadableLength { return RequestScreen.unreadableContentLength }
             // Which one would count depends on the reader: refuse rather than pick.
             if authorizations > 1 { return error(.badRequest, "Authorization is given more than once") }
             // Only a body that is coming is refused: a proxy may add the
@@ -125,6 +160,7 @@ struct RequestScreen {
                 return refusal
             }
             if transferEncodings > 0 {
+                if http10 { return error(.badRequest, "an HTTP/1.0 request cannot use Transfer-Encoding: send Content-Length") }
                 if contentLengths > 0 { return error(.badRequest, "send either Content-Length or Transfer-Encoding, not both") }
                 guard transferEncodings == 1, onlyChunked else {
                     return error(.notImplemented, "the only transfer coding accepted is chunked")
@@ -149,6 +185,29 @@ struct RequestScreen {
     /// and headers, which libmicrohttpd builds there too: without it a
     /// request whose headers just fit was handled and then got no answer.
     static let answerHeaderRoom = 1024
+
+    /// The answer to a `Content-Length` libmicrohttpd cannot read (its
+    /// `value` as it reports it, leading whitespace dropped): 400 for one
+    /// that is not a decimal number (trailing whitespace included), 413 for
+    /// one beyond 64 bits; nil for a number it reads. libmicrohttpd would
+    /// answer these itself (`HTTPServer+EarlyAnswers.swift`).
+    static func contentLengthRefusal(_ value: UnsafeRawBufferPointer) -> HTTPResponse? {
+        guard !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return unreadableContentLength
+        }
+        var number: UInt64 = 0
+        for digit in value {
+            let (times10, over1) = number.multipliedReportingOverflow(by: 10)
+            let (sum, over2) = times10.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            if over1 || over2 { return contentLengthBeyond64Bits }
+            number = sum
+        }
+        return nil
+    }
+
+    static let unreadableContentLength = error(.badRequest, "Content-Length must be one decimal number of bytes, with nothing around it")
+    static let contentLengthBeyond64Bits = HTTPResponse(status: 413, body: EventError(
+        .bodyTooLarge, field: nil, "the body announced by Content-Length is beyond 64 bits, over any limit").jsonBody)
 
     private static func error(_ code: ErrorCode, _ message: String) -> HTTPResponse {
         HTTPResponse(status: code.httpStatus, body: EventError(code, field: nil, message).jsonBody)
@@ -243,6 +302,12 @@ struct RequestScreen {
             if over1 || over2 { overflowed = true } else { value = sum }
         }
         return overflowed ? Int.max : value
+    }
+
+    /// Whether the last byte is a space or a tab.
+    private static func endsInBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let last = bytes.last else { return false }
+        return last == 32 || last == 9
     }
 
     /// Without leading and trailing spaces and tabs.

@@ -15,8 +15,51 @@ final class RequestScreenTests: XCTestCase {
 
     func testOrdinaryRequestsPass() throws {
         XCTAssertNil(try code([header("Host", "x"), header("Content-Length", "12"), header("Authorization", "Bearer t")]))
-        XCTAssertNil(try code([header("Host", "x"), header("Transfer-Encoding", " Chunked ")]))
+        XCTAssertNil(try code([header("Host", "x"), header("Transfer-Encoding", "Chunked")]))
         XCTAssertNil(try code([]))
+    }
+
+    /// libmicrohttpd keeps a value's trailing whitespace (RFC 9110 §5.5
+    /// drops it), so it would read these framings otherwise than a proxy.
+    func testAFramingValueWithTrailingWhitespaceIsRefused() throws {
+        for (name, value) in [("Transfer-Encoding", "chunked "), ("Transfer-Encoding", "chunked\t"),
+                              ("Content-Length", "2 "), ("content-length", "2\t")] {
+            XCTAssertEqual(try code([header(name, value)])?.1, .string("bad_request"), "\(name): \(value.debugDescription)")
+        }
+    }
+
+    /// A bearer token followed by whitespace is that token.
+    func testTheAuthorizationValueIsReadWithoutTrailingWhitespace() {
+        XCTAssertEqual(RequestScreen.screened([header("Authorization", "Bearer t \t")]).authorization, "Bearer t")
+    }
+
+    /// RFC 9112 §6.1: Transfer-Encoding in HTTP/1.0 is faulty framing.
+    func testTransferEncodingOnHTTP10IsRefused() throws {
+        let chunked = RequestScreen.screened([header("Transfer-Encoding", "chunked")])
+        XCTAssertNil(chunked.refusal(targetIntact: true))
+        XCTAssertEqual(chunked.refusal(targetIntact: true, http10: true)?.status, 400)
+        XCTAssertNil(RequestScreen.screened([header("Content-Length", "2")]).refusal(targetIntact: true, http10: true))
+    }
+
+    /// What libmicrohttpd cannot read as a Content-Length: 400, or 413 beyond 64 bits.
+    func testContentLengthsLibmicrohttpdCannotReadAreRefused() throws {
+        func refusal(_ value: String) -> Int? {
+            Array(value.utf8).withUnsafeBytes { RequestScreen.contentLengthRefusal($0)?.status }
+        }
+        for value in ["", "-1", "+5", "1x", "0x10", "2, 2", "2,2", "1 2", "2 ", "2\t", "1e3"] {
+            XCTAssertEqual(refusal(value), 400, value.debugDescription)
+        }
+        for value in ["18446744073709551616", "99999999999999999999999"] { XCTAssertEqual(refusal(value), 413, value) }
+        for value in ["0", "007", "65536", "18446744073709551615"] { XCTAssertNil(refusal(value), value) }
+        XCTAssertEqual(try code([header("Content-Length", "1x")])?.0, 400)
+    }
+
+    /// A line that is not where a CRLF-ended line would be is refused.
+    func testAMisplacedLineIsRefused() throws {
+        var screening = RequestScreen.screened([header("Host", "x")])
+        XCTAssertNil(screening.refusal(targetIntact: true))
+        screening.noteMisplacedLine()
+        XCTAssertEqual(screening.refusal(targetIntact: true)?.status, 400)
     }
 
     func testTwoContentLengthsAreRefusedEvenWhenEqual() throws {

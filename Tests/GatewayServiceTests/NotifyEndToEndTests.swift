@@ -182,7 +182,7 @@ final class NotifyEndToEndTests: XCTestCase {
         let testbed = try ServiceTestbed()
         let cases: [([UInt8], Int, String, String?)] = [
             ([], 400, "empty_body", nil),
-            (Array("{".utf8), 400, "invalid_json", nil),
+            (Array("{".utf8), 400, "invalid_json", "$"),
             (Array(#"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"apns","token":"abc"}]}"#.utf8),
              400, "invalid_event", "recipients[0].token"),
             ([UInt8](repeating: 0x20, count: 70_000), 413, "body_too_large", nil),

@@ -41,6 +41,11 @@ public struct EventError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The `field` of an `invalid_json` error about the document itself
+    /// (a byte order mark, data after the value, no JSON at all), in the
+    /// JSONPath notation for the root: every `invalid_json` names a field.
+    public static let documentField = "$"
+
     public init(_ code: ErrorCode, at path: JSONPath, _ message: String) {
         self.init(code, field: path.field, message)
     }

@@ -230,8 +230,9 @@ extension EventReader {
     // MARK: errors
 
     /// Runs a scanner step for the value at `location` (its member `name`,
-    /// if given): a failure becomes the event's error, naming that value
-    /// when the text is not UTF-8, the whole body when it is not JSON.
+    /// if given): a failure becomes the event's error, naming that value,
+    /// or `$` for the document itself (a byte order mark, data after the
+    /// event). The message says what and at which byte, never the bytes.
     @inline(__always)
     mutating func scan<Result>(_ location: Place, member name: String? = nil,
                                _ step: (inout JSONScanner) throws(JSONScanner.Failure) -> Result) throws(EventError) -> Result {
@@ -244,9 +245,10 @@ extension EventReader {
 
     @inline(never)
     static func eventError(_ failure: JSONScanner.Failure, at location: Place, _ name: String?) -> EventError {
-        switch failure.kind {
-        case .syntax: EventError(.invalidJSON, field: nil, failure.message)
-        case .utf8: EventError(.invalidUTF8, at: name.map(location.appending) ?? location.path, failure.message)
+        let path = name.map(location.appending) ?? location.path
+        return switch failure.kind {
+        case .syntax: EventError(.invalidJSON, field: path.field ?? EventError.documentField, failure.message)
+        case .utf8: EventError(.invalidUTF8, at: path, failure.message)
         }
     }
 
