@@ -85,7 +85,8 @@ enum ServeCommand {
         await gateway.prepareProviderTokens()
         let address = GatewayConfiguration.httpURL(address: configuration.listenAddress, port: gateway.server.port)
         logger.info("pushgw listening", [("address", address), ("apps", configuration.apps.map(\.name).joined(separator: ",")),
-                                          ("demo", demo == nil ? "false" : "true")])
+                                          ("demo", demo == nil ? "false" : "true"),
+                                          ("dedup_store", configuration.redis.url?.redacted ?? "in-process")])
         if configuration.insecureNoAuth, configuration.bearerTokens.isEmpty {
             logger.warning("pushgw runs without authentication: any local process can send and render",
                            [("setting", configuration.insecureNoAuthSetting), ("address", address)])

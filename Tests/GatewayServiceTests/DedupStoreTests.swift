@@ -1,17 +1,39 @@
 import GatewayService
 import PayloadBuilder
+import PushGWSync
+import TestSupport
 import XCTest
 
-/// The in-process dedup window: remembered until expiry, bounded in size.
+/// The in-process dedup store: records remembered until expiry and bounded
+/// in size; claims taken with the record read, released with the record
+/// written, lapsing after their hold; copies waiting for a claim.
 final class DedupStoreTests: XCTestCase {
     private let event = RecordedEvent(results: [RecordedResult(RecipientResult(platform: .fcm, token: "t", status: .sent))])
+    private static let owners = DedupClaimOwner.Source(instance: 7)
+
+    /// Records `event` under `key` until `expires`, as a dispatch that claimed it does.
+    private static func keep(_ store: InMemoryDedupStore, _ key: String, _ event: RecordedEvent,
+                             at now: ContinuousClock.Instant = .now, until expires: ContinuousClock.Instant) async {
+        let owner = owners.next()
+        _ = await store.claim(key, by: owner, now: now, holdFor: .seconds(30))
+        await store.record(key, event, now: now, keepFor: expires - now, releasing: owner)
+    }
+
+    /// What a claim at `now` reads of `key`, the claim given back at once.
+    private static func peek(_ store: InMemoryDedupStore, _ key: String, now: ContinuousClock.Instant) async -> RecordedEvent? {
+        let owner = owners.next()
+        let claim = await store.claim(key, by: owner, now: now, holdFor: .seconds(1))
+        await store.release(key, by: owner)
+        guard case let .claimed(recorded) = claim else { XCTFail("\(key) is held"); return nil }
+        return recorded
+    }
 
     func testAnEventIsRememberedUntilItExpires() async {
         let store = InMemoryDedupStore()
         let now = ContinuousClock.now
-        await store.record("a", event, expires: now + .seconds(60))
-        let hit = await store.lookup("a", now: now + .seconds(59))
-        let miss = await store.lookup("a", now: now + .seconds(60))
+        await Self.keep(store, "a", event, until: now + .seconds(60))
+        let hit = await Self.peek(store, "a", now: now + .seconds(59))
+        let miss = await Self.peek(store, "a", now: now + .seconds(60))
         XCTAssertEqual(hit, event)
         XCTAssertNil(miss)
     }
@@ -19,10 +41,10 @@ final class DedupStoreTests: XCTestCase {
     func testMemoryStaysBoundedUnderAnyLoad() async {
         let store = InMemoryDedupStore(capacity: 100)
         let expires = ContinuousClock.now + .seconds(600)
-        for index in 0..<1_000 { await store.record("event-\(index)", event, expires: expires) }
+        for index in 0..<1_000 { await Self.keep(store, "event-\(index)", event, until: expires) }
         XCTAssertEqual(store.count, 100)
-        let newest = await store.lookup("event-999", now: ContinuousClock.now)
-        let oldest = await store.lookup("event-0", now: ContinuousClock.now)
+        let newest = await Self.peek(store, "event-999", now: ContinuousClock.now)
+        let oldest = await Self.peek(store, "event-0", now: ContinuousClock.now)
         XCTAssertNotNil(newest, "the most recent events are kept")
         XCTAssertNil(oldest, "the oldest are forgotten first")
     }
@@ -39,20 +61,21 @@ final class DedupStoreTests: XCTestCase {
         let budget = 1 << 20
         let store = InMemoryDedupStore(capacity: 20_000, byteCapacity: budget)
         let expires = ContinuousClock.now + .seconds(600)
-        for index in 0..<200 { await store.record("large-\(index)", large, expires: expires) }
+        for index in 0..<200 { await Self.keep(store, "large-\(index)", large, until: expires) }
         XCTAssertLessThanOrEqual(store.recordBytes, budget)
         XCTAssertGreaterThan(store.count, 10, "as many as fit are kept")
         XCTAssertLessThan(store.count, 200)
-        let newest = await store.lookup("large-199", now: ContinuousClock.now)
-        let oldest = await store.lookup("large-0", now: ContinuousClock.now)
+        let newest = await Self.peek(store, "large-199", now: ContinuousClock.now)
+        let oldest = await Self.peek(store, "large-0", now: ContinuousClock.now)
         XCTAssertTrue(newest == large, "the newest is kept")
         XCTAssertTrue(oldest == nil, "the oldest is forgotten")
     }
 
     func testExpiredEntriesAreSweptAsNewOnesArrive() async {
         let store = InMemoryDedupStore()
-        await store.record("old", event, expires: ContinuousClock.now - .seconds(1))
-        await store.record("new", event, expires: ContinuousClock.now + .seconds(60))
+        let now = ContinuousClock.now
+        await Self.keep(store, "old", event, at: now - .seconds(120), until: now - .seconds(60))
+        await Self.keep(store, "new", event, until: ContinuousClock.now + .seconds(60))
         XCTAssertEqual(store.count, 1)
     }
 
@@ -68,11 +91,11 @@ final class DedupStoreTests: XCTestCase {
         let recorded = RecordedEvent(results: results.map(RecordedResult.init))
         let store = InMemoryDedupStore()
         let now = ContinuousClock.now
-        await store.record("évènement-🎧-1", recorded, expires: now + .seconds(60))
-        await store.record("empty", RecordedEvent(results: []), expires: now + .seconds(60))
-        let hit = await store.lookup("évènement-🎧-1", now: now)
-        let empty = await store.lookup("empty", now: now)
-        let other = await store.lookup("évènement-🎧-2", now: now)
+        await Self.keep(store, "évènement-🎧-1", recorded, until: now + .seconds(60))
+        await Self.keep(store, "empty", RecordedEvent(results: []), until: now + .seconds(60))
+        let hit = await Self.peek(store, "évènement-🎧-1", now: now)
+        let empty = await Self.peek(store, "empty", now: now)
+        let other = await Self.peek(store, "évènement-🎧-2", now: now)
         XCTAssertEqual(hit, recorded)
         XCTAssertEqual(empty, RecordedEvent(results: []))
         XCTAssertNil(other)
@@ -82,11 +105,141 @@ final class DedupStoreTests: XCTestCase {
         let store = InMemoryDedupStore()
         let now = ContinuousClock.now
         let later = RecordedEvent(results: [RecordedResult(RecipientResult(platform: .apns, token: "t", status: .failed, retryable: true))])
-        await store.record("a", event, expires: now + .seconds(60))
-        await store.record("a", later, expires: now + .seconds(60))
-        let hit = await store.lookup("a", now: now)
+        await Self.keep(store, "a", event, until: now + .seconds(60))
+        await Self.keep(store, "a", later, until: now + .seconds(60))
+        let hit = await Self.peek(store, "a", now: now)
         XCTAssertEqual(hit, later)
         XCTAssertEqual(store.count, 1)
+    }
+
+    // MARK: claims
+
+    func testAClaimIsTheFirstOwnersUntilItRecordsAndTheNextClaimReadsTheRecord() async {
+        let store = InMemoryDedupStore()
+        let (first, second) = (Self.owners.next(), Self.owners.next())
+        let now = ContinuousClock.now
+        let taken = await store.claim("k", by: first, now: now, holdFor: .seconds(30))
+        let refused = await store.claim("k", by: second, now: now, holdFor: .seconds(30))
+        let renewed = await store.claim("k", by: first, now: now, holdFor: .seconds(30))
+        XCTAssertEqual(taken, .claimed(nil))
+        XCTAssertEqual(refused, .held(nil), "a second owner waits")
+        XCTAssertEqual(renewed, .claimed(nil), "its owner claims it again")
+        XCTAssertEqual(store.claimOwner(of: "k"), first)
+        await store.record("k", event, now: now, keepFor: .seconds(60), releasing: first)
+        XCTAssertNil(store.claimOwner(of: "k"), "recording releases the claim")
+        let next = await store.claim("k", by: second, now: now, holdFor: .seconds(30))
+        XCTAssertEqual(next, .claimed(event))
+    }
+
+    func testAHeldClaimShowsTheRecordSoFar() async {
+        let store = InMemoryDedupStore()
+        await Self.keep(store, "k", event, until: ContinuousClock.now + .seconds(60))
+        let owner = Self.owners.next()
+        _ = await store.claim("k", by: owner, now: .now, holdFor: .seconds(30))
+        let held = await store.claim("k", by: Self.owners.next(), now: .now, holdFor: .seconds(30))
+        XCTAssertEqual(held, .held(event))
+    }
+
+    func testAClaimNobodyReleasesLapsesAfterItsHold() async {
+        let store = InMemoryDedupStore()
+        let (dead, next) = (Self.owners.next(), Self.owners.next())
+        let now = ContinuousClock.now
+        _ = await store.claim("k", by: dead, now: now, holdFor: .seconds(35))
+        let early = await store.claim("k", by: next, now: now + .seconds(34), holdFor: .seconds(35))
+        let late = await store.claim("k", by: next, now: now + .seconds(35), holdFor: .seconds(35))
+        XCTAssertEqual(early, .held(nil))
+        XCTAssertEqual(late, .claimed(nil))
+        await store.release("k", by: dead)
+        XCTAssertEqual(store.claimOwner(of: "k", now: now + .seconds(35)), next, "the lapsed owner cannot release the new claim")
+        await store.record("k", event, now: now, keepFor: .seconds(60), releasing: dead)
+        XCTAssertEqual(store.claimOwner(of: "k", now: now + .seconds(35)), next, "nor release it by recording")
+        XCTAssertEqual(store.count, 1, "its record is written all the same")
+    }
+
+    func testAWindowOfZeroReleasesAndKeepsNothing() async {
+        let store = InMemoryDedupStore()
+        let owner = Self.owners.next()
+        _ = await store.claim("k", by: owner, now: .now, holdFor: .seconds(30))
+        await store.record("k", event, now: .now, keepFor: .zero, releasing: owner)
+        XCTAssertNil(store.claimOwner(of: "k"))
+        XCTAssertEqual(store.count, 0)
+    }
+
+    func testAWaitingCopyIsToldOfTheRecordAndClaims() async throws {
+        let store = InMemoryDedupStore()
+        let (first, second) = (Self.owners.next(), Self.owners.next())
+        _ = await store.claim("k", by: first, now: .now, holdFor: .seconds(30))
+        let waiting = Task { await store.awaitClaim("k", by: second, holdFor: .seconds(30), until: .now + .seconds(30)) }
+        await store.record("k", event, now: .now, keepFor: .seconds(60), releasing: first)
+        let claim = await waiting.value
+        XCTAssertEqual(claim, .claimed(event))
+        XCTAssertEqual(store.claimOwner(of: "k"), second)
+    }
+
+    func testAWaitingCopyGivesUpAtItsDeadline() async {
+        let store = InMemoryDedupStore()
+        let (first, second) = (Self.owners.next(), Self.owners.next())
+        _ = await store.claim("k", by: first, now: .now, holdFor: .seconds(30))
+        let claim = await store.awaitClaim("k", by: second, holdFor: .seconds(30), until: .now + .milliseconds(50))
+        XCTAssertEqual(claim, .held(nil))
+        XCTAssertEqual(store.claimOwner(of: "k"), first)
+    }
+
+    func testAWaitingCopyClaimsWhenTheHeldClaimLapses() async {
+        let store = InMemoryDedupStore()
+        let (dead, second) = (Self.owners.next(), Self.owners.next())
+        _ = await store.claim("k", by: dead, now: .now, holdFor: .milliseconds(50))
+        let claim = await store.awaitClaim("k", by: second, holdFor: .seconds(30), until: .now + .seconds(30))
+        XCTAssertEqual(claim, .claimed(nil))
+        XCTAssertEqual(store.claimOwner(of: "k"), second)
+    }
+
+    func testManyCopiesWaitingTakeTurns() async {
+        let store = InMemoryDedupStore()
+        let first = Self.owners.next()
+        _ = await store.claim("k", by: first, now: .now, holdFor: .seconds(30))
+        let waiters = (0..<8).map { _ in
+            Task {
+                let owner = Self.owners.next()
+                let claim = await store.awaitClaim("k", by: owner, holdFor: .seconds(30), until: .now + .seconds(30))
+                await store.release("k", by: owner)
+                return claim
+            }
+        }
+        await store.release("k", by: first)
+        var claims: [DedupClaim] = []
+        for waiter in waiters { claims.append(await waiter.value) }
+        XCTAssertEqual(claims, Array(repeating: .claimed(nil), count: 8), "each claims in turn once the one before releases")
+        XCTAssertNil(store.claimOwner(of: "k"))
+    }
+
+    // MARK: waiting by asking again
+
+    func testAStoreThatPollsClaimsOnceTheClaimIsReleased() async throws {
+        let store = PollingStore()
+        let (first, second) = (Self.owners.next(), Self.owners.next())
+        _ = await store.claim("k", by: first, now: .now, holdFor: .seconds(30))
+        let waiting = Task { await store.awaitClaim("k", by: second, holdFor: .seconds(30), until: .now + .seconds(30)) }
+        try await waitUntil("the copy asked again") { store.claims >= 3 }
+        await store.record("k", event, now: .now, keepFor: .seconds(60), releasing: first)
+        let claim = await waiting.value
+        XCTAssertEqual(claim, .claimed(event))
+    }
+
+    func testAStoreThatPollsGivesUpAtTheDeadline() async {
+        let store = PollingStore()
+        _ = await store.claim("k", by: Self.owners.next(), now: .now, holdFor: .seconds(30))
+        let claim = await store.awaitClaim("k", by: Self.owners.next(), holdFor: .seconds(30), until: .now + .milliseconds(60))
+        XCTAssertEqual(claim, .held(nil))
+        XCTAssertLessThan(store.claims, 12, "a few looks in 60 ms, not a busy loop")
+    }
+
+    func testThePausesBetweenLooksGrowToABound() {
+        var backoff = DedupClaimPolling.Backoff()
+        let pauses = (0..<8).map { _ in backoff.next(jitter: 0) }
+        XCTAssertEqual(pauses, [10, 20, 40, 80, 160, 250, 250, 250].map { .milliseconds($0) })
+        var jittered = DedupClaimPolling.Backoff()
+        XCTAssertEqual(jittered.next(jitter: 1), .milliseconds(5), "jitter takes at most half away")
     }
 
     func testTheStoreKeepsAFingerprintOfTheDeviceNotItsToken() {
@@ -97,5 +250,31 @@ final class DedupStoreTests: XCTestCase {
         XCTAssertFalse(kept.isFor(Recipient(platform: .fcm, token: token)), "the same token on another platform is another device")
         XCTAssertEqual(kept.result(token: token), RecipientResult(platform: .apns, token: token, status: .sent, providerID: "id"))
         XCTAssertFalse(String(describing: kept).contains(token))
+    }
+}
+
+/// The in-process store behind `AsyncDedupStore`, without its own
+/// `awaitClaim`: it waits by asking again, as a store across the network does.
+private final class PollingStore: AsyncDedupStore {
+    private let store = InMemoryDedupStore()
+    private let counted = Locked(0)
+
+    /// Claims asked for.
+    var claims: Int { counted.withLock { $0 } }
+
+    var currentFailure: DedupStoreFailure? { nil }
+
+    func takeClaim(_ key: String, by owner: DedupClaimOwner, now: ContinuousClock.Instant, holdFor: Duration) async -> DedupClaim {
+        counted.withLock { $0 += 1 }
+        return await store.claim(key, by: owner, now: now, holdFor: holdFor)
+    }
+
+    func keepRecord(_ key: String, _ event: RecordedEvent, now: ContinuousClock.Instant, keepFor: Duration,
+                    releasing owner: DedupClaimOwner) async -> DedupStoreFailure? {
+        await store.record(key, event, now: now, keepFor: keepFor, releasing: owner)
+    }
+
+    func dropClaim(_ key: String, by owner: DedupClaimOwner) async -> DedupStoreFailure? {
+        await store.release(key, by: owner)
     }
 }

@@ -62,7 +62,8 @@ final class NotifyPathsTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(again.body)["rejected"], .array([.string(gone)]))
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
         XCTAssertEqual(testbed.fcmSimulator.statistics.acceptedTotal, 1)
-        XCTAssertEqual(store.calls, 4, "a lookup for each of the three, one record: a duplicate records nothing")
+        XCTAssertEqual(store.records, 1, "the copy that sent records; a duplicate records nothing")
+        try await waitUntil("both duplicates gave their claims back") { store.releases == 2 }
     }
 
     func testARetryAfterTheFirstAttemptContinuesAndSettles() async throws {
@@ -84,22 +85,32 @@ final class NotifyPathsTests: XCTestCase {
 }
 
 /// A dedup store that answers from a task after a short wait, as one across
-/// the network would: the in-process store behind `AsyncDedupStore`.
+/// the network would: the in-process store behind `AsyncDedupStore` (which
+/// waits for a held claim by asking again).
 private final class LaterDedupStore: AsyncDedupStore {
     private let store = InMemoryDedupStore()
-    private let counted = Locked(0)
+    private let counted = Locked((records: 0, releases: 0))
 
-    var calls: Int { counted.withLock { $0 } }
+    var records: Int { counted.withLock { $0.records } }
+    var releases: Int { counted.withLock { $0.releases } }
 
-    func recordedEvent(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent? {
-        counted.withLock { $0 += 1 }
+    var currentFailure: DedupStoreFailure? { nil }
+
+    func takeClaim(_ key: String, by owner: DedupClaimOwner, now: ContinuousClock.Instant, holdFor: Duration) async -> DedupClaim {
         try? await Task.sleep(for: .milliseconds(5))
-        return await store.lookup(key, now: now)
+        return await store.claim(key, by: owner, now: now, holdFor: holdFor)
     }
 
-    func keep(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async {
-        counted.withLock { $0 += 1 }
+    func keepRecord(_ key: String, _ event: RecordedEvent, now: ContinuousClock.Instant, keepFor: Duration,
+                    releasing owner: DedupClaimOwner) async -> DedupStoreFailure? {
+        counted.withLock { $0.records += 1 }
         try? await Task.sleep(for: .milliseconds(5))
-        await store.record(key, event, expires: expires)
+        return await store.record(key, event, now: now, keepFor: keepFor, releasing: owner)
+    }
+
+    func dropClaim(_ key: String, by owner: DedupClaimOwner) async -> DedupStoreFailure? {
+        counted.withLock { $0.releases += 1 }
+        try? await Task.sleep(for: .milliseconds(5))
+        return await store.release(key, by: owner)
     }
 }

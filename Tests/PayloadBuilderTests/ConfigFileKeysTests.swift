@@ -7,6 +7,7 @@ final class ConfigFileKeysTests: XCTestCase {
     func testTheServicesSettingsAreAcceptedAndIgnoredByThePureReader() throws {
         let file = """
             {"listen": "0.0.0.0:8080", "bearer_tokens_file": "tokens", "log_level": "info", "avatar": {"allow_http": false},
+             "redis": {"url": "rediss://cache:6380/0", "prefix": "chat:", "on_failure": "refuse"},
              "apps": [{"name": "chat",
                        "apns": {"key_file": "AuthKey.p8", "key_id": "ABC123DEFG", "team_id": "DEF123GHIJ", "topic": "com.example.chat",
                                 "ca_file": "ca.pem", "connections": 2, "token_refresh_minutes": 30},

@@ -43,7 +43,7 @@ struct FileSettings {
             configuration.insecureNoAuth = flag
             configuration.insecureNoAuthSetting = "insecure_no_auth"
         }
-        for setting in WholeNumberSetting.all where !setting.isAvatarSetting {
+        for setting in WholeNumberSetting.all where setting.object == nil {
             if let number = try root.integer(setting.fileKey, setting.range) { setting.apply(&configuration, number) }
         }
         if let locale = try root.string("default_locale") {
@@ -62,8 +62,37 @@ struct FileSettings {
                 configuration.avatar.privateNetworks = try ConfigurationLoader.avatarNetworks(networks, "avatar.private_networks")
             }
             if let caFile = try filePath(avatar, "ca_file") { configuration.avatar.caFileSetting = caFile }
-            for setting in WholeNumberSetting.all where setting.isAvatarSetting {
+            for setting in WholeNumberSetting.all where setting.object == "avatar" {
                 if let number = try avatar.integer(setting.keyInObject, setting.range) { setting.apply(&configuration, number) }
+            }
+        }
+        if let redisValue = root.value("redis") { try applyRedis(redisValue, to: &configuration) }
+    }
+
+    /// The `redis` object: the shared store (checked as a whole once the environment is laid over it).
+    private func applyRedis(_ value: JSONValue, to configuration: inout GatewayConfiguration) throws(ServiceError) {
+        let redis = try FileObject(value, setting: "redis", allowed: ConfigFileKeys.redis)
+        if let url = try redis.string("url") {
+            configuration.redis.url = try RedisURL(url, setting: "redis.url")
+            configuration.redis.urlSetting = "redis.url"
+        }
+        if let caFile = try filePath(redis, "ca_file") {
+            configuration.redis.caFileSetting = caFile
+            configuration.redis.otherSettingsGiven.append("redis.ca_file")
+        }
+        if let prefix = try redis.string("prefix") {
+            configuration.redis.prefix = try RedisSettings.checkedPrefix(prefix, "redis.prefix")
+            configuration.redis.otherSettingsGiven.append("redis.prefix")
+        }
+        if let policy = try redis.string("on_failure") {
+            configuration.redis.onFailure = try RedisSettings.failurePolicy(policy, "redis.on_failure")
+            configuration.redis.otherSettingsGiven.append("redis.on_failure")
+        }
+        for setting in WholeNumberSetting.all where setting.object == "redis" {
+            if let number = try redis.integer(setting.keyInObject, setting.range) {
+                setting.apply(&configuration, number)
+                configuration.redis.otherSettingsGiven.append(setting.fileKey)
+                if setting.fileKey == "redis.command_timeout_ms" { configuration.redis.commandTimeoutSetting = setting.fileKey }
             }
         }
     }

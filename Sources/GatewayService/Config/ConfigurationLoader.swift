@@ -54,6 +54,7 @@ public struct ConfigurationLoader {
         }
         try applyEnvironment(to: &configuration)
         if let caFile = configuration.avatar.caFileSetting { try checkCAFile(caFile, use: use) }
+        try checkRedis(&configuration.redis, requestDeadline: configuration.requestDeadline, use: use)
         if use == .service { try loadTokens(file: file, into: &configuration) }
         var apps = file.apps
         try overlayEnvironmentApp(on: &apps)
@@ -91,7 +92,27 @@ public struct ConfigurationLoader {
         for setting in WholeNumberSetting.all {
             if let text = value(setting.environment) {
                 setting.apply(&configuration, try Self.number(text, setting.environment, setting.range))
+                if setting.object == "redis" { configuration.redis.otherSettingsGiven.append(setting.environment) }
+                if setting.environment == "PUSHGW_REDIS_COMMAND_TIMEOUT_MS" {
+                    configuration.redis.commandTimeoutSetting = setting.environment
+                }
             }
+        }
+        if let url = value("PUSHGW_REDIS_URL") {
+            configuration.redis.url = try RedisURL(url, setting: "PUSHGW_REDIS_URL")
+            configuration.redis.urlSetting = "PUSHGW_REDIS_URL"
+        }
+        if let caFile = sourced("PUSHGW_REDIS_CA_FILE") {
+            configuration.redis.caFileSetting = caFile
+            configuration.redis.otherSettingsGiven.append("PUSHGW_REDIS_CA_FILE")
+        }
+        if let prefix = value("PUSHGW_REDIS_PREFIX") {
+            configuration.redis.prefix = try RedisSettings.checkedPrefix(prefix, "PUSHGW_REDIS_PREFIX")
+            configuration.redis.otherSettingsGiven.append("PUSHGW_REDIS_PREFIX")
+        }
+        if let policy = value("PUSHGW_REDIS_ON_FAILURE") {
+            configuration.redis.onFailure = try RedisSettings.failurePolicy(policy, "PUSHGW_REDIS_ON_FAILURE")
+            configuration.redis.otherSettingsGiven.append("PUSHGW_REDIS_ON_FAILURE")
         }
         if let level = value("PUSHGW_LOG_LEVEL") { configuration.logLevel = try Self.logLevel(level, "PUSHGW_LOG_LEVEL") }
         if let locale = value("PUSHGW_DEFAULT_LOCALE") {
@@ -207,6 +228,31 @@ public struct ConfigurationLoader {
             }
         }
         apps[index] = app
+    }
+
+    /// The `redis` settings as a whole: none without a URL (a prefix or a
+    /// policy alone would be silently ignored), a CA file only for TLS, a
+    /// command timeout below the request deadline.
+    private func checkRedis(_ redis: inout RedisSettings, requestDeadline: Duration, use: Use) throws(ServiceError) {
+        guard let url = redis.url else {
+            if let given = redis.otherSettingsGiven.first {
+                throw ServiceError(setting: given, "has no effect without PUSHGW_REDIS_URL (redis.url), the shared store: "
+                    + "set the URL, or leave the redis settings out to run as one process")
+            }
+            return
+        }
+        if let caFile = redis.caFileSetting {
+            guard url.tls else {
+                throw ServiceError(setting: caFile.setting, "a CA file is for a TLS store, and \(redis.urlSetting) is a "
+                    + "redis:// URL (\(url.redacted)): use rediss://, or leave the CA file out")
+            }
+            try checkCAFile(caFile, use: use)
+            redis.caFile = caFile.value
+        }
+        guard redis.commandTimeout < requestDeadline else {
+            throw ServiceError(setting: redis.commandTimeoutSetting, "must be shorter than the request deadline "
+                + "(\(requestDeadline.components.seconds) s): a store that does not answer must not hold a notification past it")
+        }
     }
 
     // MARK: files

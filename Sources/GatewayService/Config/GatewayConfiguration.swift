@@ -42,6 +42,8 @@ public struct GatewayConfiguration: Sendable {
     public var selfSenderIDs: Set<String> = []
     public var apps: [AppSettings] = []
     public var avatar = AvatarSettings()
+    /// The shared store of a fleet; no URL: one process, in-process dedup.
+    public var redis = RedisSettings()
 
     public init() {}
 

@@ -106,6 +106,23 @@ public enum SettingCatalog {
                 help: "how long a downloaded avatar is remembered (a refused one: at most 60 s)"),
         Setting(environment: "PUSHGW_AVATAR_FETCH_THREADS", fileKey: "avatar.fetch_threads", defaultValue: "4",
                 help: "avatar downloads at once, each on its own thread; one host gets at most half of them"),
+        Setting(environment: "PUSHGW_REDIS_URL", fileKey: "redis.url", defaultValue: "none (one process)",
+                help: "the shared store of a fleet of replicas (dedup claims and records): redis://[user:password@]host[:port][/db], "
+                    + "or rediss:// for TLS; the password is never logged. Unset: one process with the in-process window. "
+                    + "This build has no Redis store yet: a URL refuses the start"),
+        Setting(environment: "PUSHGW_REDIS_CA_FILE", fileKey: "redis.ca_file", defaultValue: "system CAs",
+                help: "PEM file of CAs to trust for a rediss:// store"),
+        Setting(environment: "PUSHGW_REDIS_CONNECT_TIMEOUT_MS", fileKey: "redis.connect_timeout_ms", defaultValue: "2000",
+                help: "most time to connect to the store (TCP, TLS and authentication)"),
+        Setting(environment: "PUSHGW_REDIS_COMMAND_TIMEOUT_MS", fileKey: "redis.command_timeout_ms", defaultValue: "1000",
+                help: "most time the store may take to answer one command; below the request deadline (a notification whose "
+                    + "claim is not answered in time is answered as a store failure)"),
+        Setting(environment: "PUSHGW_REDIS_PREFIX", fileKey: "redis.prefix", defaultValue: "pushgw:",
+                help: "put before every key, so several gateways or programs share one store (printable ASCII, no spaces or braces)"),
+        Setting(environment: "PUSHGW_REDIS_ON_FAILURE", fileKey: "redis.on_failure", defaultValue: "refuse",
+                help: "when the store cannot be reached: refuse (answer 503 store_unavailable, nothing sent, /readyz 503) or "
+                    + "send_without_dedup (send without claim or record, counted in pushgw_dedup_bypassed_total; devices may "
+                    + "get a notification twice)"),
     ]
 
     /// The `--help` text (also `pushgw serve --help`).

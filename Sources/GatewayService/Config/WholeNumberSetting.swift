@@ -49,13 +49,19 @@ struct WholeNumberSetting: Sendable {
         WholeNumberSetting(environment: "PUSHGW_AVATAR_FETCH_THREADS", fileKey: "avatar.fetch_threads", range: 1...64) {
             $0.avatar.fetchThreads = $1
         },
+        WholeNumberSetting(environment: "PUSHGW_REDIS_CONNECT_TIMEOUT_MS", fileKey: "redis.connect_timeout_ms", range: 100...60_000) {
+            $0.redis.connectTimeout = .milliseconds($1)
+        },
+        WholeNumberSetting(environment: "PUSHGW_REDIS_COMMAND_TIMEOUT_MS", fileKey: "redis.command_timeout_ms", range: 10...60_000) {
+            $0.redis.commandTimeout = .milliseconds($1)
+        },
     ]
 
     /// The file key inside its object: `max_kb` for `avatar.max_kb`.
     var keyInObject: String { fileKey.split(separator: ".").last.map(String.init) ?? fileKey }
 
-    /// Whether the file key is inside the `avatar` object.
-    var isAvatarSetting: Bool { fileKey.hasPrefix("avatar.") }
+    /// The object of the file the key is inside (`avatar`, `redis`); nil at the top level.
+    var object: String? { fileKey.contains(".") ? fileKey.split(separator: ".").first.map(String.init) : nil }
 
     /// "`low` to `high`: ", the start of the setting's `--help` line.
     static func rangeText(of environment: String) -> String? {

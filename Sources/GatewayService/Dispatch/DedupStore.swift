@@ -1,218 +1,155 @@
-public import PayloadBuilder
-
-/// Where the outcome of an event is remembered for the dedup window, so a
-/// caller's retry of the same `event_id` is not sent twice. The seam for a
-/// shared store (Redis) when several gateways run; `InMemoryDedupStore` for one.
+/// Where events are claimed while they are sent and their outcomes
+/// remembered for the dedup window, so that a copy or a retry of an
+/// `event_id` is not sent twice: `InMemoryDedupStore` for one process, a
+/// shared store (Redis) for several replicas. The notify pipeline
+/// (`NotifyRun`) goes through these calls and nothing else.
 ///
-/// Both calls hand their answer to a closure, so that the notify pipeline
-/// goes on at once when the store answers at once, and only then: an
-/// in-process store calls it before returning, on the caller's thread (an
-/// event that needs no wait is then answered with no task at all); a store
-/// across the network calls it later, from any thread. A store written with
-/// async calls conforms through `AsyncDedupStore`.
+/// The life of a key:
+///
+/// 1. `claim` takes the key for one dispatch (`owner`) and reads its record
+///    in the same atomic step. The claim lasts `holdFor` at most, so one
+///    left by a replica that died lapses by itself.
+/// 2. While another owner holds it, the caller waits with `awaitClaim`: it
+///    claims as soon as the claim is released or lapses, and gives up at
+///    its deadline (the request's).
+/// 3. `record` writes the event's outcomes for the window and releases the
+///    owner's claim in the same step, so a waiter that then claims reads
+///    them; `release` gives a claim up without a record.
+///
+/// Every call hands its answer to a closure, so that the pipeline goes on at
+/// once when the store answers at once: an in-process store calls it before
+/// returning, on the caller's thread (an event that needs no wait is then
+/// answered with no task at all); a store across the network calls it later,
+/// from any thread, within its command timeout. A store that cannot answer
+/// says so (`.unavailable`, `DedupStoreFailure`): it never leaves a call
+/// unanswered. A store written with async calls conforms through
+/// `AsyncDedupStore`; a store that waits by asking again gets `awaitClaim`
+/// from `DedupClaimPolling`.
+///
+/// Keys are the pipeline's (`DedupKey`: app, `event_id` and a fingerprint of
+/// the message, any bytes); a shared store adds its prefix and keeps a key's
+/// claim and record together: in Redis, `PREFIX{D}:claim` and
+/// `PREFIX{D}:record`, where D is a hex digest of the key (an `event_id` may
+/// hold a brace, which would cut the hash tag short), one Lua script per
+/// call over both, so Redis Cluster serves them from one slot. The record
+/// keeps the key itself, so that two keys with one digest are told apart.
 public protocol DedupStore: Sendable {
-    /// Calls `answer` once with the recorded event for `key`, if it is still
-    /// within its window at `now`.
-    func lookup(_ key: String, now: ContinuousClock.Instant, answer: @escaping @Sendable (RecordedEvent?) -> Void)
-    /// Records (or replaces) the event for `key` until `expires`, then calls `done` once.
-    func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant, done: @escaping @Sendable () -> Void)
+    /// Claims `key` for `owner` for `holdFor` from `now` unless another owner
+    /// holds a claim on it that has not lapsed, and reads what the window
+    /// recorded of the key, in one atomic step. Answers once: `.claimed` or
+    /// `.held` with the record (nil when none is within the window), or
+    /// `.unavailable`. An owner that claims a key it holds already gets it
+    /// again (the claim renewed).
+    func claim(_ key: String, by owner: DedupClaimOwner, now: ContinuousClock.Instant, holdFor: Duration,
+               answer: @escaping @Sendable (DedupClaim) -> Void)
+
+    /// Claims `key` as `claim` does, waiting while another owner holds it:
+    /// answers `.claimed` as soon as the claim is released or lapses,
+    /// `.held` once `deadline` has passed with the claim still held, or
+    /// `.unavailable`. The default (`DedupClaimPolling`) asks again after
+    /// short pauses; an in-process store is told of the release.
+    func awaitClaim(_ key: String, by owner: DedupClaimOwner, holdFor: Duration, until deadline: ContinuousClock.Instant,
+                    answer: @escaping @Sendable (DedupClaim) -> Void)
+
+    /// Records (or replaces) `event` for `key` for `keepFor` from `now`, and
+    /// releases `owner`'s claim on it, in one step; answers nil when both
+    /// are done. The record is written even when the claim lapsed (another
+    /// owner's claim is then left alone). `keepFor` may be zero (a window
+    /// of 0): nothing is kept and the claim is released.
+    func record(_ key: String, _ event: RecordedEvent, now: ContinuousClock.Instant, keepFor: Duration,
+                releasing owner: DedupClaimOwner, done: @escaping @Sendable (DedupStoreFailure?) -> Void)
+
+    /// Releases `owner`'s claim on `key` without recording anything (an
+    /// event answered from the record, or refused); another owner's claim
+    /// is left alone. Answers nil once done.
+    func release(_ key: String, by owner: DedupClaimOwner, done: @escaping @Sendable (DedupStoreFailure?) -> Void)
+
+    /// nil while the store answers; else what its last call or its own
+    /// check of the connection met (`/readyz` says so). Read on every
+    /// readiness probe: answers from what the store knows, without waiting.
+    var currentFailure: DedupStoreFailure? { get }
 }
 
 extension DedupStore {
-    /// `lookup(_:now:answer:)`, awaited.
-    public func lookup(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent? {
-        await withCheckedContinuation { continuation in lookup(key, now: now) { continuation.resume(returning: $0) } }
+    /// Waits by asking again (`DedupClaimPolling`), as a store across the network does.
+    public func awaitClaim(_ key: String, by owner: DedupClaimOwner, holdFor: Duration, until deadline: ContinuousClock.Instant,
+                           answer: @escaping @Sendable (DedupClaim) -> Void) {
+        DedupClaimPolling.awaitClaim(on: self, key, by: owner, holdFor: holdFor, until: deadline, answer: answer)
     }
 
-    /// `record(_:_:expires:done:)`, awaited.
-    public func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async {
-        await withCheckedContinuation { continuation in record(key, event, expires: expires) { continuation.resume() } }
-    }
-}
-
-/// A `DedupStore` whose calls are written as async functions (a network
-/// client's): each pipeline call runs them in a task of its own and hands
-/// the answer on from there.
-public protocol AsyncDedupStore: DedupStore {
-    /// The recorded event for `key`, if it is still within its window at `now`.
-    func recordedEvent(_ key: String, now: ContinuousClock.Instant) async -> RecordedEvent?
-    /// Records (or replaces) the event for `key` until `expires`.
-    func keep(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant) async
-}
-
-extension AsyncDedupStore {
-    public func lookup(_ key: String, now: ContinuousClock.Instant, answer: @escaping @Sendable (RecordedEvent?) -> Void) {
-        Task { answer(await recordedEvent(key, now: now)) }
-    }
-
-    public func record(_ key: String, _ event: RecordedEvent, expires: ContinuousClock.Instant, done: @escaping @Sendable () -> Void) {
-        Task {
-            await keep(key, event, expires: expires)
-            done()
+    /// `claim(_:by:now:holdFor:answer:)`, awaited.
+    public func claim(_ key: String, by owner: DedupClaimOwner, now: ContinuousClock.Instant = .now,
+                      holdFor: Duration) async -> DedupClaim {
+        await withCheckedContinuation { continuation in
+            claim(key, by: owner, now: now, holdFor: holdFor) { continuation.resume(returning: $0) }
         }
     }
-}
 
-/// What is remembered of a dispatched event: each recipient's final result,
-/// with the device as a fingerprint of its token. A dedup store never holds
-/// device tokens (a shared store would otherwise be a copy of every user's
-/// tokens), and a fingerprint is 16 bytes where a token is up to 4 KB.
-public struct RecordedEvent: Sendable, Equatable {
-    /// One result per device (platform and fingerprint), in the order the
-    /// devices were first recorded.
-    public var results: [RecordedResult]
-
-    public init(results: [RecordedResult]) {
-        self.results = results
-    }
-
-    /// Answers from the record every recipient whose device has a settled
-    /// result here, wherever it stands in the event; returns whether any was.
-    /// Failed results are not answered: a retry sends those again.
-    /// `devices[i]` is recipient `i`'s device (fingerprinted once, by the
-    /// caller, for this and for `merging`).
-    func answer(_ recipients: [Recipient], devices: [RecordedDevice], into results: inout [RecipientResult?]) -> Bool {
-        var settled: [RecordedDevice: RecordedResult] = [:]
-        for result in self.results where result.isSettled { settled[RecordedDevice(result)] = result }
-        guard !settled.isEmpty else { return false }
-        var answered = false
-        for (index, recipient) in recipients.enumerated() where results[index] == nil {
-            guard let result = settled[devices[index]] else { continue }
-            results[index] = result.result(token: recipient.token)
-            answered = true
+    /// `awaitClaim(_:by:holdFor:until:answer:)`, awaited.
+    public func awaitClaim(_ key: String, by owner: DedupClaimOwner, holdFor: Duration,
+                           until deadline: ContinuousClock.Instant) async -> DedupClaim {
+        await withCheckedContinuation { continuation in
+            awaitClaim(key, by: owner, holdFor: holdFor, until: deadline) { continuation.resume(returning: $0) }
         }
-        return answered
     }
 
-    /// `recorded` with `results` added: a device's new result replaces its
-    /// old one, devices of earlier dispatches that this one did not name are
-    /// kept (a retry of another batch of the same event still finds them).
-    /// `devices`, when given, holds each result's device, already fingerprinted.
-    static func merging(_ recorded: RecordedEvent?, _ results: [RecipientResult], devices: [RecordedDevice]? = nil) -> RecordedEvent {
-        (recorded?.results.count ?? 0) + results.count <= smallMerge
-            ? mergingByScan(recorded, results, devices: devices) : mergingByIndex(recorded, results, devices: devices)
-    }
-
-    /// Up to this many results in all, `merging` finds a device's earlier
-    /// result by scanning rather than through a dictionary of positions.
-    static let smallMerge = 8
-
-    /// `merging` for a few results: the same rule, each device's earlier
-    /// result found by scanning back from the newest (where the index finds
-    /// the last position too), with no dictionary to build or hash into.
-    static func mergingByScan(_ recorded: RecordedEvent?, _ results: [RecipientResult], devices: [RecordedDevice]? = nil) -> RecordedEvent {
-        var merged = recorded?.results ?? []
-        merged.reserveCapacity(merged.count + results.count)
-        for (index, result) in results.enumerated() {
-            let kept = devices.map { RecordedResult(result, device: $0[index].device) } ?? RecordedResult(result)
-            if let position = merged.lastIndex(where: { $0.platform == kept.platform && $0.device == kept.device }) {
-                merged[position] = kept
-            } else {
-                merged.append(kept)
-            }
+    /// `record(_:_:now:keepFor:releasing:done:)`, awaited.
+    @discardableResult
+    public func record(_ key: String, _ event: RecordedEvent, now: ContinuousClock.Instant = .now, keepFor: Duration,
+                       releasing owner: DedupClaimOwner) async -> DedupStoreFailure? {
+        await withCheckedContinuation { continuation in
+            record(key, event, now: now, keepFor: keepFor, releasing: owner) { continuation.resume(returning: $0) }
         }
-        return RecordedEvent(results: merged)
     }
 
-    /// `merging` for any number of results: positions kept in a dictionary.
-    static func mergingByIndex(_ recorded: RecordedEvent?, _ results: [RecipientResult], devices: [RecordedDevice]? = nil) -> RecordedEvent {
-        var merged = recorded?.results ?? []
-        var positions: [RecordedDevice: Int] = [:]
-        for (index, result) in merged.enumerated() { positions[RecordedDevice(result)] = index }
-        for (index, result) in results.enumerated() {
-            let kept = devices.map { RecordedResult(result, device: $0[index].device) } ?? RecordedResult(result)
-            if let position = positions[RecordedDevice(kept)] {
-                merged[position] = kept
-            } else {
-                positions[RecordedDevice(kept)] = merged.count
-                merged.append(kept)
-            }
+    /// `release(_:by:done:)`, awaited.
+    @discardableResult
+    public func release(_ key: String, by owner: DedupClaimOwner) async -> DedupStoreFailure? {
+        await withCheckedContinuation { continuation in release(key, by: owner) { continuation.resume(returning: $0) } }
+    }
+}
+
+/// A store's answer to a claim.
+public enum DedupClaim: Sendable, Equatable {
+    /// The key is the caller's until it records, releases, or the claim
+    /// lapses; with what the window recorded of it (nil: nothing).
+    case claimed(RecordedEvent?)
+    /// Another dispatch (on this replica or another) holds the key; with
+    /// what the window recorded of it so far.
+    case held(RecordedEvent?)
+    /// The store could not answer: nothing was claimed.
+    case unavailable(DedupStoreFailure)
+}
+
+/// Why a dedup store could not answer. Never holds a secret (no URL with
+/// its password, no command's arguments).
+public struct DedupStoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An open set of reasons, for logs and tests (`DESIGN`: open value sets are structs).
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(_ rawValue: String) {
+            self.rawValue = rawValue
         }
-        return RecordedEvent(results: merged)
-    }
-}
 
-/// A device as the dedup record knows it: platform and token fingerprint.
-struct RecordedDevice: Hashable {
-    let platform: Platform
-    let device: DeviceFingerprint
+        public var description: String { rawValue }
 
-    init(_ result: RecordedResult) {
-        platform = result.platform
-        device = result.device
+        /// No connection to the store (refused, reset, not yet reconnected).
+        public static let unreachable = Kind("unreachable")
+        /// The store did not answer within its command timeout, or before the caller's deadline.
+        public static let timedOut = Kind("timed_out")
+        /// The store answered with an error (out of memory, read-only replica, refused credentials…).
+        public static let refused = Kind("refused")
     }
 
-    init(_ recipient: Recipient) {
-        platform = recipient.platform
-        device = DeviceFingerprint(platform: recipient.platform, token: recipient.token)
-    }
-}
+    public let kind: Kind
+    /// What happened, for an operator.
+    public let detail: String
 
-/// One recipient's final result as the dedup window keeps it.
-public struct RecordedResult: Sendable, Equatable {
-    public var platform: Platform
-    public var device: DeviceFingerprint
-    public var status: RecipientResult.Status
-    public var providerID: String?
-    public var reason: String?
-    public var retryable: Bool?
-    /// `RecipientResult.invalidSince`.
-    public var invalidSince: Int64?
-
-    public init(platform: Platform, device: DeviceFingerprint, status: RecipientResult.Status, providerID: String? = nil,
-                reason: String? = nil, retryable: Bool? = nil, invalidSince: Int64? = nil) {
-        self.platform = platform
-        self.device = device
-        self.status = status
-        self.providerID = providerID
-        self.reason = reason
-        self.retryable = retryable
-        self.invalidSince = invalidSince
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
     }
 
-    /// What is kept of `result`.
-    public init(_ result: RecipientResult) {
-        self.init(result, device: DeviceFingerprint(platform: result.platform, token: result.token))
-    }
-
-    /// `result`, whose token's fingerprint is `device`.
-    init(_ result: RecipientResult, device: DeviceFingerprint) {
-        self.init(platform: result.platform, device: device, status: result.status,
-                  providerID: result.providerID, reason: result.reason, retryable: result.retryable,
-                  invalidSince: result.invalidSince)
-    }
-
-    /// Done for good: a retry of the event will not send it again.
-    public var isSettled: Bool { status != .failed }
-
-    /// True when this result was recorded for `recipient`'s device.
-    public func isFor(_ recipient: Recipient) -> Bool {
-        platform == recipient.platform && device == DeviceFingerprint(platform: recipient.platform, token: recipient.token)
-    }
-
-    /// The result again, for the device whose token is `token`.
-    public func result(token: String) -> RecipientResult {
-        RecipientResult(platform: platform, token: token, status: status, providerID: providerID, reason: reason,
-                        retryable: retryable, invalidSince: invalidSince)
-    }
-}
-
-/// A device token's first 128 bits of SHA-256: enough to tell whether a
-/// retried event names the same device, without keeping the token. An
-/// APNs token is hex, whose case does not matter (the event's own
-/// duplicate check ignores it too): it is fingerprinted in lowercase.
-public struct DeviceFingerprint: Sendable, Hashable {
-    public let high: UInt64
-    public let low: UInt64
-
-    public init(high: UInt64, low: UInt64) {
-        self.high = high
-        self.low = low
-    }
-
-    public init(platform: Platform, token: String) {
-        let hashed = platform == .apns && token.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) ? token.lowercased() : token
-        let (high, low) = SHA256.leading128(utf8: hashed)
-        self.init(high: high, low: low)
-    }
+    public var description: String { "\(kind): \(detail)" }
 }

@@ -21,8 +21,17 @@ public final class Dispatcher: Sendable {
         /// and the answer is given by then.
         public var requestDeadline: Duration = .seconds(30)
         public var retry = RetryPolicy()
+        /// What a notify does when the dedup store cannot answer its claim.
+        public var onStoreFailure: DedupFailurePolicy = .refuse
+        /// How long a claim outlives the request deadline: a claim left by
+        /// a replica that died lapses `requestDeadline + claimMargin` after
+        /// it was taken (a live dispatch has recorded and released it by then).
+        public var claimMargin: Duration = .seconds(5)
 
         public init() {}
+
+        /// How long a claim is held at most (see `claimMargin`).
+        public var claimHold: Duration { requestDeadline + claimMargin }
 
         /// How long after arrival the last attempt must end: the request
         /// deadline less a margin (a tenth of it, at most 250 ms) to conclude
@@ -44,8 +53,12 @@ public final class Dispatcher: Sendable {
     let logger: Logger
     /// Epoch seconds, for `apns-expiration`.
     let wallClock: @Sendable () -> Int64
-    /// Events being dispatched, and the copies waiting for their turn.
-    let inFlight = InFlightEvents()
+    /// An owner for each dispatch's claim.
+    let claimOwners = DedupClaimOwner.Source()
+    /// `settings.claimHold`, worked out once.
+    let claimHold: Duration
+    /// What the dedup store could not do: counted, and logged now and then.
+    let storeFailures: DedupStoreFailureLog
     /// The series updated for every event, found once.
     let series: DispatcherSeries
     /// The apps' providers known bad, for readiness.
@@ -57,6 +70,21 @@ public final class Dispatcher: Sendable {
     /// "app provider: reason" for each provider whose last word was that our
     /// configuration is wrong; empty when none (`/readyz`).
     public var providersKnownBad: [String] { health.knownBad }
+
+    /// Why the dedup store keeps the gateway from taking notifications
+    /// (`/readyz`): it cannot be reached, and notifications are refused
+    /// meanwhile (`DedupFailurePolicy.refuse`). Empty otherwise.
+    public var dedupStoreNotReady: [String] {
+        guard settings.onStoreFailure == .refuse, let failure = dedup.currentFailure else { return [] }
+        return ["dedup store unavailable (\(failure))"]
+    }
+
+    /// The dedup store cannot be reached but notifications are sent
+    /// without dedup (`DedupFailurePolicy.sendWithoutDedup`): ready, degraded.
+    public var dedupStoreDegraded: [String] {
+        guard settings.onStoreFailure == .sendWithoutDedup, let failure = dedup.currentFailure else { return [] }
+        return ["dedup store unavailable (\(failure)): sending without dedup"]
+    }
 
     /// Memory for `/v1/render` answers: the server this dispatcher answers
     /// through hands each sent answer's back here (`HTTPServer`'s
@@ -77,6 +105,8 @@ public final class Dispatcher: Sendable {
         self.logger = logger
         self.wallClock = wallClock
         sendingTime = settings.sendingTime
+        claimHold = settings.claimHold
+        storeFailures = DedupStoreFailureLog(metrics.registry, logger: logger)
         series = DispatcherSeries(metrics.registry, providers: senders.values.flatMap { $0.values.map(\.provider) })
     }
 
@@ -127,8 +157,8 @@ public final class Dispatcher: Sendable {
         let arrival = ContinuousClock.now
         do throws(EventError) {
             let (event, app) = try EventDecoder(config: config).decode(body)
-            NotifyRun(self, event: event, app: app, key: DedupKey.of(event, app: app.name), deadline: arrival + sendingTime,
-                      completion: completion).start()
+            NotifyRun(self, event: event, app: app, key: DedupKey.of(event, app: app.name), owner: claimOwners.next(),
+                      deadline: arrival + sendingTime, completion: completion).start()
         } catch {
             series.events(.invalid).add(1)
             completion(HTTPResponse(status: error.code.httpStatus, body: error.jsonBody))

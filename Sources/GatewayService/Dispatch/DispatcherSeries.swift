@@ -5,6 +5,10 @@ import PayloadBuilder
 struct DispatcherSeries: Sendable {
     enum Outcome: String, CaseIterable {
         case invalid, duplicate, delivered, failed
+        /// Refused, nothing sent: the dedup store could not be reached (503 `store_unavailable`).
+        case storeUnavailable = "store_unavailable"
+        /// Nothing sent: another dispatch of the event still held its claim at the deadline (409 `in_progress`).
+        case inProgress = "in_progress"
     }
 
     private let registry: MetricsRegistry

@@ -30,6 +30,12 @@ public struct GatewayMetrics: Sendable {
         "pushgw_http_requests_total", "HTTP requests served, by route and status code.", type: "counter")
     public static let retries = MetricsRegistry.Family(
         "pushgw_provider_retries_total", "Provider requests sent again after a retryable failure.", type: "counter")
+    public static let dedupBypassed = MetricsRegistry.Family(
+        "pushgw_dedup_bypassed_total", "Events sent without dedup because the dedup store could not be reached (redis.on_failure).",
+        type: "counter")
+    public static let dedupStoreErrors = MetricsRegistry.Family(
+        "pushgw_dedup_store_errors_total", "Calls to the dedup store that failed, by operation (claim, record, release).",
+        type: "counter")
 
     public init(registry: MetricsRegistry = MetricsRegistry()) {
         self.registry = registry
@@ -44,6 +50,8 @@ public struct GatewayMetrics: Sendable {
         registry.declare(Self.avatarFetch, labels: ["result"])
         registry.declare(Self.httpRequests, labels: ["route", "code"])
         registry.declare(Self.retries, labels: ["provider"])
+        registry.declare(Self.dedupBypassed, labels: [])
+        registry.declare(Self.dedupStoreErrors, labels: ["operation"])
     }
 
     /// `options` with each answered request to `provider` (`apns`, `fcm`)

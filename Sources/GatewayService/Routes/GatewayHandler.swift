@@ -161,16 +161,20 @@ public struct GatewayHandler: HTTPHandler {
             return HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8))
         case .readiness:
             let reasons = (gate.isShuttingDown ? ["shutting down"] : []) + readiness() + dispatcher.providersKnownBad
-            guard !reasons.isEmpty else { return HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8)) }
+                + dispatcher.dedupStoreNotReady
+            let degraded = reasons.isEmpty ? dispatcher.dedupStoreDegraded : []
+            guard !reasons.isEmpty || !degraded.isEmpty else {
+                return HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8))
+            }
             var writer = JSONWriter()
             writer.beginObject()
-            writer.member("status", "not_ready")
-            writer.key("reasons")
+            writer.member("status", reasons.isEmpty ? "ready" : "not_ready")
+            writer.key(reasons.isEmpty ? "degraded" : "reasons")
             writer.beginArray()
-            for reason in reasons { writer.string(reason) }
+            for reason in reasons.isEmpty ? degraded : reasons { writer.string(reason) }
             writer.endArray()
             writer.endObject()
-            return HTTPResponse(status: 503, body: writer.bytes)
+            return HTTPResponse(status: reasons.isEmpty ? 200 : 503, body: writer.bytes)
         case .notify, .render:
             // Not reached: the callers give these to the dispatcher.
             return Self.error(.notFound, "no such endpoint")

@@ -43,6 +43,8 @@ public final class Gateway: Sendable {
             throw ServiceError(setting: "PUSHGW_BEARER_TOKENS_FILE",
                                "no API token configured: put one per line in a file (e.g. `openssl rand -hex 32 > tokens`) and set PUSHGW_BEARER_TOKENS_FILE, or pass --insecure-no-auth on a loopback address")
         }
+        // Before anything starts: a store that cannot be used refuses the start at once.
+        let dedup = try Self.dedupStore(configuration)
         self.configuration = configuration
         self.logger = logger
         let metrics = GatewayMetrics()
@@ -85,11 +87,10 @@ public final class Gateway: Sendable {
         var settings = Dispatcher.Settings()
         settings.dedupWindow = configuration.dedupWindow
         settings.requestDeadline = configuration.requestDeadline
+        settings.onStoreFailure = configuration.redis.onFailure
         let avatars = AvatarResolver(policy: configuration.avatar.policy, metrics: metrics.registry)
         let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars,
-                                    dedup: InMemoryDedupStore(capacity: configuration.dedupCapacity,
-                                                              byteCapacity: configuration.dedupMemoryMegabytes << 20), metrics: metrics,
-                                    settings: settings, logger: logger)
+                                    dedup: dedup, metrics: metrics, settings: settings, logger: logger)
         let caches = tokenSources
         let grants = accessTokenCaches
         let handler = GatewayHandler(
@@ -127,6 +128,20 @@ public final class Gateway: Sendable {
         for source in apnsTokens {
             await source.fleet?.prepare()
         }
+    }
+
+    /// The dedup store: in-process, or the shared one a fleet configured.
+    /// A Redis URL refuses the start until the store is built in: a replica
+    /// that quietly ran as one process beside the others would send their
+    /// events again.
+    static func dedupStore(_ configuration: GatewayConfiguration) throws(ServiceError) -> any DedupStore {
+        if let url = configuration.redis.url {
+            throw ServiceError(setting: configuration.redis.urlSetting, "a shared store is configured (\(url.redacted)), but this "
+                + "build of pushgw has no Redis store yet: it will not run as one process in its place (its dedup would not be "
+                + "shared with the other replicas). Unset \(configuration.redis.urlSetting) to run one process with the "
+                + "in-process dedup window")
+        }
+        return InMemoryDedupStore(capacity: configuration.dedupCapacity, byteCapacity: configuration.dedupMemoryMegabytes << 20)
     }
 
     private static func apnsClient(_ settings: GatewayConfiguration.APNsSettings,

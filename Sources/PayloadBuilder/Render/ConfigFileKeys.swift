@@ -9,12 +9,16 @@ public enum ConfigFileKeys {
         "listen", "bearer_tokens_file", "metrics_token_file", "insecure_no_auth", "dedup_window_seconds",
         "request_deadline_seconds", "dedup_capacity", "default_locale", "self_sender_ids", "log_level", "avatar", "apps",
         "shutdown_delay_seconds", "shutdown_drain_seconds", "max_connections", "max_connections_per_address",
-        "dedup_memory_mb",
+        "dedup_memory_mb", "redis",
     ]
     /// `avatar`.
     public static let avatar: Set<String> = [
         "allow_http", "allowed_hosts", "allow_private_addresses", "private_networks", "ca_file", "max_kb", "timeout_ms",
         "cache_entries", "cache_seconds", "fetch_threads",
+    ]
+    /// `redis`: the shared store of a fleet.
+    public static let redis: Set<String> = [
+        "url", "ca_file", "connect_timeout_ms", "command_timeout_ms", "prefix", "on_failure",
     ]
     /// One item of `apps`.
     public static let app: Set<String> = ["name", "apns", "fcm", "data_keys"]

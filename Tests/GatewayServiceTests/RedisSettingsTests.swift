@@ -1,0 +1,131 @@
+import GatewayService
+import XCTest
+
+/// The shared store's settings: the URL checked as far as the service
+/// needs (scheme, host, port, database) and never shown with its password;
+/// each `redis` setting from the file or the environment, refused without a
+/// URL; and a URL refusing the start while no Redis store is built in.
+final class RedisSettingsTests: XCTestCase {
+    private let password = "s3cr3t-Pa55"
+    private let files: [String: [UInt8]] = [
+        "/run/tokens": Array("0123456789abcdef0123\n".utf8),
+        "/run/ca.pem": Array("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".utf8),
+    ]
+
+    private func load(_ environment: [String: String], file: String? = nil) throws(ServiceError) -> GatewayConfiguration {
+        var files = self.files
+        var environment = environment
+        if let file {
+            files["/etc/pushgw.json"] = Array(file.utf8)
+            environment["PUSHGW_CONFIG_FILE"] = "/etc/pushgw.json"
+        }
+        return try ConfigurationLoader(environment: environment, files: files).load()
+    }
+
+    private func error(_ environment: [String: String], file: String? = nil) -> ServiceError? {
+        do {
+            _ = try load(environment, file: file)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testURLsAreReadForSchemeHostPortAndDatabase() throws {
+        let plain = try RedisURL("redis://localhost", setting: "u")
+        XCTAssertEqual([plain.host, String(plain.port), String(plain.database)], ["localhost", "6379", "0"])
+        XCTAssertFalse(plain.tls)
+        let full = try RedisURL("rediss://app:\(password)@cache.internal:6380/2", setting: "u")
+        XCTAssertTrue(full.tls)
+        XCTAssertEqual(full.user, "app")
+        XCTAssertTrue(full.hasPassword)
+        XCTAssertEqual([full.host, String(full.port), String(full.database)], ["cache.internal", "6380", "2"])
+        XCTAssertEqual(full.redacted, "rediss://app:<redacted>@cache.internal:6380/2")
+        let passwordOnly = try RedisURL("REDIS://:\(password)@[::1]:7000", setting: "u")
+        XCTAssertEqual(passwordOnly.host, "::1")
+        XCTAssertEqual(passwordOnly.redacted, "redis://:<redacted>@[::1]:7000/0")
+        XCTAssertFalse(String(describing: full).contains(password))
+        XCTAssertFalse("\(full)".contains(password))
+        var dumped = ""
+        dump(full, to: &dumped)
+        XCTAssertFalse(dumped.contains(password), dumped)
+    }
+
+    func testABadURLIsNamedWithoutShowingIt() {
+        for bad in ["http://u:\(password)@host", "redis://u:\(password)@", "redis://u:\(password)@host:0", "redis://u:\(password)@host:70000",
+                    "redis://u:\(password)@host/db", "redis://u:\(password)@host/0?timeout=1", "redis://u:\(password)@[::1",
+                    "redis://u:\(password)@host name"] {
+            let refused = error(["PUSHGW_REDIS_URL": bad, "PUSHGW_BEARER_TOKENS_FILE": "/run/tokens"])
+            XCTAssertEqual(refused?.setting, "PUSHGW_REDIS_URL", bad)
+            XCTAssertFalse(refused?.message.contains(password) ?? true, "\(bad): \(refused?.message ?? "")")
+        }
+        let fromFile = error([:], file: #"{"redis": {"url": "redis://u:\#(password)@host:99999"}}"#)
+        XCTAssertEqual(fromFile?.setting, "redis.url")
+        XCTAssertFalse(fromFile?.message.contains(password) ?? true)
+    }
+
+    func testEverySettingComesFromTheFileOrTheEnvironmentWhichWins() throws {
+        let file = """
+            {"redis": {"url": "rediss://app:\(password)@cache:6380/1", "ca_file": "/run/ca.pem", "connect_timeout_ms": 500,
+                       "command_timeout_ms": 200, "prefix": "chat:", "on_failure": "send_without_dedup"}}
+            """
+        let fromFile = try load([:], file: file).redis
+        XCTAssertEqual(fromFile.url?.host, "cache")
+        XCTAssertEqual(fromFile.urlSetting, "redis.url")
+        XCTAssertEqual(fromFile.caFile, "/run/ca.pem")
+        XCTAssertEqual(fromFile.connectTimeout, .milliseconds(500))
+        XCTAssertEqual(fromFile.commandTimeout, .milliseconds(200))
+        XCTAssertEqual(fromFile.prefix, "chat:")
+        XCTAssertEqual(fromFile.onFailure, .sendWithoutDedup)
+        let overridden = try load(["PUSHGW_REDIS_URL": "rediss://other:6390", "PUSHGW_REDIS_PREFIX": "fleet:",
+                                   "PUSHGW_REDIS_ON_FAILURE": "refuse", "PUSHGW_REDIS_COMMAND_TIMEOUT_MS": "300"], file: file).redis
+        XCTAssertEqual(overridden.url?.host, "other")
+        XCTAssertEqual(overridden.urlSetting, "PUSHGW_REDIS_URL")
+        XCTAssertEqual(overridden.prefix, "fleet:")
+        XCTAssertEqual(overridden.onFailure, .refuse)
+        XCTAssertEqual(overridden.commandTimeout, .milliseconds(300))
+        XCTAssertEqual(overridden.connectTimeout, .milliseconds(500), "the file's other keys stay")
+        let defaults = try load([:]).redis
+        XCTAssertNil(defaults.url)
+        XCTAssertEqual(defaults.prefix, "pushgw:")
+        XCTAssertEqual(defaults.onFailure, .refuse)
+    }
+
+    func testEachSettingIsCheckedAndNamed() {
+        let url = ["PUSHGW_REDIS_URL": "redis://cache"]
+        XCTAssertEqual(error(url.merging(["PUSHGW_REDIS_PREFIX": "{tag}:"]) { $1 })?.setting, "PUSHGW_REDIS_PREFIX")
+        XCTAssertEqual(error(url.merging(["PUSHGW_REDIS_PREFIX": String(repeating: "p", count: 65)]) { $1 })?.setting,
+                       "PUSHGW_REDIS_PREFIX")
+        XCTAssertEqual(error(url.merging(["PUSHGW_REDIS_ON_FAILURE": "ignore"]) { $1 })?.setting, "PUSHGW_REDIS_ON_FAILURE")
+        XCTAssertEqual(error(url.merging(["PUSHGW_REDIS_CONNECT_TIMEOUT_MS": "50"]) { $1 })?.setting, "PUSHGW_REDIS_CONNECT_TIMEOUT_MS")
+        XCTAssertEqual(error(url.merging(["PUSHGW_REDIS_CA_FILE": "/run/ca.pem"]) { $1 })?.setting, "PUSHGW_REDIS_CA_FILE",
+                       "a CA file for a redis:// URL")
+        XCTAssertEqual(error(["PUSHGW_REDIS_URL": "rediss://cache", "PUSHGW_REDIS_CA_FILE": "/run/missing.pem"])?.setting,
+                       "PUSHGW_REDIS_CA_FILE")
+        XCTAssertNil(error(["PUSHGW_REDIS_URL": "rediss://cache", "PUSHGW_REDIS_CA_FILE": "/run/ca.pem"]))
+        XCTAssertEqual(error(url.merging(["PUSHGW_REDIS_COMMAND_TIMEOUT_MS": "5000", "PUSHGW_REQUEST_DEADLINE_SECONDS": "5"]) { $1 })?
+            .setting, "PUSHGW_REDIS_COMMAND_TIMEOUT_MS", "a command may not outlast the request deadline")
+        XCTAssertEqual(error([:], file: #"{"redis": {"url": "redis://cache", "command_timeout_ms": 40000}}"#)?.setting,
+                       "redis.command_timeout_ms")
+        XCTAssertEqual(error([:], file: #"{"redis": {"url": "redis://cache", "prefx": "a:"}}"#)?.setting, "redis.prefx")
+    }
+
+    func testARedisSettingWithoutAURLIsRefusedNotIgnored() {
+        XCTAssertEqual(error(["PUSHGW_REDIS_PREFIX": "chat:"])?.setting, "PUSHGW_REDIS_PREFIX")
+        XCTAssertEqual(error(["PUSHGW_REDIS_ON_FAILURE": "send_without_dedup"])?.setting, "PUSHGW_REDIS_ON_FAILURE")
+        XCTAssertEqual(error([:], file: #"{"redis": {"command_timeout_ms": 200}}"#)?.setting, "redis.command_timeout_ms")
+    }
+
+    func testAURLRefusesTheStartWhileNoRedisStoreIsBuiltIn() throws {
+        var configuration = try load(["PUSHGW_REDIS_URL": "rediss://app:\(password)@cache:6380/0",
+                                      "PUSHGW_BEARER_TOKENS_FILE": "/run/tokens", "PUSHGW_LISTEN": "127.0.0.1:0"])
+        configuration.apps = [GatewayConfiguration.AppSettings(name: "demo")]
+        XCTAssertThrowsError(try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))) { error in
+            let refusal = error as? ServiceError
+            XCTAssertEqual(refusal?.setting, "PUSHGW_REDIS_URL")
+            XCTAssertTrue(refusal?.message.contains("no Redis store yet") ?? false, "\(error)")
+            XCTAssertTrue(refusal?.message.contains("rediss://app:<redacted>@cache:6380/0") ?? false, "\(error)")
+            XCTAssertFalse("\(error)".contains(self.password))
+        }
+    }
+}
