@@ -49,10 +49,14 @@ let package = Package(
         // Event-loop threads: one poll over the connections and sources
         // (the HTTP server's daemon) that run on it.
         .target(name: "EventLoops", dependencies: ["PushGWSync"], swiftSettings: swiftSettings),
+        // Client sockets: the TCP connect, a plain TCP socket and a TLS socket
+        // (OpenSSL, ALPN as asked), one read/write interface; HTTP/2 and RESP sit on it.
+        .target(name: "NetworkSockets", dependencies: ["PushGWSync", "OpenSSLCrypto", "COpenSSL", "COpenSSLShims"],
+                swiftSettings: swiftSettings),
         // HTTP/2 over TLS on nghttp2 and OpenSSL: connection, pool, requests
         // and responses, transport errors. Knows nothing of any provider.
         .target(name: "HTTP2Client",
-                dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "COpenSSL", "COpenSSLShims", "CNGHTTP2",
+                dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "NetworkSockets", "OpenSSLCrypto", "CNGHTTP2",
                                "CNGHTTP2Shims"],
                 swiftSettings: swiftSettings),
         // APNs: the client on HTTP2Client, ES256 provider tokens, Apple's reasons.

@@ -12,6 +12,7 @@ final class ModuleLayeringTests: XCTestCase {
          "CDigestShims", "CNGHTTP2Shims"],
         ["PushGWSync", "PayloadBuilder"],
         ["OpenSSLCrypto", "Curl", "EventLoops"],
+        ["NetworkSockets"],
         ["HTTP2Client", "GatewayHTTP"],
         ["APNsHTTP2", "FCMClient"],
         ["GatewayService"],
