@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "PayloadBuilder", targets: ["PayloadBuilder"]),
         .library(name: "HTTP2Client", targets: ["HTTP2Client"]),
+        .library(name: "RedisClient", targets: ["RedisClient"]),
         .library(name: "APNsHTTP2", targets: ["APNsHTTP2"]),
         .library(name: "APNsSimulator", targets: ["APNsSimulator"]),
         .executable(name: "pushgw", targets: ["PushGateway"]),
@@ -59,6 +60,9 @@ let package = Package(
                 dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "NetworkSockets", "OpenSSLCrypto", "CNGHTTP2",
                                "CNGHTTP2Shims"],
                 swiftSettings: swiftSettings),
+        // A RESP2 client of Redis on the event loop and the sockets: plain or
+        // TLS, pipelined, AUTH and SELECT on connect, deadlines, reconnects.
+        .target(name: "RedisClient", dependencies: ["PushGWSync", "EventLoops", "NetworkSockets"], swiftSettings: swiftSettings),
         // APNs: the client on HTTP2Client, ES256 provider tokens, Apple's reasons.
         .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "HTTP2Client", "OpenSSLCrypto"],
                 swiftSettings: swiftSettings),
@@ -132,6 +136,11 @@ let package = Package(
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
                            "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator",
                            "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RedisClientTests",
+            dependencies: ["RedisClient", "EventLoops", "NetworkSockets", "PushGWSync", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

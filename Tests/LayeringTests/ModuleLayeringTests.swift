@@ -13,7 +13,7 @@ final class ModuleLayeringTests: XCTestCase {
         ["PushGWSync", "PayloadBuilder"],
         ["OpenSSLCrypto", "Curl", "EventLoops"],
         ["NetworkSockets"],
-        ["HTTP2Client", "GatewayHTTP"],
+        ["HTTP2Client", "GatewayHTTP", "RedisClient"],
         ["APNsHTTP2", "FCMClient"],
         ["GatewayService"],
         ["PushGWDemo"],
