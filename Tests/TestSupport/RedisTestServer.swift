@@ -159,4 +159,8 @@ public final class RedisTestServer: @unchecked Sendable {
 /// The test Redis server could not be started.
 public struct RedisTestServerError: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
