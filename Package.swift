@@ -62,7 +62,7 @@ let package = Package(
                 swiftSettings: swiftSettings),
         // A RESP2 client of Redis on the event loop and the sockets: plain or
         // TLS, pipelined, AUTH and SELECT on connect, deadlines, reconnects.
-        .target(name: "RedisClient", dependencies: ["PushGWSync", "EventLoops", "NetworkSockets"], swiftSettings: swiftSettings),
+        .target(name: "RedisClient", dependencies: ["PushGWSync", "EventLoops", "NetworkSockets", "OpenSSLCrypto"], swiftSettings: swiftSettings),
         // APNs: the client on HTTP2Client, ES256 provider tokens, Apple's reasons.
         .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "HTTP2Client", "OpenSSLCrypto"],
                 swiftSettings: swiftSettings),

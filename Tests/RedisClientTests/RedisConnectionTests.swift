@@ -77,6 +77,20 @@ final class RedisConnectionTests: XCTestCase {
         }
     }
 
+    func testAScriptIsLoadedOnFirstUseAndRunByItsSHA1After() async throws {
+        let server = try makeServer()
+        let redis = try connect(server.url)
+        let claim = RedisScript("return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0")
+        XCTAssertEqual(claim.sha1, RedisScript(claim.source).sha1)
+        try await expectReply(redis, RedisCommand("SCRIPT", "EXISTS", claim.sha1), .array([.integer(0)]))
+        let first = try await redis.run(claim, keys: [Array("event:{e1}".utf8)], arguments: [Array("a".utf8), Array("60000".utf8)])
+        XCTAssertEqual(first, .integer(1))
+        // Loaded by the EVAL that followed NOSCRIPT, under the SHA-1 computed here.
+        try await expectReply(redis, RedisCommand("SCRIPT", "EXISTS", claim.sha1), .array([.integer(1)]))
+        let second = try await redis.run(claim, keys: [Array("event:{e1}".utf8)], arguments: [Array("b".utf8), Array("60000".utf8)])
+        XCTAssertEqual(second, .integer(0))
+    }
+
     func testTheDatabaseOfTheURLIsSelected() async throws {
         let server = try makeServer()
         let third = try connect(server.url + "/3")
