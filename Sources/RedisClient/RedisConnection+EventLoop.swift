@@ -250,13 +250,13 @@ extension RedisConnection: EventLoopConnection {
 
     /// Fails commands past their deadline. One in flight drops the
     /// connection (the order of the replies still to come is lost); one
-    /// still waiting for the connect just fails.
+    /// still waiting for the connect fails as not sent (`notConnected`).
     private func checkDeadlines(now: ContinuousClock.Instant) {
         if !waiting.isEmpty, waiting.contains(where: { $0.deadline <= now }) {
             var expired = 0
             waiting.removeAll { command in
                 guard command.deadline <= now else { return false }
-                command.completion(.failure(RedisError(.timeout, "not connected to Redis at \(server) by the command's deadline")))
+                command.completion(.failure(RedisError(.notConnected, "not connected to Redis at \(server) by the command's deadline")))
                 expired += 1
                 return true
             }

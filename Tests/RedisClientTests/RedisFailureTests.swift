@@ -113,6 +113,21 @@ final class RedisFailureTests: XCTestCase {
         }
     }
 
+    func testACommandWaitingForTheLoginFailsAtItsDeadlineAsNotSent() async throws {
+        let listener = try SilentListener()
+        let redis = try RedisConnection(configuration: RedisConfiguration(
+            url: try RedisURL("redis://:pw@127.0.0.1:\(listener.port)"), connectTimeout: .seconds(30)))
+        defer { redis.close() }
+        do {
+            _ = try await redis.send(RedisCommand("PING"), deadline: .now + .milliseconds(200))
+            XCTFail("PING answered by a server that reads nothing")
+        } catch {
+            XCTAssertEqual(error.kind, .notConnected, "\(error)")
+            XCTAssertTrue(error.detail.contains("deadline"), "\(error)")
+            XCTAssertFalse(error.mayHaveExecuted)
+        }
+    }
+
     func testNothingListeningIsARetryableConnectFailure() async throws {
         let port = try SilentListener().port // closed again at once
         let redis = try connect("redis://127.0.0.1:\(port)")
