@@ -102,7 +102,7 @@ public final class RedisTestServer: @unchecked Sendable {
         try start()
     }
 
-    // MARK: Helpers
+    // MARK: Certificates, ports, processes
 
     private func makeCertificates() throws {
         let path = directory.path
