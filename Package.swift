@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "PayloadBuilder", targets: ["PayloadBuilder"]),
         .library(name: "HTTP2Client", targets: ["HTTP2Client"]),
+        .library(name: "RedisClient", targets: ["RedisClient"]),
         .library(name: "APNsHTTP2", targets: ["APNsHTTP2"]),
         .library(name: "APNsSimulator", targets: ["APNsSimulator"]),
         .executable(name: "pushgw", targets: ["PushGateway"]),
@@ -49,12 +50,19 @@ let package = Package(
         // Event-loop threads: one poll over the connections and sources
         // (the HTTP server's daemon) that run on it.
         .target(name: "EventLoops", dependencies: ["PushGWSync"], swiftSettings: swiftSettings),
+        // Client sockets: the TCP connect, a plain TCP socket and a TLS socket
+        // (OpenSSL, ALPN as asked), one read/write interface; HTTP/2 and RESP sit on it.
+        .target(name: "NetworkSockets", dependencies: ["PushGWSync", "OpenSSLCrypto", "COpenSSL", "COpenSSLShims"],
+                swiftSettings: swiftSettings),
         // HTTP/2 over TLS on nghttp2 and OpenSSL: connection, pool, requests
         // and responses, transport errors. Knows nothing of any provider.
         .target(name: "HTTP2Client",
-                dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "COpenSSL", "COpenSSLShims", "CNGHTTP2",
+                dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "NetworkSockets", "OpenSSLCrypto", "CNGHTTP2",
                                "CNGHTTP2Shims"],
                 swiftSettings: swiftSettings),
+        // A RESP2 client of Redis on the event loop and the sockets: plain or
+        // TLS, pipelined, AUTH and SELECT on connect, deadlines, reconnects.
+        .target(name: "RedisClient", dependencies: ["PushGWSync", "EventLoops", "NetworkSockets", "OpenSSLCrypto"], swiftSettings: swiftSettings),
         // APNs: the client on HTTP2Client, ES256 provider tokens, Apple's reasons.
         .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "HTTP2Client", "OpenSSLCrypto"],
                 swiftSettings: swiftSettings),
@@ -128,6 +136,11 @@ let package = Package(
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
                            "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator",
                            "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RedisClientTests",
+            dependencies: ["RedisClient", "EventLoops", "NetworkSockets", "PushGWSync", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 package import EventLoops
+import NetworkSockets
 internal import CNGHTTP2
 internal import CNGHTTP2Shims
 import Synchronization
@@ -16,10 +17,10 @@ extension HTTP2Connection {
     /// loop has already given up on the connection, the socket is closed here.
     func connect() {
         let result: Result<TLSSocket, TransportError>
-        do throws(TransportError) {
+        do throws(SocketError) {
             result = .success(try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout))
         } catch {
-            result = .failure(error)
+            result = .failure(TransportError(error, host: host))
         }
         let handed = inbox.withLock { state in
             guard !state.closed else { return false }

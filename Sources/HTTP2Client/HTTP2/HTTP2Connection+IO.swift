@@ -1,4 +1,5 @@
 internal import CNGHTTP2
+import NetworkSockets
 
 /// Bytes between the TLS socket and nghttp2: frames out in large writes,
 /// input in slices, with streams refilled while a batch of answers is read.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import EventLoops
+import NetworkSockets
 internal import CNGHTTP2
 import Foundation
 import Synchronization
@@ -135,7 +136,7 @@ public final class HTTP2Connection: @unchecked Sendable {
     /// taking requests.
     public convenience init(host: String, port: Int, tls: TLSConfiguration, options: HTTP2ConnectionOptions = HTTP2ConnectionOptions(),
                 onClose: @escaping @Sendable (HTTP2Connection) -> Void = { _ in }) throws(TransportError) {
-        try self.init(host: host, port: port, context: TLSClientContext(tls), options: options, loop: nil, onClose: onClose)
+        try self.init(host: host, port: port, context: TLSClientContext.http2(tls), options: options, loop: nil, onClose: onClose)
     }
 
     /// - Parameter loop: the loop to run on once connected (a pool's); nil

@@ -1,4 +1,5 @@
 public import EventLoops
+import NetworkSockets
 import Foundation
 import Synchronization
 import PushGWSync
@@ -35,7 +36,7 @@ public final class HTTP2ConnectionPool: Sendable {
                 loops: [EventLoop]? = nil) throws(TransportError) {
         self.host = host
         self.port = port
-        context = try TLSClientContext(tls)
+        context = try TLSClientContext.http2(tls)
         if let loops, !loops.isEmpty {
             self.loops = loops
             ownsLoops = false

@@ -1,0 +1,34 @@
+/// Why a socket could not be opened: the resolve, the TCP connect, the TLS
+/// handshake or the TLS setup. A read or write failure is not thrown but
+/// answered as a `SocketIOResult`; the protocol above the socket (HTTP/2,
+/// RESP) maps both into its own error type.
+public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, as an open set.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// DNS, TCP connect or TLS handshake failed, or did not finish in
+        /// time; nothing was sent. Trying again later may succeed.
+        public static let connectFailed = Kind("connect_failed")
+        /// The peer's certificate did not verify, or the CA file could not
+        /// be loaded: configuration, not chance.
+        public static let certificateRejected = Kind("certificate_rejected")
+        /// The server selected none of the ALPN protocols asked for.
+        public static let alpnRefused = Kind("alpn_refused")
+        /// OpenSSL could not set up the context or the session (memory, a
+        /// setting it refused).
+        public static let setupFailed = Kind("setup_failed")
+    }
+
+    public let kind: Kind
+    public let detail: String
+
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var description: String { "\(kind): \(detail)" }
+}
