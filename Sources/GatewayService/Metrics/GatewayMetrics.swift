@@ -30,6 +30,12 @@ public struct GatewayMetrics: Sendable {
         "pushgw_http_requests_total", "HTTP requests served, by route and status code.", type: "counter")
     public static let retries = MetricsRegistry.Family(
         "pushgw_provider_retries_total", "Provider requests sent again after a retryable failure.", type: "counter")
+    public static let ready = MetricsRegistry.Family(
+        "pushgw_ready", "1 when /readyz answers 200, 0 when it answers 503 (shutting down, a provider known bad).", type: "gauge")
+    public static let providerKnownBad = MetricsRegistry.Family(
+        "pushgw_provider_known_bad",
+        "Apps whose provider last refused the gateway's credentials or configuration, or cannot be used (a /readyz reason).",
+        type: "gauge")
 
     public init(registry: MetricsRegistry = MetricsRegistry()) {
         self.registry = registry
@@ -44,6 +50,8 @@ public struct GatewayMetrics: Sendable {
         registry.declare(Self.avatarFetch, labels: ["result"])
         registry.declare(Self.httpRequests, labels: ["route", "code"])
         registry.declare(Self.retries, labels: ["provider"])
+        registry.declare(Self.ready, labels: [])
+        registry.declare(Self.providerKnownBad, labels: ["provider"])
     }
 
     /// `options` with each answered request to `provider` (`apns`, `fcm`)
