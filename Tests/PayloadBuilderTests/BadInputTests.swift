@@ -281,7 +281,8 @@ final class BadInputTests: XCTestCase {
     func testAHugeWholeNumberIsOutOfRangeAndAFractionIsNotWhole() {
         let cases: [(String, String)] = [("1000000000000000000000000000000", "out of range"), ("1e400", "out of range"),
                                          ("-1e400", "out of range"), ("1.5", "whole number"),
-                                         ("1e-1", "whole number"), ("-1.0", "whole number")]
+                                         ("1e-1", "whole number"), ("-1.5", "whole number"),
+                                         ("-1.0", "between 0 and")]
         for (number, expected) in cases {
             let text = #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":"# + number + "}]}"
             let error = expectEventError { () throws(EventError) in try EventDecoder(config: EventFixture.demo).decode(Array(text.utf8)) }

@@ -68,7 +68,7 @@ extension JSONScanner {
     /// significant digits with the exponent applied are whole when the
     /// digits past the decimal point are all zeros.
     @inline(never)
-    static func classify(_ literal: UnsafeBufferPointer<UInt8>) -> Number {
+    private static func classify(_ literal: UnsafeBufferPointer<UInt8>) -> Number {
         var index = 0
         let negative = literal[0] == UInt8(ascii: "-")
         if negative { index = 1 }
