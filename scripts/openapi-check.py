@@ -115,7 +115,7 @@ def run(arguments):
             "--output-sanitize", "false",
             "--suppress-health-check", "all",
         ]
-        return subprocess.run(command, check=False, env=environment).returncode
+        return subprocess.run(command, check=False, env=environment, cwd=folder).returncode
 
 
 def main():
