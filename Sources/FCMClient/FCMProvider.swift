@@ -1,7 +1,4 @@
 public import HTTP2Client
-#if canImport(Glibc)
-import Glibc
-#endif
 public import PayloadBuilder
 
 /// FCM's part of `ProviderClient`: the OAuth access token, how an answer
@@ -96,41 +93,48 @@ public struct FCMProvider: PushProvider {
     /// anything else (more members, escapes, not an object), which the full
     /// parser then reads.
     static func plainMessageName(_ body: [UInt8]) -> String? {
-        body.withUnsafeBufferPointer { bytes -> String? in
-            var index = 0
-            func skipBlanks() {
-                while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D {
-                    index += 1
-                }
-            }
-            func take(_ expected: StaticString) -> Bool {
-                let count = expected.utf8CodeUnitCount
-                guard index + count <= bytes.count,
-                      memcmp(bytes.baseAddress! + index, expected.utf8Start, count) == 0 else { return false }
-                index += count
-                return true
-            }
-            skipBlanks()
-            guard take("{") else { return nil }
-            skipBlanks()
-            guard take("\"name\"") else { return nil }
-            skipBlanks()
-            guard take(":") else { return nil }
-            skipBlanks()
-            guard take("\"") else { return nil }
-            let start = index
-            while index < bytes.count, bytes[index] != 0x22 {
-                // Escapes, control characters and non-ASCII: leave them to the parser.
-                if bytes[index] == 0x5C || bytes[index] < 0x20 || bytes[index] >= 0x80 { return nil }
+        let bytes = body.span
+        var index = 0
+        func skipBlanks() {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D {
                 index += 1
             }
-            guard index < bytes.count else { return nil }
-            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-            index += 1
-            skipBlanks()
-            guard take("}") else { return nil }
-            skipBlanks()
-            return index == bytes.count ? name : nil
         }
+        func take(_ expected: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == expected else { return false }
+            index += 1
+            return true
+        }
+        func takeName() -> Bool {
+            let key = Self.nameKey.span
+            guard index + key.count <= bytes.count else { return false }
+            for offset in 0..<key.count where bytes[index + offset] != key[offset] { return false }
+            index += key.count
+            return true
+        }
+        skipBlanks()
+        guard take(UInt8(ascii: "{")) else { return nil }
+        skipBlanks()
+        guard takeName() else { return nil }
+        skipBlanks()
+        guard take(UInt8(ascii: ":")) else { return nil }
+        skipBlanks()
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        while index < bytes.count, bytes[index] != 0x22 {
+            // Escapes, control characters and non-ASCII: leave them to the parser.
+            if bytes[index] == 0x5C || bytes[index] < 0x20 || bytes[index] >= 0x80 { return nil }
+            index += 1
+        }
+        guard index < bytes.count else { return nil }
+        let name = String(decoding: body[start..<index], as: UTF8.self)
+        index += 1
+        skipBlanks()
+        guard take(UInt8(ascii: "}")) else { return nil }
+        skipBlanks()
+        return index == bytes.count ? name : nil
     }
+
+    /// `"name"`, the key `plainMessageName` reads.
+    private static let nameKey: [UInt8] = Array("\"name\"".utf8)
 }

@@ -13,7 +13,7 @@ final class BearerTokensTests: XCTestCase {
     }
 
     private func fastRule(_ bytes: [UInt8]) -> Bool {
-        bytes.count > 7 && bytes.withUnsafeBufferPointer { BearerTokens.startsWithBearerScheme($0) }
+        bytes.count > 7 && BearerTokens.startsWithBearerScheme(bytes.span)
     }
 
     func testNoOtherCharacterLowercasesIntoTheScheme() {
@@ -105,7 +105,7 @@ final class BearerTokensTests: XCTestCase {
     /// one byte at each position, and random pairs (fixed seed).
     func testConstantTimeEqualAgreesWithByteEquality() {
         func check(_ lhs: [UInt8], _ rhs: [UInt8]) {
-            let fast = lhs.withUnsafeBufferPointer { left in rhs.withUnsafeBufferPointer { BearerTokens.constantTimeEqual(left, $0) } }
+            let fast = BearerTokens.constantTimeEqual(lhs.span, rhs.span)
             XCTAssertEqual(fast, lhs == rhs, "\(lhs) \(rhs)")
         }
         var generator = SplitMix64(seed: 0xBEA2_E2)  // the same bytes every run

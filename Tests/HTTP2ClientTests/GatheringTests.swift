@@ -22,23 +22,6 @@ final class GatheringTests: XCTestCase {
         XCTAssertTrue(second.isEmpty)
     }
 
-    func testTheGatheringKeepsNoCopyOfWhatItGivesBack() {
-        final class Payload {}
-        var gathering = Gathering<Payload?>(count: 1, parts: 1, missing: nil)
-        weak var watched: Payload?
-        do {
-            var part: [Payload?] = [Payload()]
-            watched = part[0]
-            var all = gathering.add([0], moving: &part)
-            XCTAssertTrue(part.isEmpty)
-            XCTAssertTrue(all?[0] === watched)
-            all = nil
-        }
-        // Moved out, not copied: once the caller lets go, nothing holds it.
-        XCTAssertNil(watched)
-        _ = gathering
-    }
-
     func testAPositionNoPartBroughtIsStillAnswered() {
         var gathering = Gathering<Int>(count: 3, parts: 1, missing: -1)
         XCTAssertEqual(gathering.add([0, 2], [10, 12]), [10, -1, 12])

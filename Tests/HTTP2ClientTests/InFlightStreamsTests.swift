@@ -1,8 +1,8 @@
 @testable import HTTP2Client
 import XCTest
 
-/// The connection's table of open streams: slots reused, a stream removed
-/// once, every open stream visited, the bodies not yet sent counted.
+/// The connection's table of open streams: a stream removed once, every
+/// open stream visited, the bodies not yet sent counted.
 final class InFlightStreamsTests: XCTestCase {
     private func streams(_ count: Int) -> [PendingStream] {
         let batch = BatchCompletion(requests: Array(repeating: HTTP2Request(path: "/"), count: count)) { _ in }
@@ -22,23 +22,19 @@ final class InFlightStreamsTests: XCTestCase {
         XCTAssertEqual(table.count, 4)
         XCTAssertTrue(table.remove(all[1]) === all[1], "hands back the stream it held")
         XCTAssertNil(table.remove(all[1]), "a second removal finds nothing")
-        XCTAssertEqual(all[1].slot, -1)
         XCTAssertEqual(table.count, 3)
         XCTAssertEqual(visited(table), Set([all[0], all[2], all[3]].map(ObjectIdentifier.init)))
     }
 
-    func testAFreedSlotIsReusedAndNeverConfusedWithItsFormerStream() {
+    func testAStreamRemovedBeforeAnotherWasInsertedRemovesNothing() {
         let all = streams(3)
         var table = InFlightStreams()
         table.insert(all[0])
         table.insert(all[1])
         XCTAssertNotNil(table.remove(all[0]))
         table.insert(all[2])
-        XCTAssertEqual(all[2].slot, 0, "the freed slot is taken again")
-        // A stream that was never in the table, but claims the same slot, is not removed.
-        let stranger = streams(1)[0]
-        stranger.slot = 0
-        XCTAssertNil(table.remove(stranger))
+        XCTAssertNil(table.remove(all[0]), "removed already: the stream inserted after it stays")
+        XCTAssertNil(table.remove(streams(1)[0]), "never inserted")
         XCTAssertEqual(table.count, 2)
         XCTAssertEqual(visited(table), Set([all[1], all[2]].map(ObjectIdentifier.init)))
     }
@@ -51,7 +47,6 @@ final class InFlightStreamsTests: XCTestCase {
         XCTAssertTrue(table.isEmpty)
         XCTAssertEqual(visited(table), [])
         XCTAssertNil(table.remove(all[0]))
-        XCTAssertEqual(all.map(\.slot), [-1, -1, -1])
     }
 
     /// What the open streams still need of the connection's flow-control

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import EventLoops
 public import HTTP2Client
 import PayloadBuilder
@@ -99,14 +96,14 @@ extension APNsRejection {
         // ASCII, and an ASCII string is `==` to another ASCII string exactly
         // when their bytes are equal: an ASCII reason (every real one) is
         // compared as bytes, lengths first; any other with `==`.
-        var reason = reason.rawValue
-        let byBytes = reason.withUTF8 { bytes -> Bool? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return Self.providerTokenReasonBytes.contains { candidate in
-                candidate.count == bytes.count && candidate.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
-            }
+        let reason = reason.rawValue
+        let bytes = reason.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return Self.providerTokenReasons.contains { $0.rawValue == reason }
         }
-        return byBytes ?? Self.providerTokenReasons.contains { $0.rawValue == reason }
+        return Self.providerTokenReasonBytes.contains { candidate in
+            candidate.count == bytes.count && candidate.elementsEqual(bytes)
+        }
     }
 
     private static let providerTokenReasons: [APNsReason] = [

@@ -40,15 +40,15 @@ struct AvatarCache<Value> {
         // its bytes compared with the newest entry's cost a fraction of
         // hashing a URL for the dictionary. Same bytes are `==` as well, so
         // this is the entry the dictionary holds for the key.
-        if let newest, nodes.withUnsafeBufferPointer({ $0[newest].key.hasSameCodeUnits(as: key) }) {
+        if let newest, nodes.span[newest].key.hasSameCodeUnits(as: key) {
             slot = newest
         } else {
             guard let found = slots[key] else { return nil }
             slot = found
         }
-        // Fields read where the node is (`nodes[slot].field` copied the
-        // whole node, key and value retained, to read one of them).
-        guard nodes.withUnsafeBufferPointer({ now < $0[slot].expires }) else {
+        // Fields read in place through a span (`nodes[slot].field` copied
+        // the whole node, key and value retained, to read one of them).
+        guard now < nodes.span[slot].expires else {
             remove(slot)
             return nil
         }
@@ -56,7 +56,7 @@ struct AvatarCache<Value> {
             unlink(slot)
             pushNewest(slot)
         }
-        return nodes.withUnsafeBufferPointer { $0[slot].value }
+        return nodes.span[slot].value
     }
 
     /// Stores `value` until `expires`, replacing any entry for `key` and

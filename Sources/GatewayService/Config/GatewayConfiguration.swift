@@ -184,7 +184,7 @@ public struct GatewayConfiguration: Sendable {
         }
         var ipv6 = in6_addr()
         guard inet_pton(AF_INET6, listenAddress, &ipv6) == 1 else { return false }
-        let bytes = withUnsafeBytes(of: ipv6) { Array($0) }
+        let bytes = AvatarIPAddress.bytes(of: ipv6)
         let loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
         let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
         return loopback || mapped

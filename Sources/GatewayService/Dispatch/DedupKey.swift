@@ -27,32 +27,23 @@ enum DedupKey {
         return joined(app: app, eventID: event.eventID, hash: hash.value)
     }
 
-    /// `"\(app)\u{0}\(eventID)\u{0}\(String(hash, radix: 16))"`, written
-    /// in one allocation (interpolation and the hex string took three).
+    /// `"\(app)\u{0}\(eventID)\u{0}\(String(hash, radix: 16))"`: the bytes
+    /// written once into an array of their exact size, then made a string
+    /// (interpolation grew the string piece by piece, and the hex digits
+    /// were a string of their own).
     static func joined(app: String, eventID: String, hash: UInt64) -> String {
-        var app = app
-        var eventID = eventID
         let digits = hash == 0 ? 1 : (67 - hash.leadingZeroBitCount) / 4
-        let count = app.utf8.count + eventID.utf8.count + 2 + digits
-        return app.withUTF8 { app in
-            eventID.withUTF8 { eventID in
-                String(unsafeUninitializedCapacity: count) { buffer in
-                    var offset = 0
-                    for byte in app { buffer[offset] = byte; offset += 1 }
-                    buffer[offset] = 0
-                    offset += 1
-                    for byte in eventID { buffer[offset] = byte; offset += 1 }
-                    buffer[offset] = 0
-                    offset += 1
-                    var rest = hash
-                    for position in stride(from: offset + digits - 1, through: offset, by: -1) {
-                        let digit = UInt8(truncatingIfNeeded: rest & 0xf)
-                        buffer[position] = digit < 10 ? 48 + digit : 87 + digit
-                        rest >>= 4
-                    }
-                    return offset + digits
-                }
+        let bytes = [UInt8](capacity: app.utf8.count + eventID.utf8.count + 2 + digits) { out in
+            let app = app.utf8.span, eventID = eventID.utf8.span
+            for index in app.indices { out.append(app[index]) }
+            out.append(0)
+            for index in eventID.indices { out.append(eventID[index]) }
+            out.append(0)
+            for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
+                let digit = UInt8(truncatingIfNeeded: hash >> UInt64(shift) & 0xf)
+                out.append(digit < 10 ? 48 + digit : 87 + digit)
             }
         }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -81,8 +81,8 @@ struct DedupLog {
         // (a wrong estimate costs a chunk's reallocation, never a bad record).
         let written = chunks[last].count - offset - Self.headerSize
         if written != count {
-            withUnsafeBytes(of: UInt32(written).littleEndian) { bytes in
-                chunks[last].replaceSubrange((offset + 8)..<(offset + Self.headerSize), with: bytes)
+            for (position, shift) in zip(offset + 8..<offset + Self.headerSize, stride(from: 0, to: 32, by: 8)) {
+                chunks[last][position] = UInt8(truncatingIfNeeded: UInt32(written) >> shift)
             }
         }
         index[hash] = Location(chunk: firstChunk + last, offset: offset, expires: expires)

@@ -70,9 +70,14 @@ enum PackedRecordedEvent {
         return RecordedEvent(results: results)
     }
 
-    /// Appends an integer's bytes, little-endian (the log's record headers use it too).
+    /// Appends an integer's bytes, little-endian (the log's record headers
+    /// use it too): the room made once, the bytes stored into it.
     static func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(addingCapacity: Integer.bitWidth / 8) { room in
+            for shift in stride(from: 0, to: Integer.bitWidth, by: 8) {
+                room.append(UInt8(truncatingIfNeeded: value >> shift))
+            }
+        }
     }
 
     private static func append(_ text: String, to bytes: inout [UInt8]) {

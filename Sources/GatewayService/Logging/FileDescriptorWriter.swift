@@ -13,6 +13,7 @@ public enum FileDescriptorWriter {
     /// false when the descriptor refused them (the rest is dropped).
     @discardableResult
     public static func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        // `write` reads the array's memory, lent for the loop of calls only.
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {

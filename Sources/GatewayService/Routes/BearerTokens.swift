@@ -15,14 +15,13 @@ public struct BearerTokens: Sendable {
     /// reveals neither which token nor how much of it matched. The header is
     /// read in place: nothing is allocated per request.
     public func authorizes(_ authorization: String?) -> Bool {
-        guard let authorization else { return false }
-        if let answer = authorization.utf8.withContiguousStorageIfAvailable({ authorizes(header: $0) }) {
-            return answer
-        }
-        return Array(authorization.utf8).withUnsafeBufferPointer { authorizes(header: $0) }
+        guard var authorization else { return false }
+        // A native string lends its bytes in place; any other is made native first.
+        authorization.makeContiguousUTF8()
+        return authorizes(header: authorization.utf8.span)
     }
 
-    private func authorizes(header bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func authorizes(header bytes: Span<UInt8>) -> Bool {
         guard bytes.count > 7, Self.startsWithBearerScheme(bytes) else { return false }
         // `Bearer` 1*SP token (RFC 6750 §2.1), and no whitespace around a field
         // value is part of it (RFC 9110 §5.5): spaces after the scheme and
@@ -33,10 +32,10 @@ public struct BearerTokens: Sendable {
         while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
         while end > start, blank(bytes[end - 1]) { end -= 1 }
         guard start < end else { return false }
-        let presented = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        let presented = bytes.extracting(start..<end)
         var matched = false
         for token in tokens {
-            matched = token.withUnsafeBufferPointer { Self.constantTimeEqual(presented, $0) } || matched
+            matched = Self.constantTimeEqual(presented, token.span) || matched
         }
         return matched
     }
@@ -46,17 +45,16 @@ public struct BearerTokens: Sendable {
     /// a string: no other character lowercases to one of `bearer ` (only the
     /// Kelvin sign lowercases to an ASCII letter, `k`; an invalid byte
     /// decodes to U+FFFD), as `BearerTokensTests` checks over all of Unicode.
-    static func startsWithBearerScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let scheme: StaticString = "bearer "
+    static func startsWithBearerScheme(_ bytes: Span<UInt8>) -> Bool {
         guard bytes.count >= 7 else { return false }
-        return scheme.withUTF8Buffer { expected in
-            for offset in 0..<7 {
-                var byte = bytes[offset]
-                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { byte |= 0x20 }
-                if byte != expected[offset] { return false }
-            }
-            return true
+        var offset = 0
+        for expected in "bearer ".utf8 {
+            var byte = bytes[offset]
+            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { byte |= 0x20 }
+            if byte != expected { return false }
+            offset += 1
         }
+        return true
     }
 
     /// Compares over the whole of `rhs` (the configured token) whatever
@@ -66,20 +64,28 @@ public struct BearerTokens: Sendable {
     ///
     /// Eight bytes at a time (every request passes here). When `lhs` is
     /// shorter the lengths already differ, so `rhs` is read against itself:
-    /// the same loads, over the same length, whichever it holds.
-    static func constantTimeEqual(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// the same reads, over the same length, whichever it holds. The
+    /// differences are gathered without a branch on the bytes.
+    static func constantTimeEqual(_ lhs: Span<UInt8>, _ rhs: Span<UInt8>) -> Bool {
         var difference = UInt64(UInt(bitPattern: lhs.count ^ rhs.count))
-        guard let right = rhs.baseAddress else { return difference == 0 }
-        let left = UnsafeRawPointer(lhs.count >= rhs.count ? lhs.baseAddress ?? right : right)
+        let left = lhs.count >= rhs.count ? lhs.extracting(0..<rhs.count) : rhs
         let words = rhs.count / 8
         for word in 0..<words {
-            let offset = word * 8
-            difference |= left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                ^ UnsafeRawPointer(right).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            difference |= Self.word(left, at: word * 8) ^ Self.word(rhs, at: word * 8)
         }
         for index in words * 8..<rhs.count {
-            difference |= UInt64(left.load(fromByteOffset: index, as: UInt8.self) ^ right[index])
+            difference |= UInt64(left[index] ^ rhs[index])
         }
         return difference == 0
+    }
+
+    /// The eight bytes from `offset` as one word: one check of the range,
+    /// then bytes the compiler reads as a single load.
+    @inline(__always)
+    private static func word(_ bytes: Span<UInt8>, at offset: Int) -> UInt64 {
+        let bytes = bytes.extracting(offset..<offset + 8)
+        var word: UInt64 = 0
+        for index in 0..<8 { word |= UInt64(bytes[index]) << (index &* 8) }
+        return word
     }
 }

@@ -46,9 +46,15 @@ public struct SHA256: Sendable {
         return (UInt64(state.0) << 32 | UInt64(state.1), UInt64(state.2) << 32 | UInt64(state.3))
     }
 
-    /// The state words of the digest of `bytes`, reading contiguous bytes in place.
+    /// The state words of the digest of `text`'s UTF-8, read in place.
+    static func hash(_ text: String.UTF8View) -> State {
+        hash(bytes: text.span)
+    }
+
+    /// The state words of the digest of `bytes` (an array is read in place,
+    /// any other collection copied into one first).
     static func hash<Bytes: Collection>(_ bytes: Bytes) -> State where Bytes.Element == UInt8 {
-        if let state = bytes.withContiguousStorageIfAvailable({ hash(bytes: $0.span) }) { return state }
+        if let array = bytes as? [UInt8] { return hash(bytes: array.span) }
         return hash(bytes: Array(bytes).span)
     }
 

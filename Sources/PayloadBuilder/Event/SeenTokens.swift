@@ -37,18 +37,13 @@ enum SeenTokens {
     /// Whether two ASCII tokens have the same identity, each side lowercased or not.
     static func sameIdentity(_ a: String, lowercasing lowerA: Bool, _ b: String, lowercasing lowerB: Bool) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
-        var a = a
-        var b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                for offset in 0..<x.count {
-                    let left = lowerA ? asciiLowercase(x[offset]) : x[offset]
-                    let right = lowerB ? asciiLowercase(y[offset]) : y[offset]
-                    if left != right { return false }
-                }
-                return true
-            }
+        let x = a.utf8.span, y = b.utf8.span
+        for offset in 0..<x.count {
+            let left = lowerA ? asciiLowercase(x[offset]) : x[offset]
+            let right = lowerB ? asciiLowercase(y[offset]) : y[offset]
+            if left != right { return false }
         }
+        return true
     }
 
     private static func asciiLowercase(_ byte: UInt8) -> UInt8 {

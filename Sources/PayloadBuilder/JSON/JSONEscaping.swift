@@ -6,10 +6,9 @@
 /// and control characters stop the scan. The output is exactly the minimal
 /// escaping `JSONWriter` documents.
 ///
-/// Everything here reads through `Span`, bounds-checked, except the scan
-/// kernel (`firstStop`), which loads whole vectors and words: the standard
-/// library has no safe unaligned load, so the kernel borrows the span's
-/// memory for the length of the scan and reads only inside its bounds.
+/// Everything here reads through `Span`, bounds-checked; the scan kernel
+/// (`firstStop`) reads whole vectors and words (`Span+Words.swift`, in
+/// `Event`), each assembled from bytes after one check of its range.
 enum JSONEscaping {
     /// Appends `utf8` as a quoted JSON string.
     static func appendQuoted(_ utf8: Span<UInt8>, to out: inout [UInt8]) {
@@ -57,13 +56,6 @@ enum JSONEscaping {
         firstStop(in: bytes, from: start, alsoNonASCII: true)
     }
 
-    /// `firstToEscapeOrNonASCII(in:from:)` for the JSON scanner, which
-    /// holds its input as a buffer pointer.
-    @inline(__always)
-    static func firstToEscapeOrNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        firstStop(in: bytes.span, from: start, alsoNonASCII: true)
-    }
-
     /// The scan kernel. Sixteen bytes at a time (eight for a shorter run),
     /// the last vector or word overlapping the one before (bytes already
     /// found clean stay clean), so only a run shorter than four bytes is
@@ -71,78 +63,83 @@ enum JSONEscaping {
     /// half-words tested as one word (the overlap is clean in the low half,
     /// so the lowest flag is still the first stop).
     ///
-    /// Every load is at an offset `o` with `start <= o` and `o + width <=
-    /// count`, checked by the branch that leads to it; the buffer is the
-    /// span's own memory, borrowed for this call only.
+    /// Every read is at an offset `o` with `start <= o` and `o + width <=
+    /// count`, chosen by the branch that leads to it (and checked again by
+    /// the span).
     @inline(__always)
     private static func firstStop(in bytes: Span<UInt8>, from start: Int, alsoNonASCII: Bool) -> Int {
         let count = bytes.count
         precondition(start >= 0 && start <= count)
-        return bytes.bytes.withUnsafeBytes { raw in
-            var index = start
-            guard count - index >= 16 else {
-                guard count - index >= 8 else {
-                    guard count - index >= 4 else {
-                        while index < count, !stops(raw[index], alsoNonASCII: alsoNonASCII) { index += 1 }
-                        return index
-                    }
-                    let low = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)))
-                    let high = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
-                    let flags = stopFlags(low | high << 32, alsoNonASCII: alsoNonASCII)
-                    guard flags != 0 else { return count }
-                    let lane = flags.trailingZeroBitCount >> 3
-                    return lane < 4 ? index + lane : count - 8 + lane
+        var index = start
+        guard count - index >= 16 else {
+            guard count - index >= 8 else {
+                guard count - index >= 4 else {
+                    while index < count, !stops(bytes[index], alsoNonASCII: alsoNonASCII) { index += 1 }
+                    return index
                 }
-                let flags = stopFlags(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)),
-                                      alsoNonASCII: alsoNonASCII)
-                if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
-                let last = count - 8
-                if last > index {
-                    let flags = stopFlags(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: last, as: UInt64.self)),
-                                          alsoNonASCII: alsoNonASCII)
-                    if flags != 0 { return last + flags.trailingZeroBitCount >> 3 }
-                }
-                return count
+                let low = UInt64(bytes.littleEndianHalfWord(at: index))
+                let high = UInt64(bytes.littleEndianHalfWord(at: count - 4))
+                let flags = stopFlags(low | high << 32, alsoNonASCII: alsoNonASCII)
+                guard flags != 0 else { return count }
+                let lane = flags.trailingZeroBitCount >> 3
+                return lane < 4 ? index + lane : count - 8 + lane
             }
-            while true {
-                let flags = stopFlags16(raw.loadUnaligned(fromByteOffset: index, as: Lanes.self), alsoNonASCII: alsoNonASCII)
-                if flags != .zero { return index + firstFlaggedLane(flags) }
-                if index + 32 > count { break }
-                index += 16
-            }
-            let last = count - 16
+            let flags = stopFlags(bytes.littleEndianWord(at: index), alsoNonASCII: alsoNonASCII)
+            if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
+            let last = count - 8
             if last > index {
-                let flags = stopFlags16(raw.loadUnaligned(fromByteOffset: last, as: Lanes.self), alsoNonASCII: alsoNonASCII)
-                if flags != .zero { return last + firstFlaggedLane(flags) }
+                let flags = stopFlags(bytes.littleEndianWord(at: last), alsoNonASCII: alsoNonASCII)
+                if flags != 0 { return last + flags.trailingZeroBitCount >> 3 }
             }
             return count
         }
+        while true {
+            let stops = stopLanes(bytes.lanes(at: index), alsoNonASCII: alsoNonASCII)
+            if anyLane(stops) { return index + firstLane(stops) }
+            if index + 32 > count { break }
+            index += 16
+        }
+        let last = count - 16
+        if last > index {
+            let stops = stopLanes(bytes.lanes(at: last), alsoNonASCII: alsoNonASCII)
+            if anyLane(stops) { return last + firstLane(stops) }
+        }
+        return count
     }
 
     private typealias Lanes = SIMD16<UInt8>
 
-    /// Each byte of `lanes` that stops the scan as 0xFF, the others 0, seen
-    /// as two words (lanes 0 to 7 in the first, in memory order). Lane by
-    /// lane, so exact: no SWAR borrow to reason about. The constants are
+    /// Each lane of `lanes` that stops the scan as 0xFF, the others 0. Lane
+    /// by lane, so exact: no SWAR borrow to reason about. The constants are
     /// whole vectors, typed: compared with a scalar, or with a vector whose
     /// type is inferred, the compiler loops over the lanes one at a time
     /// instead of emitting one vector compare.
     @inline(__always)
-    private static func stopFlags16(_ lanes: Lanes, alsoNonASCII: Bool) -> SIMD2<UInt64> {
+    private static func stopLanes(_ lanes: Lanes, alsoNonASCII: Bool) -> Lanes {
         let control: Lanes = Lanes(repeating: 0x20), quote: Lanes = Lanes(repeating: 0x22)
         let backslash: Lanes = Lanes(repeating: 0x5C), nonASCII: Lanes = Lanes(repeating: 0x80)
         var stops = (lanes .< control) .| (lanes .== quote) .| (lanes .== backslash)
         if alsoNonASCII { stops = stops .| (lanes .>= nonASCII) }
         let none: Lanes = Lanes(repeating: 0), all: Lanes = Lanes(repeating: 0xFF)
-        // Same size, both plain lanes of bytes: the mask's bytes read as two words.
-        return unsafeBitCast(none.replacing(with: all, where: stops), to: SIMD2<UInt64>.self)
+        return none.replacing(with: all, where: stops)
     }
 
-    /// The first lane whose flag is set (some is).
+    /// Whether some lane is set: the halves folded together, which the
+    /// compiler makes one mask test (`SIMDMask`'s `any` is a call).
     @inline(__always)
-    private static func firstFlaggedLane(_ flags: SIMD2<UInt64>) -> Int {
-        let low = UInt64(littleEndian: flags[0]), high = UInt64(littleEndian: flags[1])
-        return low != 0 ? low.trailingZeroBitCount >> 3 : 8 + high.trailingZeroBitCount >> 3
+    private static func anyLane(_ stops: Lanes) -> Bool {
+        let eight = stops.lowHalf | stops.highHalf
+        let four = eight.lowHalf | eight.highHalf
+        let two = four.lowHalf | four.highHalf
+        return two[0] | two[1] != 0
+    }
+
+    /// The first lane that is set (some is): looked for only once a vector
+    /// was found to stop the scan.
+    @inline(__always)
+    private static func firstLane(_ stops: Lanes) -> Int {
+        for lane in 0..<16 where stops[lane] != 0 { return lane }
+        return 16
     }
 
     @inline(__always)

@@ -148,7 +148,7 @@ public struct JSONParser {
         let start = position
         // Fast path: no escapes, just validate; plain ASCII is skipped a word at a time.
         while position < input.count {
-            position = JSONScanner.firstToEscapeOrNonASCII(in: input, from: position)
+            position = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: position)
             guard position < input.count else { break }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
@@ -240,7 +240,7 @@ public struct JSONParser {
     /// and moves past it.
     @inline(__always)
     private mutating func skipMultibyteScalar(_ input: Span<UInt8>) throws(EventError) {
-        switch JSONScanner.multibyteScalar(in: input, at: position) {
+        switch JSONTextRules.multibyteScalar(in: input, at: position) {
         case let .valid(length): position += length
         case .invalidLead: throw utf8Error(input, "invalid UTF-8 byte 0x\(String(input[position], radix: 16))")
         case .truncated: throw utf8Error(input, "truncated UTF-8 sequence")

@@ -80,7 +80,7 @@ extension JSONScanner {
         let start = position
         var isASCII = true
         while true {
-            position = JSONEscaping.firstToEscapeOrNonASCII(in: input, from: position)
+            position = JSONEscaping.firstToEscapeOrNonASCII(in: input.span, from: position)
             guard position < input.count else { throw syntaxError("unterminated string") }
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
@@ -184,7 +184,7 @@ extension JSONScanner {
 
     /// Steps over one well-formed multi-byte UTF-8 sequence at `position`.
     private mutating func skipMultibyteScalar() throws(Failure) {
-        switch JSONTextRules.multibyteScalar(in: input, at: position) {
+        switch JSONTextRules.multibyteScalar(in: input.span, at: position) {
         case let .valid(length): position += length
         case .invalidLead: throw utf8Error("invalid UTF-8 byte 0x\(String(input[position], radix: 16))")
         case .truncated: throw utf8Error("truncated UTF-8 sequence")

@@ -14,13 +14,6 @@ enum JSONTextRules {
         case invalidSequence
     }
 
-    /// `multibyteScalar(in:at:)` for the JSON scanner, which holds its
-    /// input as a buffer pointer.
-    @inline(__always)
-    static func multibyteScalar(in input: UnsafeBufferPointer<UInt8>, at position: Int) -> MultibyteScalar {
-        multibyteScalar(in: input.span, at: position)
-    }
-
     /// Checks the multi-byte UTF-8 sequence starting at `position`.
     /// Inlined into each reader's string loop (a call per non-ASCII
     /// scalar would cost more than the check).

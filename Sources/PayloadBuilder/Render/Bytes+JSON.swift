@@ -1,8 +1,9 @@
 /// Small appenders for byte arrays, and an array written in place through
 /// a `ByteWriter`.
 extension Array where Element == UInt8 {
-    mutating func appendLiteral(_ text: StaticString) {
-        text.withUTF8Buffer { append(contentsOf: $0) }
+    /// Appends a literal's bytes (a literal string's UTF-8 is read in place).
+    mutating func appendLiteral(_ text: String) {
+        append(contentsOf: text.utf8)
     }
 
     /// The bytes `write` writes, written straight into the array's storage

@@ -1,12 +1,12 @@
 import XCTest
 import PayloadBuilder
 
-/// The decoder checks small, ASCII inputs byte by byte and keeps the general
-/// code for the rest; each pair of paths must give the same answers. These
-/// pin the cases where they could part: token identities on both sides of
-/// the linear-scan limit, URLs and ids with and without non-ASCII
-/// characters, and error paths that name keys written with escapes.
-final class DecoderFastPathTests: XCTestCase {
+/// The event decoder on both sides of the lines its reading draws: token
+/// identities in events below and above the size where duplicates are
+/// found through a table instead of a scan, URLs and ids with and without
+/// non-ASCII characters, errors that name keys written with escapes,
+/// integers of every length, and locale tags.
+final class EventDecoderBoundaryTests: XCTestCase {
     private static let apnsToken = EventFixture.apnsToken
 
     private func decodeError(_ body: [UInt8]) -> EventError? {
