@@ -32,6 +32,9 @@ let package = Package(
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
         .target(name: "CMallocShims"),
         .target(name: "CThreadShims"),
+        // The commit a release build was stamped with (`scripts/build-release`
+        // writes its header), for `pushgw --version`.
+        .target(name: "CBuildStamp"),
         // SHA-256's compression with the CPU's SHA extensions, which Swift
         // cannot emit: our own C, no library (PayloadBuilder stays pure).
         .target(name: "CDigestShims"),
@@ -94,7 +97,7 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .executableTarget(
             name: "PushGateway",
-            dependencies: ["PayloadBuilder", "GatewayService", "PushGWDemo", "PushGWSync", "CMallocShims"],
+            dependencies: ["PayloadBuilder", "GatewayService", "PushGWDemo", "PushGWSync", "CMallocShims", "CBuildStamp"],
             swiftSettings: swiftSettings
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
@@ -160,6 +163,8 @@ let package = Package(
             dependencies: ["Curl"],
             swiftSettings: swiftSettings
         ),
+        // The `pushgw` executable as built, run as a process.
+        .testTarget(name: "PushGatewayTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "CLibrariesSmokeTests",
             dependencies: ["COpenSSL", "CCurl", "CNGHTTP2", "CMicroHTTPD", "COpenSSLShims", "CCurlShims"],

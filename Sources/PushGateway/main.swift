@@ -4,7 +4,8 @@ import GatewayService
 
 // pushgw: the push gateway. `pushgw` (or `pushgw serve`) runs the service;
 // `pushgw render EVENT.json` prints what an event would send, offline;
-// `pushgw simulators` runs only the built-in provider simulators.
+// `pushgw simulators` runs only the built-in provider simulators;
+// `pushgw --version` prints the version and the commit.
 // A peer closing a socket must be an error on that connection, never the end
 // of the process: our TLS sockets and libmicrohttpd already send with
 // MSG_NOSIGNAL; this also covers OpenSSL inside libcurl (avatars, OAuth).
@@ -23,6 +24,9 @@ let status: Int32
 switch arguments.first {
 case "render":
     status = RenderCommand.run(Array(arguments.dropFirst()))
+case "--version", "version":
+    print(BuildVersion.line)
+    status = 0
 case "--help", "-h", "help":
     print(SettingCatalog.helpText)
     status = 0

@@ -21,7 +21,7 @@ final class SettingCatalogTests: XCTestCase {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let pattern = try NSRegularExpression(pattern: "PUSHGW_[A-Z0-9_]+")
         var used = Set<String>()
-        for folder in ["bench", "scripts", "fuzz", "Sources", "Tests/PayloadBuilderTests"] {
+        for folder in ["bench", "scripts", "fuzz", "packaging", "Sources", "Tests/PayloadBuilderTests"] {
             let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent(folder).path)
             while let file = enumerator?.nextObject() as? String {
                 guard let text = try? String(contentsOf: root.appendingPathComponent(folder).appendingPathComponent(file), encoding: .utf8)

@@ -131,6 +131,7 @@ public enum SettingCatalog {
             "usage: pushgw [serve] [--config FILE] [--insecure-no-auth] [--demo]",
             "       pushgw render EVENT.json [--config FILE] [--now EPOCH_SECONDS] [--compact]   (pushgw render --help)",
             "       pushgw simulators [--env-file FILE]                                           (pushgw simulators --help)",
+            "       pushgw --version                                                              (the version and the commit)",
             "",
             "  --config FILE       the JSON configuration file (as PUSHGW_CONFIG_FILE)",
             "  --insecure-no-auth  serve without API tokens; only on a loopback address",
