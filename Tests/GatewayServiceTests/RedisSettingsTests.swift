@@ -1,4 +1,5 @@
 import GatewayService
+import RedisClient
 import XCTest
 
 /// The shared store's settings: the URL checked as far as the service
@@ -34,9 +35,9 @@ final class RedisSettingsTests: XCTestCase {
     func testURLsAreReadForSchemeHostPortAndDatabase() throws {
         let plain = try RedisURL("redis://localhost", setting: "u")
         XCTAssertEqual([plain.host, String(plain.port), String(plain.database)], ["localhost", "6379", "0"])
-        XCTAssertFalse(plain.tls)
+        XCTAssertFalse(plain.usesTLS)
         let full = try RedisURL("rediss://app:\(password)@cache.internal:6380/2", setting: "u")
-        XCTAssertTrue(full.tls)
+        XCTAssertTrue(full.usesTLS)
         XCTAssertEqual(full.user, "app")
         XCTAssertTrue(full.hasPassword)
         XCTAssertEqual([full.host, String(full.port), String(full.database)], ["cache.internal", "6380", "2"])
