@@ -85,10 +85,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The service: routes and auth, configuration, dispatcher,
-        // avatar resolver, metrics. A library so end-to-end tests run it in-process.
+        // avatar resolver, metrics, and the Redis stores of a fleet. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl", "GatewayHTTP"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl", "GatewayHTTP",
+                           "RedisClient"],
             swiftSettings: swiftSettings
         ),
         // The no-credentials demo: the simulators started and injected into
@@ -137,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "GatewayServiceTests",
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
-                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator",
+                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "RedisClient",
                            "TestSupport"],
             swiftSettings: swiftSettings
         ),

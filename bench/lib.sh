@@ -8,9 +8,11 @@
 #   require_tools "PACKAGES" TOOL...
 #                       exits, saying `apt-get install -y PACKAGES`, unless
 #                       every TOOL is on $PATH (or in /usr/sbin)
-#   start_gateway NAME BINARY
+#   start_gateway NAME BINARY [VAR=VALUE...]
 #                       `BINARY simulators` and a gateway pointed at them,
-#                       configured as for real providers, in $work/NAME; sets
+#                       configured as for real providers (and with the
+#                       settings given, such as PUSHGW_REDIS_URL=...), in
+#                       $work/NAME; sets
 #                       port_NAME, gateway_NAME (pid), simulators_NAME (pid);
 #                       the bearer token is in $work/NAME/tokens. Returns once
 #                       /healthz answers.
@@ -56,6 +58,8 @@ free_port() {
 
 start_gateway() {
     local name="$1" bin="$2" dir="$work/$1"
+    shift 2
+    local settings=("$@")
     mkdir -p "$dir"
     "$bin" simulators --env-file "$dir/simulators.env" > "$dir/simulators.log" 2>&1 &
     local simulators=$!
@@ -69,7 +73,7 @@ start_gateway() {
     # shellcheck disable=SC1091
     (source "$dir/simulators.env"
      PUSHGW_LISTEN="127.0.0.1:$port" PUSHGW_BEARER_TOKENS_FILE="$dir/tokens" PUSHGW_LOG_LEVEL=error \
-         exec "$bin" > "$dir/pushgw.log" 2>&1) &
+         exec env ${settings[@]+"${settings[@]}"} "$bin" > "$dir/pushgw.log" 2>&1) &
     local gateway=$!
     pids+=("$gateway")
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done

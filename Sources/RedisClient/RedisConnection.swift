@@ -132,6 +132,16 @@ public final class RedisConnection: @unchecked Sendable {
     /// True while connected, authenticated and ready for commands.
     public var isConnected: Bool { connectedFlag.load(ordering: .relaxed) }
 
+    /// While the server is down (from a lost connection or a failed connect
+    /// until a reconnect succeeds): what every command sent now fails with.
+    /// nil while connected, and while a first connect or an immediate
+    /// reconnect (after a deadline) is under way.
+    public var failureWhileDown: RedisError? { inbox.withLock { $0.down } }
+
+    /// True on the thread of the loop this connection runs on: a command
+    /// sent from there is answered on the same thread.
+    public var isOnCurrentLoop: Bool { loop.isCurrent }
+
     /// Sends one command. `completion` gets its reply (a top-level error
     /// reply as a `.server` error), or its failure. By `deadline` (default:
     /// now + `commandTimeout`) the reply must have come.

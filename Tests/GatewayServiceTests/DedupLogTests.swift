@@ -32,6 +32,33 @@ final class DedupLogTests: XCTestCase {
         var bytes: [UInt8] = []
         PackedRecordedEvent.append(key: "k", event: RecordedEvent(results: results), to: &bytes)
         XCTAssertEqual(PackedRecordedEvent.unpack(bytes[...]).results, results)
+        XCTAssertEqual(PackedRecordedEvent.checked(bytes[...], under: "k"), .event(RecordedEvent(results: results)),
+                       "the checked reading agrees")
+    }
+
+    /// Bytes from a shared store are read checked: every cut, a byte too
+    /// many, and any single byte changed read as malformed or as another
+    /// record, never trap.
+    func testACheckedReadingOfDamagedBytesNeverTraps() {
+        let event = RecordedEvent(results: [
+            RecordedResult(RecipientResult(platform: .apns, token: "a", status: .sent, providerID: "id-1")),
+            RecordedResult(RecipientResult(platform: .fcm, token: "b", status: .invalidToken, reason: "UNREGISTERED",
+                                           retryable: false, invalidSince: 7)),
+        ])
+        var bytes: [UInt8] = []
+        PackedRecordedEvent.append(key: "app\u{0}event-1", event: event, to: &bytes)
+        XCTAssertEqual(PackedRecordedEvent.checked(bytes[...], under: "app\u{0}event-2"), .otherKey)
+        for length in 0..<bytes.count {
+            XCTAssertEqual(PackedRecordedEvent.checked(bytes[..<length], under: "app\u{0}event-1"), .malformed, "cut at \(length)")
+        }
+        XCTAssertEqual(PackedRecordedEvent.checked((bytes + [0])[...], under: "app\u{0}event-1"), .malformed)
+        for index in bytes.indices {
+            for value: UInt8 in [0, 1, 2, 0x7F, 0xFF] where value != bytes[index] {
+                var damaged = bytes
+                damaged[index] = value
+                _ = PackedRecordedEvent.checked(damaged[...], under: "app\u{0}event-1")
+            }
+        }
     }
 
     func testRecordsSpanningManyChunksAreFoundAndTheOldestAreSweptFirst() {

@@ -4,9 +4,10 @@ import PushGWSync
 import TestSupport
 import XCTest
 
-/// The in-process dedup store: records remembered until expiry and bounded
-/// in size; claims taken with the record read, released with the record
-/// written, lapsing after their hold; copies waiting for a claim.
+/// The in-process dedup store: the behaviour every store shares
+/// (`DedupStoreBehaviour`), and its own: records remembered until expiry on
+/// the caller's clock and bounded in size, claims lapsing on that clock,
+/// and how a store across the network waits by asking again.
 final class DedupStoreTests: XCTestCase {
     private let event = RecordedEvent(results: [RecordedResult(RecipientResult(platform: .fcm, token: "t", status: .sent))])
     private static let owners = DedupClaimOwner.Source(instance: 7)
@@ -79,66 +80,44 @@ final class DedupStoreTests: XCTestCase {
         XCTAssertEqual(store.count, 1)
     }
 
-    func testEveryFieldOfEveryResultComesBackAsRecorded() async {
-        let results: [RecipientResult] = [
-            RecipientResult(platform: .apns, token: String(repeating: "ab", count: 32), status: .sent,
-                            providerID: "6B2A4C8E-1F3D-4E5A-9B7C-0D1E2F3A4B5C"),
-            RecipientResult(platform: .fcm, token: "bk3RNwTe3H0:CI2k_HHwgIpo", status: .invalidToken, reason: "UNREGISTERED",
-                            retryable: false),
-            RecipientResult(platform: .fcm, token: "t2", status: .failed, reason: "Unavailable — 503, \u{1F3A7}", retryable: true),
-            RecipientResult(platform: .apns, token: "", status: .skipped, providerID: "", reason: ""),
-        ]
-        let recorded = RecordedEvent(results: results.map(RecordedResult.init))
+    // MARK: the behaviour every store shares
+
+    private func behaviour() -> DedupStoreBehaviour {
         let store = InMemoryDedupStore()
-        let now = ContinuousClock.now
-        await Self.keep(store, "évènement-🎧-1", recorded, until: now + .seconds(60))
-        await Self.keep(store, "empty", RecordedEvent(results: []), until: now + .seconds(60))
-        let hit = await Self.peek(store, "évènement-🎧-1", now: now)
-        let empty = await Self.peek(store, "empty", now: now)
-        let other = await Self.peek(store, "évènement-🎧-2", now: now)
-        XCTAssertEqual(hit, recorded)
-        XCTAssertEqual(empty, RecordedEvent(results: []))
-        XCTAssertNil(other)
+        return DedupStoreBehaviour(store: store, claimHolder: { store.claimOwner(of: $0)?.description })
     }
 
-    func testRecordingAKeyAgainReplacesItsEvent() async {
-        let store = InMemoryDedupStore()
-        let now = ContinuousClock.now
-        let later = RecordedEvent(results: [RecordedResult(RecipientResult(platform: .apns, token: "t", status: .failed, retryable: true))])
-        await Self.keep(store, "a", event, until: now + .seconds(60))
-        await Self.keep(store, "a", later, until: now + .seconds(60))
-        let hit = await Self.peek(store, "a", now: now)
-        XCTAssertEqual(hit, later)
-        XCTAssertEqual(store.count, 1)
+    func testTheFirstOwnerHoldsTheClaimUntilItRecordsAndTheNextClaimReadsTheRecord() async throws {
+        try await behaviour().theFirstOwnerHoldsTheClaimUntilItRecordsAndTheNextClaimReadsTheRecord()
     }
 
-    // MARK: claims
+    func testAHeldClaimShowsTheRecordSoFar() async throws { try await behaviour().aHeldClaimShowsTheRecordSoFar() }
 
-    func testAClaimIsTheFirstOwnersUntilItRecordsAndTheNextClaimReadsTheRecord() async {
-        let store = InMemoryDedupStore()
-        let (first, second) = (Self.owners.next(), Self.owners.next())
-        let now = ContinuousClock.now
-        let taken = await store.claim("k", by: first, now: now, holdFor: .seconds(30))
-        let refused = await store.claim("k", by: second, now: now, holdFor: .seconds(30))
-        let renewed = await store.claim("k", by: first, now: now, holdFor: .seconds(30))
-        XCTAssertEqual(taken, .claimed(nil))
-        XCTAssertEqual(refused, .held(nil), "a second owner waits")
-        XCTAssertEqual(renewed, .claimed(nil), "its owner claims it again")
-        XCTAssertEqual(store.claimOwner(of: "k"), first)
-        await store.record("k", event, now: now, keepFor: .seconds(60), releasing: first)
-        XCTAssertNil(store.claimOwner(of: "k"), "recording releases the claim")
-        let next = await store.claim("k", by: second, now: now, holdFor: .seconds(30))
-        XCTAssertEqual(next, .claimed(event))
+    func testEveryFieldOfEveryResultComesBackAsRecorded() async throws {
+        try await behaviour().everyFieldOfEveryResultComesBackAsRecorded()
     }
 
-    func testAHeldClaimShowsTheRecordSoFar() async {
-        let store = InMemoryDedupStore()
-        await Self.keep(store, "k", event, until: ContinuousClock.now + .seconds(60))
-        let owner = Self.owners.next()
-        _ = await store.claim("k", by: owner, now: .now, holdFor: .seconds(30))
-        let held = await store.claim("k", by: Self.owners.next(), now: .now, holdFor: .seconds(30))
-        XCTAssertEqual(held, .held(event))
+    func testRecordingAKeyAgainReplacesItsEvent() async throws { try await behaviour().recordingAKeyAgainReplacesItsEvent() }
+
+    func testAWindowOfZeroReleasesAndKeepsNothing() async throws { try await behaviour().aWindowOfZeroReleasesAndKeepsNothing() }
+
+    func testARecordLapsesAfterTheWindow() async throws { try await behaviour().aRecordLapsesAfterTheWindow() }
+
+    func testAClaimNobodyReleasesLapsesAndItsOwnerCanNoLongerReleaseTheNext() async throws {
+        try await behaviour().aClaimNobodyReleasesLapsesAndItsOwnerCanNoLongerReleaseTheNext()
     }
+
+    func testAWaitingCopyIsToldOfTheRecordAndClaims() async throws { try await behaviour().aWaitingCopyIsToldOfTheRecordAndClaims() }
+
+    func testAWaitingCopyGivesUpAtItsDeadline() async throws { try await behaviour().aWaitingCopyGivesUpAtItsDeadline() }
+
+    func testAWaitingCopyClaimsWhenTheHeldClaimLapses() async throws {
+        try await behaviour().aWaitingCopyClaimsWhenTheHeldClaimLapses()
+    }
+
+    func testManyCopiesWaitingTakeTurns() async throws { try await behaviour().manyCopiesWaitingTakeTurns() }
+
+    // MARK: claims on the caller's clock
 
     func testAClaimNobodyReleasesLapsesAfterItsHold() async {
         let store = InMemoryDedupStore()
@@ -154,63 +133,6 @@ final class DedupStoreTests: XCTestCase {
         await store.record("k", event, now: now, keepFor: .seconds(60), releasing: dead)
         XCTAssertEqual(store.claimOwner(of: "k", now: now + .seconds(35)), next, "nor release it by recording")
         XCTAssertEqual(store.count, 1, "its record is written all the same")
-    }
-
-    func testAWindowOfZeroReleasesAndKeepsNothing() async {
-        let store = InMemoryDedupStore()
-        let owner = Self.owners.next()
-        _ = await store.claim("k", by: owner, now: .now, holdFor: .seconds(30))
-        await store.record("k", event, now: .now, keepFor: .zero, releasing: owner)
-        XCTAssertNil(store.claimOwner(of: "k"))
-        XCTAssertEqual(store.count, 0)
-    }
-
-    func testAWaitingCopyIsToldOfTheRecordAndClaims() async throws {
-        let store = InMemoryDedupStore()
-        let (first, second) = (Self.owners.next(), Self.owners.next())
-        _ = await store.claim("k", by: first, now: .now, holdFor: .seconds(30))
-        let waiting = Task { await store.awaitClaim("k", by: second, holdFor: .seconds(30), until: .now + .seconds(30)) }
-        await store.record("k", event, now: .now, keepFor: .seconds(60), releasing: first)
-        let claim = await waiting.value
-        XCTAssertEqual(claim, .claimed(event))
-        XCTAssertEqual(store.claimOwner(of: "k"), second)
-    }
-
-    func testAWaitingCopyGivesUpAtItsDeadline() async {
-        let store = InMemoryDedupStore()
-        let (first, second) = (Self.owners.next(), Self.owners.next())
-        _ = await store.claim("k", by: first, now: .now, holdFor: .seconds(30))
-        let claim = await store.awaitClaim("k", by: second, holdFor: .seconds(30), until: .now + .milliseconds(50))
-        XCTAssertEqual(claim, .held(nil))
-        XCTAssertEqual(store.claimOwner(of: "k"), first)
-    }
-
-    func testAWaitingCopyClaimsWhenTheHeldClaimLapses() async {
-        let store = InMemoryDedupStore()
-        let (dead, second) = (Self.owners.next(), Self.owners.next())
-        _ = await store.claim("k", by: dead, now: .now, holdFor: .milliseconds(50))
-        let claim = await store.awaitClaim("k", by: second, holdFor: .seconds(30), until: .now + .seconds(30))
-        XCTAssertEqual(claim, .claimed(nil))
-        XCTAssertEqual(store.claimOwner(of: "k"), second)
-    }
-
-    func testManyCopiesWaitingTakeTurns() async {
-        let store = InMemoryDedupStore()
-        let first = Self.owners.next()
-        _ = await store.claim("k", by: first, now: .now, holdFor: .seconds(30))
-        let waiters = (0..<8).map { _ in
-            Task {
-                let owner = Self.owners.next()
-                let claim = await store.awaitClaim("k", by: owner, holdFor: .seconds(30), until: .now + .seconds(30))
-                await store.release("k", by: owner)
-                return claim
-            }
-        }
-        await store.release("k", by: first)
-        var claims: [DedupClaim] = []
-        for waiter in waiters { claims.append(await waiter.value) }
-        XCTAssertEqual(claims, Array(repeating: .claimed(nil), count: 8), "each claims in turn once the one before releases")
-        XCTAssertNil(store.claimOwner(of: "k"))
     }
 
     // MARK: waiting by asking again

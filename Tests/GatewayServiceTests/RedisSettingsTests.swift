@@ -1,10 +1,14 @@
+import Foundation
 import GatewayService
+import RedisClient
+import TestSupport
 import XCTest
 
 /// The shared store's settings: the URL checked as far as the service
 /// needs (scheme, host, port, database) and never shown with its password;
 /// each `redis` setting from the file or the environment, refused without a
-/// URL; and a URL refusing the start while no Redis store is built in.
+/// URL; a gateway started on the store (not ready while it cannot be
+/// reached), and a CA file that cannot be used refusing the start.
 final class RedisSettingsTests: XCTestCase {
     private let password = "s3cr3t-Pa55"
     private let files: [String: [UInt8]] = [
@@ -34,9 +38,9 @@ final class RedisSettingsTests: XCTestCase {
     func testURLsAreReadForSchemeHostPortAndDatabase() throws {
         let plain = try RedisURL("redis://localhost", setting: "u")
         XCTAssertEqual([plain.host, String(plain.port), String(plain.database)], ["localhost", "6379", "0"])
-        XCTAssertFalse(plain.tls)
+        XCTAssertFalse(plain.usesTLS)
         let full = try RedisURL("rediss://app:\(password)@cache.internal:6380/2", setting: "u")
-        XCTAssertTrue(full.tls)
+        XCTAssertTrue(full.usesTLS)
         XCTAssertEqual(full.user, "app")
         XCTAssertTrue(full.hasPassword)
         XCTAssertEqual([full.host, String(full.port), String(full.database)], ["cache.internal", "6380", "2"])
@@ -116,15 +120,33 @@ final class RedisSettingsTests: XCTestCase {
         XCTAssertEqual(error([:], file: #"{"redis": {"command_timeout_ms": 200}}"#)?.setting, "redis.command_timeout_ms")
     }
 
-    func testAURLRefusesTheStartWhileNoRedisStoreIsBuiltIn() throws {
-        var configuration = try load(["PUSHGW_REDIS_URL": "rediss://app:\(password)@cache:6380/0",
+    func testAURLStartsTheGatewayOnTheRedisStoreWhichIsNotReadyUntilItAnswers() async throws {
+        var configuration = try load(["PUSHGW_REDIS_URL": "redis://app:\(password)@127.0.0.1:1/0",
                                       "PUSHGW_BEARER_TOKENS_FILE": "/run/tokens", "PUSHGW_LISTEN": "127.0.0.1:0"])
         configuration.apps = [GatewayConfiguration.AppSettings(name: "demo")]
+        let gateway = try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))
+        let base = "http://127.0.0.1:\(gateway.server.port)"
+        try await waitUntil("/readyz says the store cannot be reached") {
+            try await ServiceTestbed.call(base, "GET", "/readyz", bearer: nil).status == 503
+        }
+        let ready = try await ServiceTestbed.call(base, "GET", "/readyz", bearer: nil)
+        let text = String(decoding: ready.body, as: UTF8.self)
+        XCTAssertTrue(text.contains("dedup store unavailable"), text)
+        XCTAssertTrue(text.contains("127.0.0.1:1"), text)
+        XCTAssertFalse(text.contains(password), text)
+        await gateway.shutdown(drain: .seconds(1))
+    }
+
+    func testATLSStoreWhoseCAFileCannotBeUsedRefusesTheStartNamingIt() throws {
+        let caFile = NSTemporaryDirectory() + "pushgw-not-a-ca-\(UUID().uuidString).pem"
+        try Data("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: caFile))
+        defer { try? FileManager.default.removeItem(atPath: caFile) }
+        var configuration = try load(["PUSHGW_REDIS_URL": "rediss://app:\(password)@127.0.0.1:1/0",
+                                      "PUSHGW_BEARER_TOKENS_FILE": "/run/tokens", "PUSHGW_LISTEN": "127.0.0.1:0"])
+        configuration.apps = [GatewayConfiguration.AppSettings(name: "demo")]
+        configuration.redis.caFile = caFile
         XCTAssertThrowsError(try Gateway(configuration: configuration, logger: Logger(minimumLevel: .error))) { error in
-            let refusal = error as? ServiceError
-            XCTAssertEqual(refusal?.setting, "PUSHGW_REDIS_URL")
-            XCTAssertTrue(refusal?.message.contains("no Redis store yet") ?? false, "\(error)")
-            XCTAssertTrue(refusal?.message.contains("rediss://app:<redacted>@cache:6380/0") ?? false, "\(error)")
+            XCTAssertEqual((error as? ServiceError)?.setting, "PUSHGW_REDIS_CA_FILE", "\(error)")
             XCTAssertFalse("\(error)".contains(self.password))
         }
     }

@@ -28,9 +28,12 @@ final class RedisURLTests: XCTestCase {
 
     func testTheDescriptionNeverShowsThePassword() throws {
         let url = try RedisURL("rediss://alice:hunter2@h:1/4")
-        XCTAssertEqual(url.description, "rediss://alice:***@h:1/4")
+        XCTAssertEqual(url.description, "rediss://alice:<redacted>@h:1/4")
         XCTAssertFalse("\(url)".contains("hunter2"))
-        XCTAssertEqual(try RedisURL("redis://:hunter2@h").description, "redis://:***@h:6379")
+        XCTAssertEqual(try RedisURL("redis://:hunter2@h").description, "redis://:<redacted>@h:6379/0")
+        var dumped = ""
+        dump(url, to: &dumped)
+        XCTAssertFalse(dumped.contains("hunter2"), dumped)
     }
 
     func testEachMistakeIsNamed() {
@@ -48,8 +51,18 @@ final class RedisURLTests: XCTestCase {
     }
 
     func testAnErrorNeverRepeatsThePassword() {
-        XCTAssertThrowsError(try RedisURL("redis://u:topsecret@h:notaport")) { error in
-            XCTAssertFalse("\(error)".contains("topsecret"))
+        for text in ["redis://u:topsecret@h:notaport", "redis://u:top/secret@h:x", "redis://u:topsecret@h/topsecret",
+                     "redis://u:topsecret@h:topsecret", "rediss://:topsecret@[::1", "redis://u:topsecret@ho st"] {
+            XCTAssertThrowsError(try RedisURL(text), text) { error in
+                XCTAssertFalse("\(error)".contains("topsecret"), "\(text): \(error)")
+                XCTAssertFalse("\(error)".contains("secret"), "\(text): \(error)")
+            }
         }
+    }
+
+    func testTheSchemeIsReadWithoutRegardToCaseAndAPasswordMayHoldASlash() throws {
+        let url = try RedisURL("REDISS://gw:pa/ss@cache:6380/2")
+        XCTAssertEqual(url, RedisURL(host: "cache", port: 6380, usesTLS: true, user: "gw", password: "pa/ss", database: 2))
+        XCTAssertEqual(url.redacted, "rediss://gw:<redacted>@cache:6380/2")
     }
 }

@@ -1,3 +1,4 @@
+import RedisClient
 import PayloadBuilder
 
 /// The JSON configuration file, read into settings with their file keys.

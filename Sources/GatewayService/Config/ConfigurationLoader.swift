@@ -1,3 +1,4 @@
+import RedisClient
 import Foundation
 import PayloadBuilder
 
@@ -242,7 +243,7 @@ public struct ConfigurationLoader {
             return
         }
         if let caFile = redis.caFileSetting {
-            guard url.tls else {
+            guard url.usesTLS else {
                 throw ServiceError(setting: caFile.setting, "a CA file is for a TLS store, and \(redis.urlSetting) is a "
                     + "redis:// URL (\(url.redacted)): use rediss://, or leave the CA file out")
             }

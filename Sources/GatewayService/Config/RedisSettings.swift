@@ -1,3 +1,5 @@
+public import RedisClient
+
 /// The shared store the replicas of a fleet keep their dedup claims and
 /// records in (`redis.*`, `PUSHGW_REDIS_*`). Without a URL the gateway is
 /// one process with the in-process window, and no other `redis` setting

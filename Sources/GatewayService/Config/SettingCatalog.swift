@@ -107,13 +107,14 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_AVATAR_FETCH_THREADS", fileKey: "avatar.fetch_threads", defaultValue: "4",
                 help: "avatar downloads at once, each on its own thread; one host gets at most half of them"),
         Setting(environment: "PUSHGW_REDIS_URL", fileKey: "redis.url", defaultValue: "none (one process)",
-                help: "the shared store of a fleet of replicas (dedup claims and records): redis://[user:password@]host[:port][/db], "
-                    + "or rediss:// for TLS; the password is never logged. Unset: one process with the in-process window. "
-                    + "This build has no Redis store yet: a URL refuses the start"),
+                help: "the shared store of a fleet of replicas (Redis or Valkey): dedup claims and records, and one APNs provider "
+                    + "token per team and key; redis://[user:password@]host[:port][/db], or rediss:// for TLS; the password is "
+                    + "never logged. Unset: one process, with the in-process window and tokens"),
         Setting(environment: "PUSHGW_REDIS_CA_FILE", fileKey: "redis.ca_file", defaultValue: "system CAs",
                 help: "PEM file of CAs to trust for a rediss:// store"),
         Setting(environment: "PUSHGW_REDIS_CONNECT_TIMEOUT_MS", fileKey: "redis.connect_timeout_ms", defaultValue: "2000",
-                help: "most time to connect to the store (TCP, TLS and authentication)"),
+                help: "most time to connect to the store (DNS, TCP, TLS, AUTH and SELECT); a store that cannot be reached is "
+                    + "tried again after 50 ms, doubling up to 2 s"),
         Setting(environment: "PUSHGW_REDIS_COMMAND_TIMEOUT_MS", fileKey: "redis.command_timeout_ms", defaultValue: "1000",
                 help: "most time the store may take to answer one command; below the request deadline (a notification whose "
                     + "claim is not answered in time is answered as a store failure)"),

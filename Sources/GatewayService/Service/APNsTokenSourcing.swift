@@ -2,18 +2,24 @@ public import APNsHTTP2
 import OpenSSLCrypto
 
 /// Where the gateway gets each APNs key's provider tokens: from this process
-/// alone (``inProcess``, one `ProviderTokenCache` per app, the default and
-/// the only choice without a shared store), or from the fleet through a
-/// shared store (``shared(store:replica:settings:)``, one
+/// alone (``inProcess``, one `ProviderTokenCache` per app), or from the
+/// fleet through a shared store (``shared(store:replica:settings:)``, one
 /// `FleetProviderTokenCache` per app, all replicas presenting one token per
-/// team and key).
+/// team and key). The default, ``configured``, is the fleet's on the Redis
+/// store when `redis.url` is set, else this process's.
 public struct APNsTokenSourcing: Sendable {
     enum Kind: Sendable {
         case inProcess
         case shared(any SharedProviderTokenStore, replica: String, settings: FleetProviderTokenCache.Settings)
+        case configured
     }
 
     let kind: Kind
+
+    /// The fleet's, through the Redis store when `redis.url` is configured
+    /// (this replica named by host, process id and a random part);
+    /// otherwise this process's. The gateway's default.
+    public static let configured = APNsTokenSourcing(kind: .configured)
 
     /// One token per key in this process; nothing shared.
     public static let inProcess = APNsTokenSourcing(kind: .inProcess)
@@ -28,12 +34,19 @@ public struct APNsTokenSourcing: Sendable {
         APNsTokenSourcing(kind: .shared(store, replica: replica, settings: settings))
     }
 
+    /// `configured` made concrete for a gateway with (or without) Redis stores.
+    func resolved(redis: RedisStores?) -> APNsTokenSourcing {
+        guard case .configured = kind else { return self }
+        guard let redis else { return .inProcess }
+        return .shared(store: redis.providerTokens, replica: RedisStores.replicaName())
+    }
+
     /// The source for one app's key. A shared source reports the store's
     /// failure and recovery in one log line each.
     func source(keyID: String, teamID: String, signingKey: ES256SigningKey, refreshAge: Duration,
                 logger: Logger, now: @escaping @Sendable () -> Int64) throws(ProviderTokenError) -> APNsTokenSource {
         switch kind {
-        case .inProcess:
+        case .inProcess, .configured:
             return .inProcess(try ProviderTokenCache(keyID: keyID, teamID: teamID, signingKey: signingKey, refreshAge: refreshAge))
         case let .shared(store, replica, settings):
             var settings = settings

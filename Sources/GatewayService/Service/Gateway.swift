@@ -17,6 +17,8 @@ public final class Gateway: Sendable {
     let apnsClients: [APNsClient]
     /// Each APNs app's provider-token source (in-process, or the fleet's).
     let apnsTokens: [APNsTokenSource]
+    /// The connections and stores on Redis, when `redis.url` is configured.
+    let redis: RedisStores?
     let fcmClients: [FCMClient]
     /// One event loop per core, running both the HTTP server's daemons and
     /// the provider connections: an event that needs no wait is read,
@@ -30,11 +32,19 @@ public final class Gateway: Sendable {
     private let gate = RequestGate()
 
     /// Builds every client and starts listening. Fails with the setting at fault.
-    /// - Parameter apnsTokens: where APNs provider tokens come from: this
-    ///   process (the default), or the fleet through a shared store (then
-    ///   call ``prepareProviderTokens()`` before taking traffic).
+    ///
+    /// With `redis.url` configured, the gateway connects to that store (one
+    /// connection per event loop, in the background), keeps its dedup
+    /// claims and records there (`RedisDedupStore`) and, by default, shares
+    /// each APNs key's provider token with the fleet through it
+    /// (`RedisProviderTokenStore`); `/readyz` says when the store cannot be
+    /// reached. Without it, everything stays in this process.
+    /// - Parameter apnsTokens: where APNs provider tokens come from: by
+    ///   default the fleet's store when one is configured, else this
+    ///   process; or a store given here. With a shared store, call
+    ///   ``prepareProviderTokens()`` before taking traffic.
     public init(configuration: GatewayConfiguration, logger: Logger,
-                apnsTokens: APNsTokenSourcing = .inProcess) throws(ServiceError) {
+                apnsTokens: APNsTokenSourcing = .configured) throws(ServiceError) {
         guard !configuration.bearerTokens.isEmpty || (configuration.insecureNoAuth && configuration.listensOnLoopback) else {
             if configuration.insecureNoAuth {
                 throw ServiceError(setting: configuration.insecureNoAuthSetting,
@@ -43,8 +53,6 @@ public final class Gateway: Sendable {
             throw ServiceError(setting: "PUSHGW_BEARER_TOKENS_FILE",
                                "no API token configured: put one per line in a file (e.g. `openssl rand -hex 32 > tokens`) and set PUSHGW_BEARER_TOKENS_FILE, or pass --insecure-no-auth on a loopback address")
         }
-        // Before anything starts: a store that cannot be used refuses the start at once.
-        let dedup = try Self.dedupStore(configuration)
         self.configuration = configuration
         self.logger = logger
         let metrics = GatewayMetrics()
@@ -57,9 +65,22 @@ public final class Gateway: Sendable {
             throw ServiceError(setting: "threads", "cannot start the event loops: \(error)")
         }
         self.loops = loops
-        // Until the server is up, a failure ends the loops' threads.
+        // Before any client: a store that cannot be used refuses the start at once.
+        let redis = try configuration.redis.url.map { url throws(ServiceError) in
+            try RedisStores(configuration.redis, url: url, loops: loops)
+        }
+        self.redis = redis
+        // Until the server is up, a failure closes the store's connections and ends the loops' threads.
         var started = false
-        defer { if !started { for loop in loops { loop.retire() } } }
+        defer {
+            if !started {
+                redis?.close()
+                for loop in loops { loop.retire() }
+            }
+        }
+        let dedup: any DedupStore = redis?.dedup
+            ?? InMemoryDedupStore(capacity: configuration.dedupCapacity, byteCapacity: configuration.dedupMemoryMegabytes << 20)
+        let apnsTokens = apnsTokens.resolved(redis: redis)
 
         var senders: [String: [Platform: any NotificationSender]] = [:]
         var apnsClients: [APNsClient] = []
@@ -128,20 +149,6 @@ public final class Gateway: Sendable {
         for source in apnsTokens {
             await source.fleet?.prepare()
         }
-    }
-
-    /// The dedup store: in-process, or the shared one a fleet configured.
-    /// A Redis URL refuses the start until the store is built in: a replica
-    /// that quietly ran as one process beside the others would send their
-    /// events again.
-    static func dedupStore(_ configuration: GatewayConfiguration) throws(ServiceError) -> any DedupStore {
-        if let url = configuration.redis.url {
-            throw ServiceError(setting: configuration.redis.urlSetting, "a shared store is configured (\(url.redacted)), but this "
-                + "build of pushgw has no Redis store yet: it will not run as one process in its place (its dedup would not be "
-                + "shared with the other replicas). Unset \(configuration.redis.urlSetting) to run one process with the "
-                + "in-process dedup window")
-        }
-        return InMemoryDedupStore(capacity: configuration.dedupCapacity, byteCapacity: configuration.dedupMemoryMegabytes << 20)
     }
 
     private static func apnsClient(_ settings: GatewayConfiguration.APNsSettings,
@@ -250,6 +257,7 @@ public final class Gateway: Sendable {
         }
         server.stop()
         for source in apnsTokens { source.fleet?.stop() }
+        redis?.close()
         for client in apnsClients { client.shutdown() }
         for client in fcmClients { client.shutdown() }
         // Each loop's thread ends once its connections have closed.
