@@ -63,6 +63,9 @@ let package = Package(
         // A RESP2 client of Redis on the event loop and the sockets: plain or
         // TLS, pipelined, AUTH and SELECT on connect, deadlines, reconnects.
         .target(name: "RedisClient", dependencies: ["PushGWSync", "EventLoops", "NetworkSockets", "OpenSSLCrypto"], swiftSettings: swiftSettings),
+        // A durable queue of messages with consumer groups (the async notify
+        // mode's), on Redis Streams.
+        .target(name: "DurableQueue", dependencies: ["RedisClient", "OpenSSLCrypto"], swiftSettings: swiftSettings),
         // APNs: the client on HTTP2Client, ES256 provider tokens, Apple's reasons.
         .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "HTTP2Client", "OpenSSLCrypto"],
                 swiftSettings: swiftSettings),
@@ -141,6 +144,11 @@ let package = Package(
         .testTarget(
             name: "RedisClientTests",
             dependencies: ["RedisClient", "EventLoops", "NetworkSockets", "PushGWSync", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DurableQueueTests",
+            dependencies: ["DurableQueue", "RedisClient", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
