@@ -88,7 +88,8 @@ let package = Package(
         // avatar resolver, metrics. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl", "GatewayHTTP"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl", "GatewayHTTP",
+                           "DurableQueue"],
             swiftSettings: swiftSettings
         ),
         // The no-credentials demo: the simulators started and injected into
@@ -137,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "GatewayServiceTests",
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
-                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator",
+                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "DurableQueue", "RedisClient",
                            "TestSupport"],
             swiftSettings: swiftSettings
         ),
