@@ -3,6 +3,13 @@ import DurableQueue
 /// The async queue's metrics: depth, pending and age per app (refreshed by
 /// each consumer loop every reclaim interval), and the queued events'
 /// outcomes.
+extension QueueWorker {
+    /// `pushgw_queue_reclaimed_total`: events taken over from a consumer silent past the visibility timeout.
+    public static let reclaimedFamily = MetricsRegistry.Family(
+        "pushgw_queue_reclaimed_total", "Queued events taken over from a consumer silent past the visibility timeout.",
+        type: "counter")
+}
+
 struct QueueSeries: Sendable {
     static let length = MetricsRegistry.Family(
         "pushgw_queue_length", "Events in an app's async queue not yet acknowledged (waiting or being sent).", type: "gauge")
@@ -14,9 +21,7 @@ struct QueueSeries: Sendable {
         "pushgw_queue_events_total",
         "Queued events by what the consumer did: done, failed, left_pending (not sent; taken over later), ack_failed.",
         type: "counter")
-    static let reclaims = MetricsRegistry.Family(
-        "pushgw_queue_reclaimed_total", "Queued events taken over from a consumer silent past the visibility timeout.",
-        type: "counter")
+    static let reclaims = QueueWorker.reclaimedFamily
 
     let registry: MetricsRegistry
     let reclaimed: MetricSeries
