@@ -147,8 +147,10 @@ final class AsyncNotifyTests: XCTestCase {
         XCTAssertEqual(down.status, 503)
         XCTAssertEqual(try JSONParser.parse(down.body)["error"]?["code"], .string("store_unavailable"))
     }
+}
 
-    // MARK: Helpers
+/// Async mode's test parts: a real `redis-server`, a queue on it, a worker that does not wait long.
+extension XCTestCase {
 
     func makeRedis() throws -> RedisTestServer {
         try XCTSkipUnless(RedisTestServer.isInstalled, "redis-server is not installed (scripts/install-deps)")

@@ -41,7 +41,7 @@ public final class FeedbackWebhooks: Sendable {
         public init() {}
     }
 
-    static let deliveries = MetricsRegistry.Family(
+    public static let deliveries = MetricsRegistry.Family(
         "pushgw_feedback_total", "Feedback webhook deliveries, by result (delivered, retried, failed, dropped).", type: "counter")
 
     let targets: [String: Target]
