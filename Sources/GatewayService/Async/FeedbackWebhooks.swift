@@ -69,6 +69,15 @@ public final class FeedbackWebhooks: Sendable {
         thread.start()
     }
 
+    /// The apps of `configuration` that have a feedback webhook.
+    public static func targets(of configuration: GatewayConfiguration) -> [String: Target] {
+        var targets: [String: Target] = [:]
+        for app in configuration.apps {
+            if let feedback = app.feedback { targets[app.name] = Target(url: feedback.url, secret: feedback.secret) }
+        }
+        return targets
+    }
+
     /// Stops the delivery thread after the attempt in progress; deliveries still waiting are dropped.
     public func stop() {
         outbox.close()
