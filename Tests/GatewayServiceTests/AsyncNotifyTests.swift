@@ -133,6 +133,32 @@ final class AsyncNotifyTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0, "an event past its deliveries was sent")
     }
 
+    func testAnEventTheDedupStoreKeepsFromSendingStaysQueuedUntilItCanBeSent() async throws {
+        let server = try makeRedis()
+        let queue = try makeQueue(server)
+        let dedup = DedupStoreTestDouble()
+        dedup.set(.fails(DedupStoreTestDouble.down))
+        let testbed = try ServiceTestbed(dedup: dedup, queue: queue)
+        var settings = fastWorker()
+        settings.visibilityTimeout = .milliseconds(200)
+        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "r", settings: settings)
+        try worker.start()
+        let queued = try await testbed.call("POST", "/v1/notify?mode=async", body: ServiceTestbed.event(id: "c-4:m-4", tokens: [ServiceTestbed.token(4)]))
+        XCTAssertEqual(queued.status, 202)
+        try await waitUntil("the consumer tried and left it pending") {
+            testbed.metrics.registry.value(QueueWorker.eventsFamily, ["left_pending"]) >= 1
+        }
+        let pending = try await queue.depth("demo")
+        XCTAssertEqual(pending.length, 1, "an event that was not sent was acknowledged")
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0)
+        dedup.set(.works)
+        try await waitUntil("the event is taken over and sent once the store is back") {
+            try await queue.status("demo", name: "c-4:m-4")?.state == .done
+        }
+        await worker.stop()
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+    }
+
     func testAFullQueueAnswers503AndQueuesNothing() async throws {
         let server = try makeRedis()
         let queue = try makeQueue(server, maximumLength: 1)

@@ -4,6 +4,12 @@ import DurableQueue
 /// each consumer loop every reclaim interval), and the queued events'
 /// outcomes.
 extension QueueWorker {
+    /// `pushgw_queue_events_total{outcome}`: what the consumer did with each event it took.
+    public static let eventsFamily = MetricsRegistry.Family(
+        "pushgw_queue_events_total",
+        "Queued events by what the consumer did: done, failed, left_pending (not sent; taken over later), ack_failed.",
+        type: "counter")
+
     /// `pushgw_queue_reclaimed_total`: events taken over from a consumer silent past the visibility timeout.
     public static let reclaimedFamily = MetricsRegistry.Family(
         "pushgw_queue_reclaimed_total", "Queued events taken over from a consumer silent past the visibility timeout.",
@@ -17,10 +23,7 @@ struct QueueSeries: Sendable {
         "pushgw_queue_pending", "Events of an app's async queue taken by a consumer and not yet acknowledged.", type: "gauge")
     static let oldestAge = MetricsRegistry.Family(
         "pushgw_queue_oldest_age_seconds", "Age of the oldest event in an app's async queue not yet acknowledged.", type: "gauge")
-    static let outcomes = MetricsRegistry.Family(
-        "pushgw_queue_events_total",
-        "Queued events by what the consumer did: done, failed, left_pending (not sent; taken over later), ack_failed.",
-        type: "counter")
+    static let outcomes = QueueWorker.eventsFamily
     static let reclaims = QueueWorker.reclaimedFamily
 
     let registry: MetricsRegistry
