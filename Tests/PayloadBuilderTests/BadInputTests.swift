@@ -281,7 +281,8 @@ final class BadInputTests: XCTestCase {
     func testAHugeWholeNumberIsOutOfRangeAndAFractionIsNotWhole() {
         let cases: [(String, String)] = [("1000000000000000000000000000000", "out of range"), ("1e400", "out of range"),
                                          ("-1e400", "out of range"), ("1.5", "whole number"),
-                                         ("1e-1", "whole number"), ("-1.0", "whole number")]
+                                         ("1e-1", "whole number"), ("-1.5", "whole number"),
+                                         ("-1.0", "between 0 and")]
         for (number, expected) in cases {
             let text = #"{"conversation":{"id":"c"},"message":{"id":"m"},"sender":{"id":"s","display_name":"S"},"recipients":[{"platform":"fcm","token":"t","badge":"# + number + "}]}"
             let error = expectEventError { () throws(EventError) in try EventDecoder(config: EventFixture.demo).decode(Array(text.utf8)) }
@@ -290,17 +291,30 @@ final class BadInputTests: XCTestCase {
         }
     }
 
-    /// A whole number spelled with a fraction or an exponent (Python's
-    /// `json.dumps(86400.0)`) is refused, and the message says how to write
-    /// it: whether such a literal is whole cannot be told from its double
-    /// (`1e-400` and `0.99999999999999999` read as 0 and 1).
-    func testANumberWithAFractionOrExponentIsRefusedWithHowToWriteIt() {
-        for badge in ["100.0", "1e2", "1E+2", "1e-400", "0.99999999999999999", "100.0000000000000001"] {
+    /// A number is judged whole on its digits (JSON Schema's `integer`):
+    /// Python's `json.dumps(86400.0)` and `8.64e4` are whole, `1e-400` and
+    /// `0.99999999999999999` are not, though their doubles are 0 and 1.
+    func testANumberIsWholeByItsDigitsNotItsDouble() throws {
+        let whole: [(String, Int)] = [("100.0", 100), ("1e2", 100), ("1E+2", 100), ("0.0", 0), ("-0e5", 0),
+                                      ("2197.000", 2197), ("21.97e2", 2197), ("219700e-2", 2197), ("0.002197e6", 2197)]
+        for (badge, value) in whole {
+            let text = #"{"conversation":{"id":"c"},"message":{"id":"m","text":"hi"},"sender":{"id":"s","display_name":"S"},"#
+                + #""recipients":[{"platform":"fcm","token":"t","badge":"# + badge + "}]}"
+            let event = try EventDecoder(config: EventFixture.demo).decode(Array(text.utf8)).event
+            XCTAssertEqual(event.recipients.first?.badge, value, badge)
+        }
+        for badge in ["1e-400", "0.99999999999999999", "100.0000000000000001", "2197.5", "21.975e2"] {
             let text = #"{"conversation":{"id":"c"},"message":{"id":"m","text":"hi"},"sender":{"id":"s","display_name":"S"},"#
                 + #""recipients":[{"platform":"fcm","token":"t","badge":"# + badge + "}]}"
             let error = expectEventError { () throws(EventError) in try EventDecoder(config: EventFixture.demo).decode(Array(text.utf8)) }
             XCTAssertEqual(error?.field, "recipients[0].badge", badge)
-            XCTAssertTrue(error?.message.contains("without a fraction or an exponent") ?? false, "\(badge): \(error?.message ?? "accepted")")
+            XCTAssertEqual(error?.message, "must be a whole number, e.g. 86400", badge)
+        }
+        for badge in ["1e19", "9223372036854775808.0", "1e100000000", "123456789012345678901.5"] {
+            let text = #"{"conversation":{"id":"c"},"message":{"id":"m","text":"hi"},"sender":{"id":"s","display_name":"S"},"#
+                + #""recipients":[{"platform":"fcm","token":"t","badge":"# + badge + "}]}"
+            let error = expectEventError { () throws(EventError) in try EventDecoder(config: EventFixture.demo).decode(Array(text.utf8)) }
+            XCTAssertEqual(error?.message, "is out of range", badge)
         }
     }
 

@@ -45,18 +45,23 @@ final class PrintableASCIITests: XCTestCase {
         }
     }
 
-    /// `HTTPURL.isAbsolute` as its general (character) path states it.
+    /// `HTTPURL.isAbsolute` as its general (scalar) path states it.
     private func referenceIsAbsolute(_ url: String) -> Bool {
-        let lower = url.lowercased()
-        let rest: Substring
-        if lower.hasPrefix("https://") {
-            rest = lower.dropFirst(8)
-        } else if lower.hasPrefix("http://") {
-            rest = lower.dropFirst(7)
+        let scalars = Array(url.unicodeScalars)
+        let lower = scalars.prefix(8).map { $0.isASCII ? Unicode.Scalar(UInt8(ascii: $0).lowercasedASCII) : $0 }
+        let schemeLength: Int
+        if lower.starts(with: "https://".unicodeScalars) {
+            schemeLength = 8
+        } else if lower.starts(with: "http://".unicodeScalars) {
+            schemeLength = 7
         } else {
             return false
         }
-        guard let first = rest.first, first != "/", first != "?", first != "#" else { return false }
+        guard scalars.count > schemeLength, !["/", "?", "#"].contains(scalars[schemeLength]) else { return false }
         return url.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
     }
+}
+
+private extension UInt8 {
+    var lowercasedASCII: UInt8 { (0x41...0x5A).contains(self) ? self | 0x20 : self }
 }

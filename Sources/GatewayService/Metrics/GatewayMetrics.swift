@@ -36,6 +36,12 @@ public struct GatewayMetrics: Sendable {
     public static let dedupStoreErrors = MetricsRegistry.Family(
         "pushgw_dedup_store_errors_total", "Calls to the dedup store that failed, by operation (claim, record, release).",
         type: "counter")
+    public static let ready = MetricsRegistry.Family(
+        "pushgw_ready", "1 when /readyz answers 200, 0 when it answers 503 (shutting down, a provider known bad).", type: "gauge")
+    public static let providerKnownBad = MetricsRegistry.Family(
+        "pushgw_provider_known_bad",
+        "Apps whose provider last refused the gateway's credentials or configuration, or cannot be used (a /readyz reason).",
+        type: "gauge")
 
     public init(registry: MetricsRegistry = MetricsRegistry()) {
         self.registry = registry
@@ -52,6 +58,8 @@ public struct GatewayMetrics: Sendable {
         registry.declare(Self.retries, labels: ["provider"])
         registry.declare(Self.dedupBypassed, labels: [])
         registry.declare(Self.dedupStoreErrors, labels: ["operation"])
+        registry.declare(Self.ready, labels: [])
+        registry.declare(Self.providerKnownBad, labels: ["provider"])
     }
 
     /// `options` with each answered request to `provider` (`apns`, `fcm`)

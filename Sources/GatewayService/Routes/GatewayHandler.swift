@@ -25,6 +25,7 @@ public struct GatewayHandler: HTTPHandler {
     /// queue is configured, and both answer `async_unavailable`.
     public let asyncNotify: AsyncNotify?
     private let requestSeries: HTTPRequestSeries
+    private let readinessSeries: ReadinessSeries
     private let refusals: RefusalLog
 
     public init(dispatcher: Dispatcher, tokens: BearerTokens, metricsTokens: BearerTokens? = nil, allowUnauthenticated: Bool = false,
@@ -40,6 +41,7 @@ public struct GatewayHandler: HTTPHandler {
         self.readiness = readiness
         self.beforeScrape = beforeScrape
         requestSeries = HTTPRequestSeries(registry: metrics.registry)
+        readinessSeries = ReadinessSeries(metrics.registry, senders: dispatcher.senders.mapValues { Array($0.keys) })
         refusals = RefusalLog(logger: dispatcher.logger)
     }
 
@@ -175,13 +177,14 @@ public struct GatewayHandler: HTTPHandler {
         switch route.action {
         case .metrics:
             beforeScrape()
+            let knownBad = dispatcher.providersKnownBad
+            readinessSeries.update(reasons: readinessReasons(knownBad: knownBad), knownBad: knownBad)
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                 body: Array(metrics.registry.exposition().utf8))
         case .health:
             return HTTPResponse(status: 200, body: Array(#"{"status":"ok"}"#.utf8))
         case .readiness:
-            let reasons = (gate.isShuttingDown ? ["shutting down"] : []) + readiness() + dispatcher.providersKnownBad
-                + dispatcher.dedupStoreNotReady
+            let reasons = readinessReasons(knownBad: dispatcher.providersKnownBad)
             let degraded = reasons.isEmpty ? dispatcher.dedupStoreDegraded : []
             guard !reasons.isEmpty || !degraded.isEmpty else {
                 return HTTPResponse(status: 200, body: Array(#"{"status":"ready"}"#.utf8))
@@ -199,6 +202,11 @@ public struct GatewayHandler: HTTPHandler {
             // Not reached: the callers give these to the dispatcher.
             return Self.error(.notFound, "no such endpoint")
         }
+    }
+
+    /// Why the gateway is not ready (`/readyz`'s reasons); empty when it is.
+    private func readinessReasons(knownBad: [String]) -> [String] {
+        (gate.isShuttingDown ? ["shutting down"] : []) + readiness() + knownBad + dispatcher.dedupStoreNotReady
     }
 
     static func error(_ code: ErrorCode, _ message: String) -> HTTPResponse {

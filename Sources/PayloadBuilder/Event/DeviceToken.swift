@@ -46,16 +46,20 @@ public enum HTTPURL {
     static func isAbsolute(_ url: @autoclosure () -> String, utf8: Span<UInt8>) -> Bool {
         if let ascii = isAbsoluteASCII(utf8) { return ascii }
         let url = url()
-        let lower = url.lowercased()
-        let rest: Substring
-        if lower.hasPrefix("https://") {
-            rest = lower.dropFirst(8)
-        } else if lower.hasPrefix("http://") {
-            rest = lower.dropFirst(7)
-        } else {
+        // Judged on Unicode scalars, as JSON Schema's `pattern` is: by
+        // characters, `https://` followed by a combining mark or an emoji
+        // modifier is one character `/…` and did not start with `https://`.
+        // Only ASCII letters can lowercase to the scheme's.
+        var scalars = url.unicodeScalars.makeIterator()
+        var scheme = ""
+        while scheme.utf8.count < 8, let scalar = scalars.next() {
+            let upper = (0x41...0x5A).contains(scalar.value)
+            scheme.unicodeScalars.append(upper ? Unicode.Scalar(UInt8(scalar.value) | 0x20) : scalar)
+            if scheme == "http://" { break }
+        }
+        guard scheme == "https://" || scheme == "http://", let first = scalars.next(), first != "/", first != "?", first != "#" else {
             return false
         }
-        guard let first = rest.first, first != "/", first != "?", first != "#" else { return false }
         return url.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
     }
 

@@ -40,14 +40,14 @@ extension EventReader {
         while let key = try nextKey(&object, at: location) {
             switch try member(key, of: .recipient, seen: &seen, at: location) {
             case 0:
-                guard let name = try text("platform", at: location, nonEmpty: true, maxBytes: 4096) else { break }
+                guard let name = try text("platform", at: location, nonEmpty: true, maxLength: 4096) else { break }
                 guard let known = name.parsed(Platform.init(utf8:)) else {
                     throw Self.invalid(location, "platform", "must be \"fcm\" or \"apns\"")
                 }
                 platform = known
             case 1:
                 // Its length and bytes are checked below, once the platform is known.
-                token = try text("token", at: location, nonEmpty: true, maxBytes: 4096)
+                token = try text("token", at: location, nonEmpty: true, maxLength: 4096)
             case 2:
                 guard let badge = try integer("badge", at: location) else { break }
                 guard (0...Int64(Int32.max)).contains(badge) else {
@@ -55,7 +55,7 @@ extension EventReader {
                 }
                 recipients[index].badge = Int(badge)
             case 3:
-                if let tag = try text("locale", at: location, nonEmpty: true, maxBytes: 35) {
+                if let tag = try text("locale", at: location, nonEmpty: true, maxLength: 35) {
                     recipients[index].locale = Self.supportedLanguage(tag) ?? tag.string
                 }
             default:

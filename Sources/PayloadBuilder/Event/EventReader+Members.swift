@@ -147,17 +147,21 @@ extension EventReader {
     // MARK: values
 
     /// The string member `name` or null (nil): not empty when `nonEmpty`,
-    /// at most `maxBytes` UTF-8 bytes.
+    /// at most `maxLength` characters (Unicode scalars, as JSON Schema's
+    /// `maxLength` and docs/openapi.yaml count them).
     @inline(__always)
     mutating func text(_ name: String, at location: Place, nonEmpty: Bool = false,
-                       maxBytes: Int = .max) throws(EventError) -> Text? {
+                       maxLength: Int = .max) throws(EventError) -> Text? {
         guard scanner.atString() else {
             try notString(name, at: location)
             return nil
         }
         let text = try scan(location, member: name) { scanner throws(JSONScanner.Failure) in try scanner.text() }
         if nonEmpty, text.utf8Count == 0 { throw Self.invalid(location, name, "must not be empty") }
-        if text.utf8Count > maxBytes { throw Self.invalid(location, name, "is longer than \(maxBytes) bytes") }
+        // No more bytes than that: no more characters either, and no count.
+        if text.utf8Count > maxLength, text.scalarCount > maxLength {
+            throw Self.invalid(location, name, "is longer than \(maxLength) characters")
+        }
         return text
     }
 
@@ -179,7 +183,7 @@ extension EventReader {
     /// `maximumIDBytes` that `Identifier.problem` accepts.
     @inline(__always)
     mutating func identifier(_ name: String, at location: Place) throws(EventError) -> Text? {
-        guard let id = try text(name, at: location, nonEmpty: true, maxBytes: limits.maximumIDBytes) else { return nil }
+        guard let id = try text(name, at: location, nonEmpty: true, maxLength: limits.maximumIDBytes) else { return nil }
         if let problem = id.identifierProblem { throw Self.invalid(location, name, problem) }
         return id
     }
@@ -203,9 +207,9 @@ extension EventReader {
         }
     }
 
-    /// The integer member `name` (a number written without a fraction or
-    /// an exponent, within 64 bits) or null (nil). `86400.0` or `8.64e4`
-    /// is refused with a message saying how to write it. Out of line: a
+    /// The integer member `name` (a whole number within 64 bits, also when
+    /// written `86400.0` or `8.64e4`, as JSON Schema's `integer` is) or
+    /// null (nil). Out of line: a
     /// reader of many members keeps its room for `nextKey`, inlined there.
     @inline(never)
     mutating func integer(_ name: String, at location: Place) throws(EventError) -> Int64? {
@@ -217,7 +221,7 @@ extension EventReader {
         case let .integer(value): return value
         case .outOfRange: throw Self.invalid(location, name, "is out of range")
         case .notInteger:
-            throw Self.invalid(location, name, "must be a whole number written without a fraction or an exponent, e.g. 86400")
+            throw Self.invalid(location, name, "must be a whole number, e.g. 86400")
         }
     }
 

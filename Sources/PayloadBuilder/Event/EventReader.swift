@@ -81,7 +81,7 @@ struct EventReader {
                 conversation.id = id.string
                 conversationID = id
             default:
-                if let title = try text("title", at: location, maxBytes: 1024), !title.isBlank { conversation.title = title.string }
+                if let title = try text("title", at: location, maxLength: 1024), !title.isBlank { conversation.title = title.string }
             }
         }
         try requireMembers(seen, 0b1, of: .conversation, at: location)
@@ -123,14 +123,14 @@ struct EventReader {
             case 0:
                 sender.id = try requiredIdentifier("id", at: location).string
             case 1:
-                guard let name = try text("display_name", at: location, nonEmpty: true, maxBytes: 1024) else {
+                guard let name = try text("display_name", at: location, nonEmpty: true, maxLength: 1024) else {
                     throw Self.invalid(location, "display_name", "is required")
                 }
                 guard !name.isBlank else { throw Self.invalid(location, "display_name", "must not be blank (only whitespace)") }
                 sender.displayName = name.string
             default:
                 // An empty URL is no URL.
-                guard let url = try text("avatar_url", at: location, maxBytes: limits.maximumURLBytes), url.utf8Count > 0 else { break }
+                guard let url = try text("avatar_url", at: location, maxLength: limits.maximumURLBytes), url.utf8Count > 0 else { break }
                 guard url.isAbsoluteURL else { throw Self.invalid(location, "avatar_url", "must be an absolute http or https URL") }
                 sender.avatarURL = url.string
             }
@@ -145,10 +145,10 @@ struct EventReader {
         while let key = try nextKey(&object, at: location) {
             switch try member(key, of: .notification, seen: &seen, at: location) {
             case 0:
-                if let title = try text("title", at: location, maxBytes: 1024), !title.isBlank { options.title = title.string }
+                if let title = try text("title", at: location, maxLength: 1024), !title.isBlank { options.title = title.string }
             case 1:
                 // Null or empty: silence.
-                let sound = try text("sound", at: location, maxBytes: 256)
+                let sound = try text("sound", at: location, maxLength: 256)
                 options.sound = sound.flatMap { $0.utf8Count > 0 ? $0.string : nil }
             case 2:
                 guard let ttl = try integer("ttl_seconds", at: location) else { break }

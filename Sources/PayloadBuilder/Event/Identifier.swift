@@ -20,7 +20,10 @@ enum Identifier {
             padded = shape.spaceAtAnEnd
         } else {
             let id = id()
-            padded = id.first?.isWhitespace == true || id.last?.isWhitespace == true
+            // Scalars, as JSON Schema's `pattern` reads them: a space followed by
+            // a combining mark is one character, whitespace by its first scalar.
+            padded = id.unicodeScalars.first?.properties.isWhitespace == true
+                || id.unicodeScalars.last?.properties.isWhitespace == true
         }
         return padded ? "must not start or end with whitespace" : nil
     }

@@ -3,13 +3,14 @@
 extension JSONScanner {
     /// A number as an integer field sees it.
     enum Number: Equatable {
-        /// Written without fraction or exponent, within 64 bits.
+        /// A whole number within 64 bits, however written (`86400`,
+        /// `86400.0`, `8.64e4`: JSON Schema's `integer`).
         case integer(Int64)
-        /// Whole or not, beyond what 64 bits hold (or beyond any double).
+        /// A whole number beyond what 64 bits hold, or a number with a
+        /// fraction so far out that no 64-bit integer is near it.
         case outOfRange
-        /// Written with a fraction or an exponent: whether such a literal
-        /// is whole cannot be told from the double it reads as (`1e-400`
-        /// and `0.99999999999999999` read as 0 and 1).
+        /// Not whole: a fraction that is not all zeros once the exponent
+        /// is applied (`1e-400`, `0.99999999999999999`, `100.5`).
         case notInteger
     }
 
@@ -38,7 +39,7 @@ extension JSONScanner {
         }
         // Up to 18 characters always fit an Int64.
         if position - start <= 18 { return .integer(negative ? -value : value) }
-        return Self.classify(UnsafeBufferPointer(rebasing: input[start..<position]), integral: true)
+        return Self.classify(UnsafeBufferPointer(rebasing: input[start..<position]))
     }
 
     /// The rest of `number()` from a `.` or an `e` after the integral part
@@ -58,19 +59,69 @@ extension JSONScanner {
             guard position < input.count, Self.isDigit(input[position]) else { throw syntaxError("invalid number") }
             skipDigits()
         }
-        return Self.classify(UnsafeBufferPointer(rebasing: input[start..<position]), integral: false)
+        return Self.classify(UnsafeBufferPointer(rebasing: input[start..<position]))
     }
 
-    /// A long integer or a number with a fraction or an exponent.
+    /// A long integer or a number with a fraction or an exponent, judged
+    /// on its digits, never on the double it reads as (`1e-400` and
+    /// `0.99999999999999999` read as 0 and 1, yet are not whole): the
+    /// significant digits with the exponent applied are whole when the
+    /// digits past the decimal point are all zeros.
     @inline(never)
-    private static func classify(_ literal: UnsafeBufferPointer<UInt8>, integral: Bool) -> Number {
-        let text = String(decoding: literal, as: UTF8.self)
-        if integral {
-            return Int64(text).map(Number.integer) ?? .outOfRange
+    private static func classify(_ literal: UnsafeBufferPointer<UInt8>) -> Number {
+        var index = 0
+        let negative = literal[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        // The digits without the point, and the power of ten of the last one.
+        var digits: [UInt8] = []
+        var fractionDigits = 0
+        var inFraction = false
+        while index < literal.count, literal[index] | 0x20 != UInt8(ascii: "e") {
+            let byte = literal[index]
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+            } else {
+                digits.append(byte &- UInt8(ascii: "0"))
+                if inFraction { fractionDigits += 1 }
+            }
+            index += 1
         }
-        // A whole number past what 64 bits hold: a fraction there is lost anyway.
-        guard let value = Double(text), value.isFinite, value.magnitude < 0x1p63 else { return .outOfRange }
-        return .notInteger
+        var exponent = 0
+        if index < literal.count {
+            index += 1
+            let exponentNegative = literal[index] == UInt8(ascii: "-")
+            if literal[index] == UInt8(ascii: "-") || literal[index] == UInt8(ascii: "+") { index += 1 }
+            // Clamped: beyond 10^5 every nonzero number is out of range or not whole.
+            while index < literal.count {
+                exponent = min(exponent * 10 + Int(literal[index] &- UInt8(ascii: "0")), 100_000)
+                index += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        // Leading zeros change nothing; trailing zeros raise the power.
+        let first = digits.firstIndex { $0 != 0 }
+        guard let first else { return .integer(0) }
+        var last = digits.count - 1
+        var power = exponent - fractionDigits
+        while digits[last] == 0 {
+            last -= 1
+            power += 1
+        }
+        guard power >= 0 else {
+            // A fraction remains; far out, it is beyond any 64-bit integer anyway.
+            return last - first + 1 + power > 19 ? .outOfRange : .notInteger
+        }
+        guard last - first + 1 + power <= 19 else { return .outOfRange }
+        // At most 19 digits: within UInt64, checked against Int64's range below.
+        var magnitude: UInt64 = 0
+        for digit in digits[first...last] { magnitude = magnitude * 10 + UInt64(digit) }
+        for _ in 0..<power { magnitude *= 10 }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return .outOfRange }
+            return .integer(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
+        }
+        guard magnitude <= UInt64(Int64.max) else { return .outOfRange }
+        return .integer(Int64(magnitude))
     }
 
     private mutating func skipDigits() {

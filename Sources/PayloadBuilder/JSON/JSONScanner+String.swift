@@ -15,6 +15,15 @@ extension JSONScanner {
         /// The number of UTF-8 bytes.
         var utf8Count: Int { utf8.count }
 
+        /// The number of Unicode scalars (what JSON Schema's `maxLength`
+        /// counts): the bytes that do not continue a scalar.
+        var scalarCount: Int {
+            if isASCII { return utf8.count }
+            var count = 0
+            for byte in utf8 where byte & 0xC0 != 0x80 { count += 1 }
+            return count
+        }
+
         /// The string.
         var string: String {
             // ASCII that fits in a small string is copied in without a second validation.

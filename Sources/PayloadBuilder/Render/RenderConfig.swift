@@ -88,8 +88,10 @@ public struct RenderConfig: Sendable {
 public struct EventLimits: Sendable {
     public var maximumBodyBytes = 64 * 1024
     public var maximumRecipients = 500
-    /// Ids (conversation, message, sender, user, event) longer than this are refused.
+    /// Ids (conversation, message, sender, user, event) longer than this
+    /// many characters (Unicode scalars, not bytes) are refused.
     public var maximumIDBytes = 256
+    /// The longest avatar URL, in characters (Unicode scalars).
     public var maximumURLBytes = 2048
 
     public init() {}
