@@ -43,6 +43,21 @@ final class RedisStreamQueueTests: XCTestCase {
         XCTAssertEqual(reclaimed, [])
     }
 
+    func testTheQueueWorksOverTLSForItsConsumersToo() async throws {
+        try XCTSkipUnless(RedisTestServer.isInstalled, "redis-server is not installed (scripts/install-deps)")
+        let server = try RedisTestServer(RedisTestServer.Options(tls: true))
+        let configuration = RedisConfiguration(url: try RedisURL(server.url), caFile: server.caFile, connectTimeout: .seconds(10),
+                                               commandTimeout: .seconds(5))
+        let redis = try RedisConnection(configuration: configuration)
+        defer { redis.close() }
+        let queue = RedisStreamQueue(redis: redis, consumerConfiguration: configuration)
+        let consumer = try makeConsumer(queue, "chat", "r")
+        let id = try await queue.enqueue("chat", name: "e1", payload: "over tls".bytes, note: [])
+        let taken = try await consumer.receive(count: 1, wait: .milliseconds(500))
+        XCTAssertEqual(taken, [QueuedMessage(id: id, name: "e1", payload: "over tls".bytes, deliveries: 1)])
+        try await queue.acknowledge("chat", id: id, name: "e1", outcome: .done)
+    }
+
     func testQueuesOfTwoAppsAreApartAndNamesWithBracesStayInOneSlot() async throws {
         let server = try makeServer()
         let queue = try makeQueue(server)
