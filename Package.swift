@@ -66,6 +66,9 @@ let package = Package(
         // A RESP2 client of Redis on the event loop and the sockets: plain or
         // TLS, pipelined, AUTH and SELECT on connect, deadlines, reconnects.
         .target(name: "RedisClient", dependencies: ["PushGWSync", "EventLoops", "NetworkSockets", "OpenSSLCrypto"], swiftSettings: swiftSettings),
+        // A durable queue of messages with consumer groups (the async notify
+        // mode's), on Redis Streams.
+        .target(name: "DurableQueue", dependencies: ["RedisClient", "OpenSSLCrypto"], swiftSettings: swiftSettings),
         // APNs: the client on HTTP2Client, ES256 provider tokens, Apple's reasons.
         .target(name: "APNsHTTP2", dependencies: ["PayloadBuilder", "PushGWSync", "HTTP2Client", "OpenSSLCrypto"],
                 swiftSettings: swiftSettings),
@@ -89,7 +92,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl", "GatewayHTTP",
-                           "RedisClient"],
+                           "RedisClient", "DurableQueue"],
             swiftSettings: swiftSettings
         ),
         // The no-credentials demo: the simulators started and injected into
@@ -138,13 +141,18 @@ let package = Package(
         .testTarget(
             name: "GatewayServiceTests",
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
-                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "RedisClient",
+                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "DurableQueue", "RedisClient",
                            "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RedisClientTests",
             dependencies: ["RedisClient", "EventLoops", "NetworkSockets", "PushGWSync", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DurableQueueTests",
+            dependencies: ["DurableQueue", "RedisClient", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

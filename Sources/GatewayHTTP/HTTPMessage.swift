@@ -11,13 +11,18 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The body was longer than the server's limit; `body` is empty then.
     public var bodyTooLarge: Bool
+    /// The `mode` argument of the query, percent-decoded, if sent: the one
+    /// query argument a route reads (`POST /v1/notify?mode=async`).
+    public var mode: String?
 
-    public init(method: String, path: String, authorization: String? = nil, body: [UInt8] = [], bodyTooLarge: Bool = false) {
+    public init(method: String, path: String, authorization: String? = nil, body: [UInt8] = [], bodyTooLarge: Bool = false,
+                mode: String? = nil) {
         self.method = method
         self.path = path
         self.authorization = authorization
         self.body = body
         self.bodyTooLarge = bodyTooLarge
+        self.mode = mode
     }
 }
 

@@ -73,7 +73,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         // A client that waits for 100 Continue before sending its body is
         // refused (auth, method, route) before it uploads anything.
         if screening.expects,
-           let early = server.handler.respondBeforeBody(request(url: url, method: method, state: state)) {
+           let early = server.handler.respondBeforeBody(request(connection, url: url, method: method, state: state)) {
             state.started = true
             entry(of: connection)?.answering()
             return queue(early, on: connection, lending: state, closing: server)
@@ -84,7 +84,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             state.tooLarge = true
             state.started = true
             entry(of: connection)?.answering()
-            let request = request(url: url, method: method, state: state)
+            let request = request(connection, url: url, method: method, state: state)
             let response = server.handler.respondImmediately(request)
                 ?? HTTPResponse(status: 413, body: EventError(.bodyTooLarge, field: nil,
                                                               "the body is larger than \(server.limits.maximumBodyBytes) bytes").jsonBody)
@@ -125,7 +125,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         server.handler.answered(path: path(of: url), refusal)
         return queue(refusal, on: connection, lending: state, closing: server)
     }
-    let request = takeRequest(url: url, method: method, state: state)
+    let request = takeRequest(connection, url: url, method: method, state: state)
     entry(of: connection)?.answering()
     // Called where the server holds it: a copy of the existential (made
     // below, for the task) cost a copy and a destroy on every request.
@@ -236,21 +236,28 @@ private let screenHeader: MHD_KeyValueIteratorN = { context, _, key, keySize, va
 }
 
 /// The request as the handler sees it: method, path, the headers it reads, the body so far.
-private func request(url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, state: RequestState) -> HTTPRequest {
+private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                     state: RequestState) -> HTTPRequest {
     HTTPRequest(method: name(of: method), path: path(of: url), authorization: state.authorization,
-                body: state.body, bodyTooLarge: state.tooLarge)
+                body: state.body, bodyTooLarge: state.tooLarge, mode: mode(of: connection))
+}
+
+/// The query's `mode` argument, percent-decoded by libmicrohttpd; nil when not sent.
+private func mode(of connection: OpaquePointer) -> String? {
+    MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "mode").map { String(cString: $0) }
 }
 
 /// `request(url:method:state:)` for the request's last call: the body and
 /// the authorization are moved out of `state`, which needs them no more
 /// (copied, each was retained, then released when `state` went).
-private func takeRequest(url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, state: RequestState) -> HTTPRequest {
+private func takeRequest(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                         state: RequestState) -> HTTPRequest {
     var body: [UInt8] = []
     swap(&body, &state.body)
     var authorization: String?
     swap(&authorization, &state.authorization)
     return HTTPRequest(method: name(of: method), path: path(of: url), authorization: authorization,
-                       body: body, bodyTooLarge: state.tooLarge)
+                       body: body, bodyTooLarge: state.tooLarge, mode: mode(of: connection))
 }
 
 /// The request's method; the usual ones as literals (a string made from

@@ -12,6 +12,7 @@ import FoundationNetworking
 import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
+import DurableQueue
 
 /// A gateway (HTTP server, dispatcher, real APNs and FCM clients) on
 /// 127.0.0.1 in front of the strict APNs and FCM simulators, and an HTTP
@@ -37,7 +38,8 @@ final class ServiceTestbed {
     init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
          logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars(),
          dedup: any DedupStore = InMemoryDedupStore(),
-         providerTimeout: Duration = .seconds(5), limits: HTTPServerLimits = HTTPServerLimits()) throws {
+         providerTimeout: Duration = .seconds(5), limits: HTTPServerLimits = HTTPServerLimits(),
+         queue: (any DurableQueue)? = nil) throws {
         loops = try (0..<2).map { try EventLoop(name: "testbed-loop-\($0)") }
         let key = try ES256SigningKey.generate()
         simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
@@ -64,8 +66,11 @@ final class ServiceTestbed {
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
         dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns), .fcm: FCMSender(client: fcm)]],
                                 avatars: avatars, dedup: dedup, metrics: metrics, settings: settings, logger: logger)
+        let dispatcher = dispatcher
+        let asyncNotify = queue.map { AsyncNotify(queue: $0, dispatcher: dispatcher) }
         server = HTTPServer(address: "127.0.0.1", port: 0, limits: limits,
-                            handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics),
+                            handler: GatewayHandler(dispatcher: dispatcher, tokens: BearerTokens([Self.bearer]), metrics: metrics,
+                                                    asyncNotify: asyncNotify),
                             loops: loops, answerStorage: dispatcher.answerStorage)
         try server.start()
     }

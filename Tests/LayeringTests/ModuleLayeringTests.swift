@@ -14,7 +14,7 @@ final class ModuleLayeringTests: XCTestCase {
         ["OpenSSLCrypto", "Curl", "EventLoops"],
         ["NetworkSockets"],
         ["HTTP2Client", "GatewayHTTP", "RedisClient"],
-        ["APNsHTTP2", "FCMClient"],
+        ["APNsHTTP2", "FCMClient", "DurableQueue"],
         ["GatewayService"],
         ["PushGWDemo"],
         ["PushGateway", "PushGWBench", "PayloadFuzzer", "APNsSimulatorTool"],

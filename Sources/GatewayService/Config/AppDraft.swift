@@ -23,6 +23,8 @@ struct AppDraft: Sendable {
     var fcm: FCM?
     /// `data_keys` / `PUSHGW_DATA_KEYS`, parsed, with its setting.
     var dataKeys: (value: JSONValue, setting: String)?
+    /// `feedback_url` and `feedback_secret_file`: the async mode's feedback webhook.
+    var feedbackURL, feedbackSecretFile: Sourced?
 
     struct APNs: Sendable {
         var keyFile, keyID, teamID, topic, environment, baseURL, caFile, connections, tokenRefreshMinutes: Sourced?

@@ -119,6 +119,8 @@ struct FileSettings {
                 baseURL: try text(fcm, "base_url"), caFile: try filePath(fcm, "ca_file"), connections: try whole(fcm, "connections"))
         }
         if let keys = object.value("data_keys") { app.dataKeys = (keys, "\(label).data_keys") }
+        app.feedbackURL = try text(object, "feedback_url")
+        app.feedbackSecretFile = try filePath(object, "feedback_secret_file")
         return app
     }
 

@@ -21,7 +21,32 @@ extension ConfigurationLoader {
                 throw ServiceError(setting: error.setting, error.message)
             }
         }
+        settings.feedback = try feedbackSettings(of: app, use: use)
         return settings
+    }
+
+    /// The feedback webhook: a URL and its secret, both or neither; the
+    /// secret (the file's first line, at least 16 characters) is read for the service only.
+    private func feedbackSettings(of app: AppDraft, use: Use) throws(ServiceError) -> GatewayConfiguration.FeedbackSettings? {
+        switch (app.feedbackURL, app.feedbackSecretFile) {
+        case (nil, nil):
+            return nil
+        case let (url?, nil):
+            throw ServiceError(setting: "\(app.label).feedback_secret_file",
+                               "required with \(url.setting): a file whose first line is the secret feedback is signed with")
+        case let (nil, secret?):
+            throw ServiceError(setting: "\(app.label).feedback_url", "required with \(secret.setting): where to POST feedback")
+        case let (url?, secretFile?):
+            guard url.value.hasPrefix("https://") || url.value.hasPrefix("http://"), url.value.utf8.count > 8,
+                  !url.value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+                throw ServiceError(setting: url.setting, "an http:// or https:// URL, without spaces")
+            }
+            guard use == .service else { return GatewayConfiguration.FeedbackSettings(url: url.value, secret: []) }
+            guard let secret = try lines(ofSecretFile: secretFile).first else {
+                throw ServiceError(setting: secretFile.setting, "the file holds no secret line")
+            }
+            return GatewayConfiguration.FeedbackSettings(url: url.value, secret: Array(secret.utf8))
+        }
     }
 
     private func apnsSettings(_ draft: AppDraft.APNs, of app: AppDraft, use: Use) throws(ServiceError) -> GatewayConfiguration.APNsSettings {

@@ -268,7 +268,7 @@ public struct ConfigurationLoader {
         }
     }
 
-    private func lines(ofSecretFile file: Sourced) throws(ServiceError) -> [String] {
+    func lines(ofSecretFile file: Sourced) throws(ServiceError) -> [String] {
         let lines = String(decoding: try read(file), as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         return try Self.checked(tokens: lines, setting: file.setting, source: file.shown ? file.value : "the file", fromFile: true)

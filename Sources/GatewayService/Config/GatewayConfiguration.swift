@@ -53,9 +53,22 @@ public struct GatewayConfiguration: Sendable {
         public var apns: APNsSettings?
         public var fcm: FCMSettings?
         public var dataKeys = DataKeyNames()
+        /// The async mode's feedback webhook; nil: none.
+        public var feedback: FeedbackSettings?
 
         public init(name: String) {
             self.name = name
+        }
+    }
+
+    /// Where an app's feedback goes (`FeedbackWebhooks`), and the secret it is signed with.
+    public struct FeedbackSettings: Sendable {
+        public var url: String
+        public var secret: [UInt8]
+
+        public init(url: String, secret: [UInt8]) {
+            self.url = url
+            self.secret = secret
         }
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import APNsHTTP2
+import DurableQueue
 import EventLoops
 import Foundation
 import RedisClient
@@ -9,11 +10,13 @@ import RedisClient
 /// What a gateway configured with `redis.url` runs on Redis: one
 /// connection per event loop (a claim made on a loop is answered on it),
 /// the dedup store over them, and the fleet's APNs token store on the
-/// first. Made before the server starts; closed by the gateway's shutdown.
+/// first, and the async mode's queue (its consumers on connections of
+/// their own). Made before the server starts; closed by the gateway's shutdown.
 struct RedisStores: Sendable {
     let connections: [RedisConnection]
     let dedup: RedisDedupStore
     let providerTokens: RedisProviderTokenStore
+    let queue: RedisStreamQueue
 
     /// Connects (in the background: a store not reachable yet makes the
     /// gateway unready, not unable to start). Refuses a CA file that cannot
@@ -32,6 +35,8 @@ struct RedisStores: Sendable {
         self.connections = connections
         dedup = RedisDedupStore(connections: connections, prefix: settings.prefix)
         providerTokens = RedisProviderTokenStore(connection: connections[0], prefix: settings.prefix)
+        queue = RedisStreamQueue(redis: connections[0], consumerConfiguration: configuration,
+                                 settings: RedisStreamQueue.Settings(prefix: settings.prefix))
     }
 
     func close() {

@@ -21,14 +21,18 @@ public struct GatewayHandler: HTTPHandler {
     /// progress, for the drain; once shutdown is announced, `/readyz` says
     /// "shutting down".
     public let gate: RequestGate
+    /// The async mode (`mode=async`, `/v1/events/{event_id}`); nil: no
+    /// queue is configured, and both answer `async_unavailable`.
+    public let asyncNotify: AsyncNotify?
     private let requestSeries: HTTPRequestSeries
     private let readinessSeries: ReadinessSeries
     private let refusals: RefusalLog
 
     public init(dispatcher: Dispatcher, tokens: BearerTokens, metricsTokens: BearerTokens? = nil, allowUnauthenticated: Bool = false,
                 metrics: GatewayMetrics, gate: RequestGate = RequestGate(), readiness: @escaping @Sendable () -> [String] = { [] },
-                beforeScrape: @escaping @Sendable () -> Void = {}) {
+                beforeScrape: @escaping @Sendable () -> Void = {}, asyncNotify: AsyncNotify? = nil) {
         self.dispatcher = dispatcher
+        self.asyncNotify = asyncNotify
         self.gate = gate
         self.tokens = tokens
         self.metricsTokens = metricsTokens
@@ -53,9 +57,9 @@ public struct GatewayHandler: HTTPHandler {
         let route = Route.of(request.path)
         let response: HTTPResponse?
         switch route?.action {
-        case .notify: response = refusal(request, route!) ?? (gate.isClosed ? Self.notTakenWhileStopping : nil)
+        case .notify: response = refusal(request, route!) ?? modeRefusal(request) ?? (gate.isClosed ? Self.notTakenWhileStopping : nil)
         case .render: response = refusal(request, route!)
-        case .metrics, .health, .readiness, nil: response = answerAtOnce(request, route)
+        case .eventStatus, .metrics, .health, .readiness, nil: response = answerAtOnce(request, route)
         }
         if let response { answered(path: request.path, response) }
         return response
@@ -64,7 +68,7 @@ public struct GatewayHandler: HTTPHandler {
     /// A notify that passed the checks: the dispatcher answers it from the
     /// provider connections' threads (or its own task when it must wait).
     public func respondLater(_ request: HTTPRequest, reply: HTTPReply) -> Bool {
-        guard Route.of(request.path)?.action == .notify else { return false }
+        guard Route.of(request.path)?.action == .notify, request.mode != "async" else { return false }
         guard gate.admit() else {
             if reply.send(Self.notTakenWhileStopping) { answered(path: request.path, Self.notTakenWhileStopping) }
             return true
@@ -101,15 +105,29 @@ public struct GatewayHandler: HTTPHandler {
         let route = Route.of(request.path)
         switch route?.action {
         case .notify:
-            if let refusal = refusal(request, route!) { return refusal }
+            if let refusal = refusal(request, route!) ?? modeRefusal(request) { return refusal }
             guard gate.admit() else { return Self.notTakenWhileStopping }
             defer { gate.release() }
+            if request.mode == "async", let asyncNotify { return await asyncNotify.enqueue(body: request.body) }
             return await dispatcher.notify(body: request.body)
         case .render:
             if let refusal = refusal(request, route!) { return refusal }
             return await dispatcher.render(body: request.body)
+        case .eventStatus:
+            if let refusal = refusal(request, route!) { return refusal }
+            guard let asyncNotify else { return AsyncRefusal.unavailable }
+            return await asyncNotify.status(eventID: Route.eventID(in: request.path) ?? "")
         case .metrics, .health, .readiness, nil:
             return answerAtOnce(request, route)
+        }
+    }
+
+    /// A `mode` other than `async` or `sync`, or `async` with no queue; nil when the mode is served.
+    private func modeRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        switch request.mode {
+        case nil, "sync": nil
+        case "async": asyncNotify == nil ? AsyncRefusal.unavailable : nil
+        default: AsyncRefusal.invalidMode
         }
     }
 
@@ -118,9 +136,11 @@ public struct GatewayHandler: HTTPHandler {
     private func immediateAnswer(_ request: HTTPRequest, _ route: Route?) -> HTTPResponse? {
         switch route?.action {
         case .notify:
-            return refusal(request, route!) ?? (gate.isClosed ? Self.notTakenWhileStopping : nil)
+            return refusal(request, route!) ?? modeRefusal(request) ?? (gate.isClosed ? Self.notTakenWhileStopping : nil)
         case .render:
             return refusal(request, route!) ?? dispatcher.renderWithoutWaiting(body: request.body)
+        case .eventStatus:
+            return refusal(request, route!) ?? (asyncNotify == nil ? AsyncRefusal.unavailable : nil)
         case .metrics, .health, .readiness, nil:
             return answerAtOnce(request, route)
         }
@@ -151,7 +171,7 @@ public struct GatewayHandler: HTTPHandler {
     /// or the 404 of a path that is no route.
     private func answerAtOnce(_ request: HTTPRequest, _ route: Route?) -> HTTPResponse {
         guard let route else {
-            return Self.error(.notFound, "no such endpoint; see /v1/notify, /v1/render, /metrics, /healthz, /readyz")
+            return Self.error(.notFound, "no such endpoint; see /v1/notify, /v1/render, /v1/events/{event_id}, /metrics, /healthz, /readyz")
         }
         if let refusal = refusal(request, route) { return refusal }
         switch route.action {
@@ -178,7 +198,7 @@ public struct GatewayHandler: HTTPHandler {
             writer.endArray()
             writer.endObject()
             return HTTPResponse(status: reasons.isEmpty ? 200 : 503, body: writer.bytes)
-        case .notify, .render:
+        case .notify, .render, .eventStatus:
             // Not reached: the callers give these to the dispatcher.
             return Self.error(.notFound, "no such endpoint")
         }

@@ -8,6 +8,8 @@ struct Route: Sendable {
     /// What a route does with a request that passed its checks.
     enum Action: Sendable {
         case notify, render, metrics, health, readiness
+        /// `GET /v1/events/{event_id}`: the async mode's record of an event.
+        case eventStatus
     }
 
     /// The methods a route takes.
@@ -57,9 +59,21 @@ struct Route: Sendable {
         Route(path: "/readyz", methods: .read, access: .anyone, action: .readiness),
     ]
 
+    /// The route of every `/v1/events/{event_id}`, its path the template.
+    static let eventStatus = Route(path: "/v1/events/{event_id}", methods: .read, access: .apiToken, action: .eventStatus)
+    /// What precedes the `event_id` in an event status path.
+    static let eventStatusPrefix = "/v1/events/"
+
     /// The route of `path`; nil for any other path (404).
     static func of(_ path: String) -> Route? {
-        table.first { $0.path == path }
+        if let route = table.first(where: { $0.path == path }) { return route }
+        return eventID(in: path) == nil ? nil : eventStatus
+    }
+
+    /// The `event_id` of an event status path (percent-decoded by the server); nil for any other path.
+    static func eventID(in path: String) -> String? {
+        guard path.hasPrefix(eventStatusPrefix), path.utf8.count > eventStatusPrefix.utf8.count else { return nil }
+        return String(path.dropFirst(eventStatusPrefix.count))
     }
 
     /// The `route` label for `path`: its endpoint's, or `other` (a bounded label).

@@ -7,6 +7,7 @@ import FCMClient
 import Foundation
 import PayloadBuilder
 import Synchronization
+public import DurableQueue
 
 /// The running service: provider clients built from the configuration, the
 /// dispatcher, and the HTTP server in front of them.
@@ -30,6 +31,10 @@ public final class Gateway: Sendable {
     /// then refused (nothing sent), and the drain waits for the ones it
     /// admitted.
     private let gate = RequestGate()
+    /// The async mode's consumer, when a queue was given.
+    let queueWorker: QueueWorker?
+    /// The apps' feedback webhooks, when a queue was given and an app has one.
+    let feedback: FeedbackWebhooks?
 
     /// Builds every client and starts listening. Fails with the setting at fault.
     ///
@@ -43,8 +48,13 @@ public final class Gateway: Sendable {
     ///   default the fleet's store when one is configured, else this
     ///   process; or a store given here. With a shared store, call
     ///   ``prepareProviderTokens()`` before taking traffic.
+    /// - Parameter queue: the async mode's queue; nil: the configured Redis
+    ///   store's (`RedisStreamQueue`), or with none `mode=async` and `/v1/events/{event_id}` answer
+    ///   `async_unavailable`. With one, this replica also consumes every
+    ///   app's queue, as `consumerName` in the consumer groups.
     public init(configuration: GatewayConfiguration, logger: Logger,
-                apnsTokens: APNsTokenSourcing = .configured) throws(ServiceError) {
+                apnsTokens: APNsTokenSourcing = .configured, queue: (any DurableQueue)? = nil,
+                consumerName: String = Gateway.defaultConsumerName()) throws(ServiceError) {
         guard !configuration.bearerTokens.isEmpty || (configuration.insecureNoAuth && configuration.listensOnLoopback) else {
             if configuration.insecureNoAuth {
                 throw ServiceError(setting: configuration.insecureNoAuthSetting,
@@ -70,6 +80,8 @@ public final class Gateway: Sendable {
             try RedisStores(configuration.redis, url: url, loops: loops)
         }
         self.redis = redis
+        // The async mode runs on the fleet's store unless a queue is given.
+        let queue: (any DurableQueue)? = queue ?? redis?.queue
         // Until the server is up, a failure closes the store's connections and ends the loops' threads.
         var started = false
         defer {
@@ -114,6 +126,14 @@ public final class Gateway: Sendable {
                                     dedup: dedup, metrics: metrics, settings: settings, logger: logger)
         let caches = tokenSources
         let grants = accessTokenCaches
+        let targets = FeedbackWebhooks.targets(of: configuration)
+        let feedback = queue == nil || targets.isEmpty ? nil : FeedbackWebhooks(targets: targets, metrics: metrics, logger: logger)
+        self.feedback = feedback
+        var workerSettings = QueueWorker.Settings()
+        // A live consumer's event is never taken over while it may still be sending.
+        workerSettings.visibilityTimeout = max(workerSettings.visibilityTimeout, configuration.requestDeadline * 2)
+        queueWorker = queue.map { QueueWorker(queue: $0, dispatcher: dispatcher, consumer: consumerName, settings: workerSettings,
+                                              feedback: feedback) }
         let handler = GatewayHandler(
             dispatcher: dispatcher, tokens: BearerTokens(configuration.bearerTokens),
             metricsTokens: configuration.metricsToken.map { BearerTokens([$0]) },
@@ -125,7 +145,8 @@ public final class Gateway: Sendable {
                 metrics.registry.set(GatewayMetrics.providerTokenFallback, ["apns"], to: Double(caches.reduce(0) { $0 + $1.fallbackCount }))
                 metrics.registry.set(GatewayMetrics.providerTokenLocal, ["apns"], to: Double(caches.filter(\.usesLocalToken).count))
                 metrics.registry.set(GatewayMetrics.tokenRefresh, ["fcm_oauth"], to: Double(grants.reduce(0) { $0 + $1.grantCount }))
-            })
+            },
+            asyncNotify: queue.map { AsyncNotify(queue: $0, dispatcher: dispatcher) })
         var limits = HTTPServerLimits()
         limits.maximumConnections = configuration.maxConnections
         limits.maximumConnectionsPerAddress = configuration.maxConnectionsPerAddress
@@ -137,8 +158,21 @@ public final class Gateway: Sendable {
         } catch {
             throw ServiceError(setting: error.cause == .listen ? configuration.listenSetting : "threads", error.message)
         }
+        do {
+            try queueWorker?.start()
+        } catch {
+            server.stop()
+            throw ServiceError(setting: configuration.redis.urlSetting, "cannot consume the async queue: \(error)")
+        }
         started = true
         for source in tokenSources { source.fleet?.start() }
+    }
+
+    /// A consumer name unique in the fleet: host, process and a random part
+    /// (a restarted process is a new consumer; its predecessor's events are
+    /// taken over after the visibility timeout).
+    public static func defaultConsumerName() -> String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
     }
 
     /// Brings every shared APNs token source up to date with the store (one
@@ -256,6 +290,9 @@ public final class Gateway: Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         server.stop()
+        // Events being sent from the queue finish and are acknowledged; the rest stay queued for another replica.
+        await queueWorker?.stop()
+        feedback?.stop()
         for source in apnsTokens { source.fleet?.stop() }
         redis?.close()
         for client in apnsClients { client.shutdown() }

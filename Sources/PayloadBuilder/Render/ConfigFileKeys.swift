@@ -21,7 +21,7 @@ public enum ConfigFileKeys {
         "url", "ca_file", "connect_timeout_ms", "command_timeout_ms", "prefix", "on_failure",
     ]
     /// One item of `apps`.
-    public static let app: Set<String> = ["name", "apns", "fcm", "data_keys"]
+    public static let app: Set<String> = ["name", "apns", "fcm", "data_keys", "feedback_url", "feedback_secret_file"]
     /// `apps[].apns`.
     public static let apns: Set<String> = [
         "key_file", "key_id", "team_id", "topic", "environment", "base_url", "ca_file", "connections", "token_refresh_minutes",

@@ -1,0 +1,161 @@
+public import DurableQueue
+import GatewayHTTP
+import PayloadBuilder
+import PushGWSync
+
+/// The async mode's consumer on one replica: for each app, a loop that
+/// takes events from the app's queue (new ones, and those another replica
+/// left unacknowledged past the visibility timeout), sends each through the
+/// same pipeline as a sync notify (`Dispatcher.notify`: claim, send, retry,
+/// record), and acknowledges it only once its outcome is recorded.
+///
+/// - An event whose notify ends with every device final (200 or 502:
+///   sent, invalid token, or failed after its retries) is acknowledged as
+///   `done`; its rejected tokens and final failures go to the app's
+///   feedback webhook, if any, without holding the acknowledgement.
+/// - An event the pipeline refuses (400: it no longer validates, say after
+///   a configuration change) is acknowledged as `failed`.
+/// - An event that could not be sent (the dedup store unreachable, a copy
+///   in progress elsewhere) is left pending: after the visibility timeout
+///   a consumer, this one or another, takes it over. The pipeline's dedup
+///   record makes that safe: devices already settled are not sent again,
+///   and a re-sent APNs notification carries the same `apns-id` and
+///   `apns-collapse-id` (both derived from the `event_id`).
+/// - An event delivered more than `maximumDeliveries` times (it kills its
+///   consumers, or never gets a final outcome) is acknowledged as `failed`
+///   rather than looping.
+public final class QueueWorker: Sendable {
+    /// Tunables of the consumer loops.
+    public struct Settings: Sendable {
+        /// How long a taken event may stay unacknowledged before another
+        /// consumer takes it over. Above the request deadline, so that a
+        /// live consumer's event is not sent twice at once.
+        public var visibilityTimeout: Duration = .seconds(60)
+        /// Deliveries of one event, take-overs included, before it is given up as failed.
+        public var maximumDeliveries: Int = 5
+        /// Events taken at once per app.
+        public var batch: Int = 32
+        /// How long a read waits for a new event.
+        public var wait: Duration = .seconds(1)
+        /// How often the loop looks for events to take over and refreshes the queue gauges.
+        public var reclaimInterval: Duration = .seconds(5)
+        /// The pause after a queue call failed (the store down), doubling up to `maximumBackoff`.
+        public var backoff: Duration = .milliseconds(100)
+        public var maximumBackoff: Duration = .seconds(2)
+
+        public init() {}
+    }
+
+    let queue: any DurableQueue
+    let dispatcher: Dispatcher
+    /// This replica's name in the consumer groups (unique in the fleet).
+    let consumer: String
+    let settings: Settings
+    let feedback: FeedbackWebhooks?
+    let series: QueueSeries
+    let state = Locked(State())
+
+    struct State {
+        var loops: [Task<Void, Never>] = []
+        var consumers: [any QueueConsumer] = []
+        var stopped = false
+    }
+
+    public init(queue: any DurableQueue, dispatcher: Dispatcher, consumer: String, settings: Settings = Settings(),
+                feedback: FeedbackWebhooks? = nil) {
+        self.queue = queue
+        self.dispatcher = dispatcher
+        self.consumer = consumer
+        self.settings = settings
+        self.feedback = feedback
+        series = QueueSeries(dispatcher.metrics.registry)
+    }
+
+    /// Starts one consumer loop per configured app.
+    public func start() throws(QueueFailure) {
+        for app in dispatcher.config.apps {
+            let consumer = try queue.makeConsumer(of: app.name, named: self.consumer)
+            let loop = Task { await self.run(app: app.name, consumer: consumer) }
+            state.withLock {
+                $0.consumers.append(consumer)
+                $0.loops.append(loop)
+            }
+        }
+    }
+
+    /// Stops taking events, closes the consumers' connections and waits for
+    /// the loops: events being sent finish (and are acknowledged) first;
+    /// events taken and not yet started stay pending for a take-over.
+    public func stop() async {
+        let (loops, consumers) = state.withLock { state in
+            state.stopped = true
+            return (state.loops, state.consumers)
+        }
+        for consumer in consumers { consumer.close() }
+        for loop in loops { await loop.value }
+    }
+
+    var isStopped: Bool { state.withLock { $0.stopped } }
+
+    private func run(app: String, consumer: any QueueConsumer) async {
+        var lastReclaim: ContinuousClock.Instant?
+        var pause = settings.backoff
+        while !isStopped {
+            do {
+                var messages: [QueuedMessage] = []
+                if lastReclaim.map({ ContinuousClock.now - $0 >= settings.reclaimInterval }) ?? true {
+                    lastReclaim = .now
+                    messages = try await consumer.reclaim(idleFor: settings.visibilityTimeout, count: settings.batch)
+                    if !messages.isEmpty { series.reclaimed.add(Double(messages.count)) }
+                    series.depth(app, try await queue.depth(app))
+                }
+                if messages.isEmpty, !isStopped {
+                    messages = try await consumer.receive(count: settings.batch, wait: settings.wait)
+                }
+                pause = settings.backoff
+                await withTaskGroup(of: Void.self) { group in
+                    for message in messages { group.addTask { await self.process(message, app: app) } }
+                }
+            } catch {
+                guard !isStopped else { break }
+                dispatcher.logger.warning("queue unavailable", [("app", app), ("reason", error.description)])
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, settings.maximumBackoff)
+            }
+        }
+    }
+
+    /// One event: sent through the pipeline, then acknowledged, or left pending.
+    func process(_ message: QueuedMessage, app: String) async {
+        if message.deliveries > settings.maximumDeliveries {
+            dispatcher.logger.error("event given up after too many deliveries", [
+                ("event_id", message.name), ("app", app), ("deliveries", String(message.deliveries)),
+            ])
+            await acknowledge(message, app: app, as: .failed)
+            return
+        }
+        let response = await dispatcher.notify(body: message.payload)
+        switch response.status {
+        case 200, 502:
+            await acknowledge(message, app: app, as: .done)
+            feedback?.report(app: app, answer: response.body)
+        case 400..<500 where response.status != 409:
+            dispatcher.logger.error("queued event refused", [("event_id", message.name), ("app", app), ("status", String(response.status))])
+            await acknowledge(message, app: app, as: .failed)
+        default:
+            // Not sent (store unavailable, a copy in progress): left pending for a take-over.
+            series.outcome("left_pending").add(1)
+        }
+    }
+
+    private func acknowledge(_ message: QueuedMessage, app: String, as outcome: QueuedState) async {
+        do {
+            try await queue.acknowledge(app, id: message.id, name: message.name, outcome: outcome)
+            series.outcome(outcome.rawValue).add(1)
+        } catch {
+            // Left pending: a take-over finds its outcome recorded and sends nothing again.
+            dispatcher.logger.warning("event not acknowledged", [("event_id", message.name), ("reason", error.description)])
+            series.outcome("ack_failed").add(1)
+        }
+    }
+}
