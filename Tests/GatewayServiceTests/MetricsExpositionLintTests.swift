@@ -5,9 +5,11 @@ import PayloadBuilder
 import XCTest
 
 /// `/metrics` as Prometheus scrapes it, judged by `promtool check metrics`
-/// (the linter of Prometheus' own tooling): before any traffic, several
-/// times while a bounded load of notifications and renders runs, some of
-/// them failing so that the error series exist, and after it.
+/// (the linter of Prometheus' own tooling), of a gateway with the async
+/// queue and dedup store on a real `redis-server`: before any traffic,
+/// several times while a bounded load of notifications and renders runs,
+/// some of them failing so that the error series exist, and after it and
+/// an async event.
 final class MetricsExpositionLintTests: XCTestCase {
     /// One request of the load (or a scrape among them).
     enum LoadStep: Sendable {
@@ -44,7 +46,7 @@ final class MetricsExpositionLintTests: XCTestCase {
 
     func testTheExpositionPassesPromtoolBeforeDuringAndAfterALoadWithFailures() async throws {
         let promtool = try Promtool()
-        let demo = try DemoModeGateway()
+        let demo = try DemoModeGateway.withQueue(self)
         let steps = Self.steps
         for step in steps {
             guard let token = Self.apnsToken(step) else { continue }
@@ -78,6 +80,8 @@ final class MetricsExpositionLintTests: XCTestCase {
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
+        try await demo.notifyAsyncWithFeedback(id: "queued-1", token: ServiceTestbed.token(0x70000))
+        try await demo.waitForSeries(DemoModeGateway.asyncSeries)
         let last = try await demo.scrape()
         scrapes.append(last)
         await demo.stop()
@@ -107,12 +111,13 @@ final class MetricsExpositionLintTests: XCTestCase {
             #"pushgw_provider_request_duration_seconds_count{provider="apns"}"#,
             #"pushgw_provider_request_duration_seconds_count{provider="fcm"}"#,
             #"pushgw_token_refresh_total{kind="apns_jwt"}"#, #"pushgw_token_refresh_total{kind="fcm_oauth"}"#,
-        ]
+        ] + DemoModeGateway.asyncSeries.filter { $0.contains("_total{") }
         for series in atLeastOne {
             XCTAssertGreaterThan(samples[series] ?? 0, 0, series)
         }
         for series in [#"pushgw_provider_known_bad{provider="apns"}"#, #"pushgw_provider_known_bad{provider="fcm"}"#, "pushgw_ready",
-                       #"pushgw_provider_in_flight{provider="apns"}"#, #"pushgw_provider_in_flight{provider="fcm"}"#] {
+                       #"pushgw_provider_in_flight{provider="apns"}"#, #"pushgw_provider_in_flight{provider="fcm"}"#]
+            + DemoModeGateway.asyncSeries.filter { !$0.contains("_total{") } {
             XCTAssertNotNil(samples[series], series)
         }
     }

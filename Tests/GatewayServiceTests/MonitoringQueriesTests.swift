@@ -10,13 +10,16 @@ final class MonitoringQueriesTests: XCTestCase {
         try MonitoringFiles.dashboardQueries() + MonitoringFiles.alerts()
     }
 
-    /// The series names a real scrape of the demo-mode gateway offers to
-    /// queries: each family's name, or for a histogram its `_bucket`,
-    /// `_sum` and `_count` series; with the families, by name.
+    /// The series names a real scrape of the demo-mode gateway, on a real
+    /// `redis-server` so that the async queue and feedback families are
+    /// there too, offers to queries: each family's name, or for a histogram
+    /// its `_bucket`, `_sum` and `_count` series; with the families, by name.
     private func exported() async throws -> (series: Set<String>, families: [String: Set<String>]) {
-        let demo = try DemoModeGateway()
+        let demo = try DemoModeGateway.withQueue(self)
         let answer = try await ServiceTestbed.call(demo.baseURL, "POST", "/v1/notify", body: try ServiceTestbed.seedEvent())
         XCTAssertEqual(answer.status, 200)
+        try await demo.notifyAsyncWithFeedback(id: "queued-1", token: ServiceTestbed.token(0x70000))
+        try await demo.waitForSeries(DemoModeGateway.asyncSeries)
         let scrape = try await demo.scrape()
         await demo.stop()
         var families: [String: Set<String>] = [:]
@@ -26,7 +29,7 @@ final class MonitoringQueriesTests: XCTestCase {
             let name = String(words[2])
             families[name] = words[3] == "histogram" ? [name + "_bucket", name + "_sum", name + "_count"] : [name]
         }
-        XCTAssertGreaterThanOrEqual(families.count, 13, String(decoding: scrape, as: UTF8.self))
+        XCTAssertGreaterThanOrEqual(families.count, 19, String(decoding: scrape, as: UTF8.self))
         return (families.values.reduce(into: Set()) { $0.formUnion($1) }, families)
     }
 
