@@ -10,7 +10,8 @@
 # (bench/notify.lua: a fresh event_id, one APNs and one FCM device):
 #
 # - rate: each round runs wrk on sync notify, then on async notify, then
-#   waits until the queue is empty again (pushgw_queue_length on /metrics),
+#   waits until the queue is empty again (XLEN of the apps' streams: each
+#   event is deleted from its stream once acknowledged),
 #   so every round starts from an empty queue and the async figure is the
 #   rate of 202s while the same gateway's consumer sends what was queued.
 #   The time to empty the queue gives the rate the consumer keeps up
@@ -79,9 +80,12 @@ curl -sf "http://127.0.0.1:$port_g/readyz" >/dev/null || { echo "the gateway is 
 token="$(cat "$work/g/tokens")"
 event="$root/fixtures/payloads/seed-chat-sdk.event.json"
 
-queue_length() {
-    curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port_g/metrics" \
-        | awk '/^pushgw_queue_length/ { sum += $NF } END { print sum + 0 }'
+queue_length() {  # events queued and not yet acknowledged (XDEL follows each XACK), all apps
+    local key sum=0
+    for key in $(redis-cli -p "$redis_port" --scan --pattern '*:events'); do
+        sum=$((sum + $(redis-cli -p "$redis_port" xlen "$key")))
+    done
+    echo "$sum"
 }
 
 run_wrk() {  # path -> "rate non2xx"
