@@ -15,7 +15,9 @@ A second thread polls every event not yet done, one GET after another on
 its own connection, then sleeps 1 ms. Sends are paced against a clock
 (a late send is not made up by a burst of them), so the rate is fixed.
 
-Prints one line: sent, done, p50, p90, p99, max (ms), poll sweep (ms), and
+Prints one line: sent, done, p50, p90, p99, max (ms), poll sweep (ms), the
+times the server closed the sending connection (the POST is sent again on a
+new one, with the same event_id), and
 exits 1 when an answer is not 202, an event ends other than "done" with
 every device "sent", or an event is not done 10 s after the last send.
 """
@@ -78,27 +80,45 @@ def main() -> int:
     poller.start()
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     count = int(rate * seconds)
+    reconnects = 0
     begin = time.monotonic()
-    for index in range(count):
-        due = begin + index / rate
-        delay = due - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
-        event["event_id"] = f"{prefix}-{index}"
-        body = json.dumps(event, ensure_ascii=False).encode("utf-8")
-        start = time.monotonic()
-        with lock:
-            started[event["event_id"]] = start
-        connection.request("POST", "/v1/notify?mode=async", body=body, headers=headers)
-        response = connection.getresponse()
-        answer = response.read()
-        if response.status != 202:
-            failures.append(f"POST answer {response.status}: {answer[:300]!r}")
+    try:
+        for index in range(count):
+            due = begin + index / rate
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            event["event_id"] = f"{prefix}-{index}"
+            body = json.dumps(event, ensure_ascii=False).encode("utf-8")
+            start = time.monotonic()
             with lock:
-                started.pop(event["event_id"], None)
-            break
+                started[event["event_id"]] = start
+            for attempt in range(2):
+                try:
+                    connection.request("POST", "/v1/notify?mode=async", body=body, headers=headers)
+                    response = connection.getresponse()
+                    answer = response.read()
+                    break
+                except (http.client.HTTPException, ConnectionError):
+                    # The server closed the kept-alive connection: again on a
+                    # new one (the same event_id, so never queued twice).
+                    if attempt == 1:
+                        raise
+                    reconnects += 1
+                    connection.close()
+                    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            if response.status != 202:
+                failures.append(f"POST answer {response.status}: {answer[:300]!r}")
+                with lock:
+                    started.pop(event["event_id"], None)
+                break
+    except Exception as error:  # noqa: BLE001 - reported, and the poller is let go
+        failures.append(f"POST failed: {error!r}")
+        with lock:
+            started.pop(event["event_id"], None)
+    finally:
+        sending_done.set()
     elapsed = time.monotonic() - begin
-    sending_done.set()
     poller.join()
     for failure in failures[:5]:
         print(failure, file=sys.stderr)
@@ -111,7 +131,7 @@ def main() -> int:
 
     sweep = 1000 * sweeps[1] / sweeps[0] + 1 if sweeps[0] else 0
     print(f"sent {count} in {elapsed:.1f}s done {len(latencies)} p50 {at(0.5):.1f} p90 {at(0.9):.1f} "
-          f"p99 {at(0.99):.1f} max {1000 * latencies[-1]:.1f} sweep {sweep:.1f}")
+          f"p99 {at(0.99):.1f} max {1000 * latencies[-1]:.1f} sweep {sweep:.1f} reconnects {reconnects}")
     return 1 if failures else 0
 
 
