@@ -6,6 +6,8 @@
 -- counts non-2xx answers, and the benchmark prints events by outcome.
 local counter = 0
 local token = os.getenv("PUSHGW_TOKEN")
+-- PUSHGW_PATH=/v1/notify?mode=async queues each event (202) instead.
+local path = os.getenv("PUSHGW_PATH") or "/v1/notify"
 local platforms = os.getenv("PUSHGW_PLATFORMS") or "apns,fcm"
 local withAPNs = string.find(platforms, "apns") ~= nil
 local withFCM = string.find(platforms, "fcm") ~= nil
@@ -47,5 +49,5 @@ request = function()
   else
     recipients = string.format(fcmFormat, counter)
   end
-  return wrk.format("POST", "/v1/notify", headers, head .. counter .. middle .. recipients .. tail)
+  return wrk.format("POST", path, headers, head .. counter .. middle .. recipients .. tail)
 end
