@@ -3,6 +3,7 @@ import Foundation
 import GatewayService
 import PayloadBuilder
 import PushGWSync
+import RedisClient
 import TestSupport
 import XCTest
 
@@ -22,20 +23,31 @@ final class FleetProcessTests: XCTestCase {
     func testAReplicaKilledInTheMiddleOfAsyncTrafficLosesNoEvent() async throws {
         let fleet = try await ProcessFleet(self, replicas: 3)
         defer { fleet.stop() }
-        // Each send takes a while, so the replica killed is holding events it has not acknowledged.
-        fleet.apns.setFaults(APNsSimulatorFaults(responseDelay: .milliseconds(20)))
+        let store = try redisConnection(fleet.redis.url)
+        // Each send takes a while, so that replica 0 is killed holding events it has not acknowledged.
+        fleet.apns.setFaults(APNsSimulatorFaults(responseDelay: .milliseconds(50)))
         let count = 200
-        try await post(0..<(count / 2), to: [0, 1, 2], fleet)
+        let survivors = [fleet.url(1), fleet.url(2)]
+        // Replica 0 takes no POST (it is killed while they go on) but consumes the queue with the others.
+        async let firstHalf = Self.post(0..<(count / 2), to: survivors)
+        let victim = fleet.replicas[0].pid
+        try await waitUntil("replica 0 holds events it has not acknowledged", within: .seconds(30), every: .milliseconds(2)) {
+            await Self.pending(on: store, heldBy: victim) > 0
+        }
         XCTAssertEqual(fleet.kill(0), 128 + SIGKILL)
-        try await post((count / 2)..<count, to: [1, 2], fleet)
+        var refused = try await firstHalf
+        refused += try await Self.post((count / 2)..<count, to: survivors)
+        XCTAssertEqual(refused, [], "every event is queued")
 
         var done = Set<Int>()
         var failed: [String] = []
+        var bodies: [Int: String] = [:]
         try await waitUntil("every event is done on a surviving replica", within: .seconds(120), every: .milliseconds(200)) {
             for event in 0..<count where !done.contains(event) {
                 let answer = try await ServiceTestbed.call(fleet.url(1 + event % 2), "GET", "/v1/events/k-\(event)")
                 let status = answer.status == 200 ? try JSONParser.parse(answer.body)["status"] : nil
                 if status == .string("queued") || status == nil { return false }
+                bodies[event] = String(decoding: answer.body, as: UTF8.self)
                 if status != .string("done") { failed.append("k-\(event): \(String(decoding: answer.body, as: UTF8.self))") }
                 done.insert(event)
             }
@@ -48,7 +60,8 @@ final class FleetProcessTests: XCTestCase {
         for notification in notifications { sends[notification.deviceToken, default: []].append(notification.apnsID) }
         let expected = (0..<count).flatMap(Self.tokens(of:))
         let missing = expected.filter { sends[$0] == nil }
-        XCTAssertEqual(missing, [], "every device of every event reached the provider")
+        XCTAssertEqual(missing, [], "every device of every event reached the provider: "
+            + (0..<count).filter { Self.tokens(of: $0).contains { sends[$0] == nil } }.prefix(3).map { bodies[$0] ?? "" }.joined(separator: "\n"))
         XCTAssertEqual(Set(sends.keys), Set(expected), "no other device")
         let duplicates = notifications.count - sends.count
         let resentWithAnotherID = sends.filter { Set($0.value).count > 1 }.map(\.key)
@@ -59,15 +72,27 @@ final class FleetProcessTests: XCTestCase {
         XCTAssertLessThanOrEqual(duplicates, Self.batch * Self.devicesPerEvent, "duplicates")
         var reclaimed = 0.0
         for replica in [1, 2] { reclaimed += try await fleet.counter("pushgw_queue_reclaimed_total", on: replica) }
+        XCTAssertGreaterThan(reclaimed, 0, "the killed replica's events were taken over")
         print("FleetProcessTests: \(count) events, \(expected.count) devices, \(notifications.count) accepted by APNs, "
             + "\(duplicates) sent twice, \(Int(reclaimed)) events taken over from the killed replica")
     }
 
-    /// POSTs events `range` in async mode, spread over `replicas`, four at a time; each must be queued (202).
-    private func post(_ range: Range<Int>, to replicas: [Int], _ fleet: ProcessFleet) async throws {
-        let urls = replicas.map(fleet.url)
+    /// Events of the default app's queue taken by the replica with process id `pid` and not acknowledged
+    /// (its consumer name is `HOST-PID-RANDOM`).
+    private static func pending(on store: RedisConnection, heldBy pid: Int32) async -> Int {
+        guard let summary = await store.reply("XPENDING", "pushgw:{default}:events", "pushgw")?.array, summary.count == 4,
+              let consumers = summary[3].array else { return 0 }
+        for consumer in consumers {
+            guard let pair = consumer.array, pair.count == 2, pair[0].string?.contains("-\(pid)-") == true else { continue }
+            return Int(pair[1].string ?? "") ?? 0
+        }
+        return 0
+    }
+
+    /// POSTs events `range` in async mode, spread over `urls`, four at a time; those not queued (202).
+    private static func post(_ range: Range<Int>, to urls: [String]) async throws -> [String] {
         let lanes = 4
-        let refused = try await withThrowingTaskGroup(of: [String].self) { group in
+        return try await withThrowingTaskGroup(of: [String].self) { group in
             for lane in 0..<lanes {
                 group.addTask {
                     var refused: [String] = []
@@ -81,7 +106,6 @@ final class FleetProcessTests: XCTestCase {
             }
             return try await group.reduce([], +)
         }
-        XCTAssertEqual(refused, [], "every event is queued")
     }
 
     func testARedisRestartedUnderSyncTrafficIsRefusedThenServedAgain() async throws {

@@ -25,7 +25,7 @@ final class ProcessFleet {
     let ports: [Int]
     private(set) var replicas: [ChildProcess]
     /// The request deadline the replicas run with.
-    static let deadlineSeconds = 2
+    static let deadlineSeconds = 4
     private let logFolder: String
 
     init(_ test: XCTestCase, replicas count: Int) async throws {
@@ -51,7 +51,7 @@ final class ProcessFleet {
         environment["PUSHGW_BEARER_TOKENS"] = ServiceTestbed.bearer
         environment["PUSHGW_REDIS_URL"] = redis.url
         environment["PUSHGW_REQUEST_DEADLINE_SECONDS"] = String(Self.deadlineSeconds)
-        // Twice the deadline is used: a dead replica's events are taken over after 4 s, not 60.
+        // Twice the deadline is used: a dead replica's events are taken over after 8 s, not 60.
         environment["PUSHGW_REDIS_QUEUE_VISIBILITY_SECONDS"] = "1"
         environment["PUSHGW_LOG_LEVEL"] = "warning"
         var ports: [Int] = []
