@@ -71,7 +71,8 @@ final class RedisSettingsTests: XCTestCase {
     func testEverySettingComesFromTheFileOrTheEnvironmentWhichWins() throws {
         let file = """
             {"redis": {"url": "rediss://app:\(password)@cache:6380/1", "ca_file": "/run/ca.pem", "connect_timeout_ms": 500,
-                       "command_timeout_ms": 200, "prefix": "chat:", "on_failure": "send_without_dedup"}}
+                       "command_timeout_ms": 200, "prefix": "chat:", "on_failure": "send_without_dedup",
+                       "queue_visibility_seconds": 120}}
             """
         let fromFile = try load([:], file: file).redis
         XCTAssertEqual(fromFile.url?.host, "cache")
@@ -81,18 +82,22 @@ final class RedisSettingsTests: XCTestCase {
         XCTAssertEqual(fromFile.commandTimeout, .milliseconds(200))
         XCTAssertEqual(fromFile.prefix, "chat:")
         XCTAssertEqual(fromFile.onFailure, .sendWithoutDedup)
+        XCTAssertEqual(fromFile.queueVisibilityTimeout, .seconds(120))
         let overridden = try load(["PUSHGW_REDIS_URL": "rediss://other:6390", "PUSHGW_REDIS_PREFIX": "fleet:",
-                                   "PUSHGW_REDIS_ON_FAILURE": "refuse", "PUSHGW_REDIS_COMMAND_TIMEOUT_MS": "300"], file: file).redis
+                                   "PUSHGW_REDIS_ON_FAILURE": "refuse", "PUSHGW_REDIS_COMMAND_TIMEOUT_MS": "300",
+                                   "PUSHGW_REDIS_QUEUE_VISIBILITY_SECONDS": "5"], file: file).redis
         XCTAssertEqual(overridden.url?.host, "other")
         XCTAssertEqual(overridden.urlSetting, "PUSHGW_REDIS_URL")
         XCTAssertEqual(overridden.prefix, "fleet:")
         XCTAssertEqual(overridden.onFailure, .refuse)
         XCTAssertEqual(overridden.commandTimeout, .milliseconds(300))
+        XCTAssertEqual(overridden.queueVisibilityTimeout, .seconds(5))
         XCTAssertEqual(overridden.connectTimeout, .milliseconds(500), "the file's other keys stay")
         let defaults = try load([:]).redis
         XCTAssertNil(defaults.url)
         XCTAssertEqual(defaults.prefix, "pushgw:")
         XCTAssertEqual(defaults.onFailure, .refuse)
+        XCTAssertEqual(defaults.queueVisibilityTimeout, .seconds(60))
     }
 
     func testEachSettingIsCheckedAndNamed() {

@@ -2,20 +2,31 @@
 import Glibc
 #endif
 
-/// A program started with `posix_spawn`, its output discarded, reaped with
-/// `waitpid`: no run loop involved (Foundation's `Process.waitUntilExit`
-/// waits on one, which a test running on the cooperative pool may never turn).
-final class ChildProcess {
-    let pid: pid_t
+/// A program started with `posix_spawn`, its output discarded (or appended
+/// to `output`), reaped with `waitpid`: no run loop involved (Foundation's
+/// `Process.waitUntilExit` waits on one, which a test running on the
+/// cooperative pool may never turn).
+///
+/// Not `Sendable`: one test task starts, signals and waits for it.
+public final class ChildProcess {
+    public let pid: Int32
     private var exitStatus: Int32?
 
-    init(executable: String, arguments: [String]) throws {
+    /// - Parameters:
+    ///   - environment: the child's whole environment; nil: this process's.
+    ///   - output: a file that standard output and error are appended to; nil: discarded.
+    public init(executable: String, arguments: [String], environment: [String: String]? = nil, output: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if let output {
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         // The child starts with no signal blocked and default handlers: a
         // thread of the test process may block SIGTERM, and a child would
         // inherit that mask and never stop.
@@ -32,8 +43,15 @@ final class ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { for pointer in envp ?? [] { free(pointer) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let result: Int32
+        if let envp {
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        } else {
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        }
         guard result == 0 else {
             throw RedisTestServerError(description: "cannot start \(executable): \(String(cString: strerror(result)))")
         }
@@ -45,7 +63,7 @@ final class ChildProcess {
     }
 
     /// False once the program has exited (and has been reaped).
-    var isRunning: Bool {
+    public var isRunning: Bool {
         guard exitStatus == nil else { return false }
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
@@ -57,7 +75,7 @@ final class ChildProcess {
 
     /// Waits for the program to exit; its exit code (or 128 + the signal).
     @discardableResult
-    func wait() -> Int32 {
+    public func wait() -> Int32 {
         if let exitStatus { return Self.code(exitStatus) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
@@ -66,7 +84,7 @@ final class ChildProcess {
     }
 
     /// Sends `signal` unless it has exited, then waits for it.
-    func stop(signal: Int32) {
+    public func stop(signal: Int32) {
         guard isRunning else { return }
         Glibc.kill(pid, signal)
         wait()

@@ -123,7 +123,7 @@ public final class RedisTestServer: @unchecked Sendable {
     }
 
     /// A port the kernel picks on 127.0.0.1, free when this returns.
-    private static func freeLoopbackPort() throws -> Int {
+    public static func freeLoopbackPort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RedisTestServerError(description: "socket failed") }
         defer { close(descriptor) }

@@ -22,6 +22,11 @@ public struct RedisSettings: Sendable {
     /// Put before every key, so several gateways (or other programs) share one store.
     public var prefix = "pushgw:"
     public var onFailure: DedupFailurePolicy = .refuse
+    /// How long an async event a replica took may stay unacknowledged
+    /// before another replica takes it over. The gateway uses at least twice
+    /// the request deadline, so that a live replica's event is never sent
+    /// twice at once.
+    public var queueVisibilityTimeout: Duration = .seconds(60)
     /// Every `redis` setting given other than the URL, as written (to refuse them without a URL).
     public var otherSettingsGiven: [String] = []
 

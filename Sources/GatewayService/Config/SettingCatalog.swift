@@ -128,6 +128,9 @@ public enum SettingCatalog {
                 help: "when the store cannot be reached: refuse (answer 503 store_unavailable, nothing sent, /readyz 503) or "
                     + "send_without_dedup (send without claim or record, counted in pushgw_dedup_bypassed_total; devices may "
                     + "get a notification twice)"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_VISIBILITY_SECONDS", fileKey: "redis.queue_visibility_seconds", defaultValue: "60",
+                help: "how long an async event a replica took may stay unacknowledged before another replica takes it over "
+                    + "(a replica that died); at least twice the request deadline is used"),
     ]
 
     /// The `--help` text (also `pushgw serve --help`).

@@ -55,6 +55,10 @@ struct WholeNumberSetting: Sendable {
         WholeNumberSetting(environment: "PUSHGW_REDIS_COMMAND_TIMEOUT_MS", fileKey: "redis.command_timeout_ms", range: 10...60_000) {
             $0.redis.commandTimeout = .milliseconds($1)
         },
+        WholeNumberSetting(environment: "PUSHGW_REDIS_QUEUE_VISIBILITY_SECONDS", fileKey: "redis.queue_visibility_seconds",
+                           range: 1...86_400) {
+            $0.redis.queueVisibilityTimeout = .seconds($1)
+        },
     ]
 
     /// The file key inside its object: `max_kb` for `avatar.max_kb`.

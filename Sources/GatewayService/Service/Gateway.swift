@@ -131,7 +131,7 @@ public final class Gateway: Sendable {
         self.feedback = feedback
         var workerSettings = QueueWorker.Settings()
         // A live consumer's event is never taken over while it may still be sending.
-        workerSettings.visibilityTimeout = max(workerSettings.visibilityTimeout, configuration.requestDeadline * 2)
+        workerSettings.visibilityTimeout = max(configuration.redis.queueVisibilityTimeout, configuration.requestDeadline * 2)
         queueWorker = queue.map { QueueWorker(queue: $0, dispatcher: dispatcher, consumer: consumerName, settings: workerSettings,
                                               feedback: feedback) }
         let handler = GatewayHandler(

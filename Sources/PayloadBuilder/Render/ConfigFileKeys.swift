@@ -18,7 +18,7 @@ public enum ConfigFileKeys {
     ]
     /// `redis`: the shared store of a fleet.
     public static let redis: Set<String> = [
-        "url", "ca_file", "connect_timeout_ms", "command_timeout_ms", "prefix", "on_failure",
+        "url", "ca_file", "connect_timeout_ms", "command_timeout_ms", "prefix", "on_failure", "queue_visibility_seconds",
     ]
     /// One item of `apps`.
     public static let app: Set<String> = ["name", "apns", "fcm", "data_keys", "feedback_url", "feedback_secret_file"]
