@@ -108,3 +108,25 @@ start_nghttpd() {
     nghttpd_pid=$!
     pids+=("$nghttpd_pid")
 }
+
+# The pushgw binary to measure: the one given ($1), else this tree's release
+# build with the Swift runtime linked statically (built here). Needs $root.
+pushgw_binary() {
+    if [[ $# -eq 1 ]]; then
+        printf '%s\n' "$1"
+        return
+    fi
+    (cd "$root" && swift build -c release --static-swift-stdlib --product pushgw >&2)
+    printf '%s/pushgw\n' "$(cd "$root" && swift build -c release --static-swift-stdlib --show-bin-path)"
+}
+
+# Starts a redis-server on a free loopback port, without persistence, its
+# files in $work; sets redis_port and redis_pid, and waits for its PONG.
+start_redis() {
+    redis_port="$(free_port)"
+    redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$work" \
+        --daemonize no --logfile "$work/redis.log" > /dev/null 2>&1 &
+    redis_pid=$!
+    pids+=("$redis_pid")
+    for _ in $(seq 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+}

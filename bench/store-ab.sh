@@ -45,19 +45,9 @@ source "$here/lib.sh"
 require_tools "wrk redis-server" wrk redis-server redis-cli
 bench_setup store-ab
 
-if [[ $# -eq 1 ]]; then
-    bin="$1"
-else
-    (cd "$root" && swift build -c release --static-swift-stdlib --product pushgw >&2)
-    bin="$(cd "$root" && swift build -c release --static-swift-stdlib --show-bin-path)/pushgw"
-fi
+bin="$(pushgw_binary "$@")"
 
-redis_port="$(free_port)"
-redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$work" \
-    --daemonize no --logfile "$work/redis.log" > /dev/null 2>&1 &
-redis_pid=$!
-pids+=("$redis_pid")
-for _ in $(seq 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+start_redis
 
 start_gateway a "$bin"
 start_gateway b "$bin" PUSHGW_REDIS_URL="redis://127.0.0.1:$redis_port"
