@@ -84,14 +84,8 @@ public final class AsyncNotify: Sendable {
             writer.beginObject()
             writer.member("platform", result.platform.rawValue)
             writer.member("device", result.device.hex)
-            writer.member("status", result.status.rawValue)
-            if let providerID = result.providerID { writer.member("provider_id", providerID) }
-            if let retryable = result.retryable {
-                writer.key("retryable")
-                writer.bool(retryable)
-            }
-            if let reason = result.reason { writer.member("reason", reason) }
-            if let invalidSince = result.invalidSince { writer.member("invalid_since_ms", invalidSince) }
+            writer.outcomeMembers(status: result.status, providerID: result.providerID, retryable: result.retryable,
+                                  reason: result.reason, invalidSince: result.invalidSince)
             writer.endObject()
         }
         writer.endArray()

@@ -23,14 +23,8 @@ struct EventAnswer: Sendable {
             writer.beginObject()
             writer.member("platform", result.platform.rawValue)
             writer.member("token", result.token)
-            writer.member("status", result.status.rawValue)
-            if let providerID = result.providerID { writer.member("provider_id", providerID) }
-            if let retryable = result.retryable {
-                writer.key("retryable")
-                writer.bool(retryable)
-            }
-            if let reason = result.reason { writer.member("reason", reason) }
-            if let invalidSince = result.invalidSince { writer.member("invalid_since_ms", invalidSince) }
+            writer.outcomeMembers(status: result.status, providerID: result.providerID, retryable: result.retryable,
+                                  reason: result.reason, invalidSince: result.invalidSince)
             writer.endObject()
         }
         writer.endArray()
@@ -40,5 +34,22 @@ struct EventAnswer: Sendable {
         writer.endArray()
         writer.endObject()
         return HTTPResponse(status: allSettled ? 200 : 502, body: writer.bytes)
+    }
+}
+
+extension JSONWriter {
+    /// A device's outcome inside its result object, as the notify answer and
+    /// the async event status both write it: `status`, then whichever of
+    /// `provider_id`, `retryable`, `reason` and `invalid_since_ms` it has.
+    mutating func outcomeMembers(status: RecipientResult.Status, providerID: String?, retryable: Bool?, reason: String?,
+                                 invalidSince: Int64?) {
+        member("status", status.rawValue)
+        if let providerID { member("provider_id", providerID) }
+        if let retryable {
+            key("retryable")
+            bool(retryable)
+        }
+        if let reason { member("reason", reason) }
+        if let invalidSince { member("invalid_since_ms", invalidSince) }
     }
 }
