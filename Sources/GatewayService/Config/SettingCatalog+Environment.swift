@@ -8,13 +8,14 @@ extension SettingCatalog {
     /// - `PUSHGW_FUZZ_ONLY`, `PUSHGW_FUZZ_STRICT`: the fuzzer's invariants
     ///   (`PUSHGW_FUZZ` and `PUSHGW_TSAN` are compiler flags, listed in case
     ///   one is exported by habit);
-    /// - `PUSHGW_TOKEN`, `PUSHGW_EVENT`, `PUSHGW_PLATFORMS`: read by the wrk
-    ///   scripts `bench/notify.lua` and `bench/render.lua` (the bench scripts
+    /// - `PUSHGW_TOKEN`, `PUSHGW_EVENT`, `PUSHGW_PLATFORMS`, `PUSHGW_PATH`:
+    ///   read by the wrk scripts `bench/notify.lua` and `bench/render.lua` (the bench scripts
     ///   set them on wrk's command line, not in the gateway's environment);
     /// - `PUSHGW_BENCH_BIN`, `PUSHGW_AIOAPNS_VENV`: options of bench scripts.
     public static let toolVariables: Set<String> = [
         "PUSHGW_UPDATE_GOLDEN", "PUSHGW_FUZZ", "PUSHGW_FUZZ_ONLY", "PUSHGW_FUZZ_STRICT", "PUSHGW_TSAN",
         "PUSHGW_TOKEN", "PUSHGW_EVENT", "PUSHGW_PLATFORMS", "PUSHGW_BENCH_BIN", "PUSHGW_AIOAPNS_VENV",
+        "PUSHGW_PATH",
     ]
 
     /// Every environment variable the gateway reads.
