@@ -28,14 +28,8 @@ final class FleetTestbed {
          redisURL: ((RedisTestServer) -> String)? = nil, environment extra: [String: String] = [:]) async throws {
         redis = try test.makeRedis(options)
         providers = try DemoProviders()
-        let key = try ES256SigningKey(pem: Array(try Data(contentsOf: URL(fileURLWithPath: providers.keyFile))))
-        var configuration = APNsSimulatorConfiguration(teamID: DemoProviders.teamID, keys: [DemoProviders.keyID: key.publicKeyPEM],
-                                                       topics: [DemoProviders.topic])
-        configuration.recordsNotifications = true
-        apns = try APNsSimulator(configuration: configuration)
-        try apns.start()
         apnsCAFile = providers.folder + "/fleet-apns-ca.pem"
-        try apns.writeCA(to: apnsCAFile)
+        apns = try APNsSimulator.recording(for: providers, caFile: apnsCAFile)
 
         var environment = Dictionary(uniqueKeysWithValues: providers.gatewayEnvironment.map { ($0.name, $0.value) })
         environment["PUSHGW_APNS_BASE_URL"] = apns.url
@@ -93,5 +87,21 @@ final class FleetTestbed {
     /// An event for two APNs devices and one FCM device.
     static func event(_ id: String) -> [UInt8] {
         ServiceTestbed.event(id: id, tokens: [ServiceTestbed.token(1), ServiceTestbed.token(2)], fcmTokens: ["fcm-device-1"])
+    }
+}
+
+extension APNsSimulator {
+    /// A started APNs simulator that accepts the demo's key and topic and
+    /// records every notification, its CA written to `caFile`: the one
+    /// provider the fleet tests' replicas share.
+    static func recording(for providers: DemoProviders, caFile: String) throws -> APNsSimulator {
+        let key = try ES256SigningKey(pem: Array(try Data(contentsOf: URL(fileURLWithPath: providers.keyFile))))
+        var configuration = APNsSimulatorConfiguration(teamID: DemoProviders.teamID, keys: [DemoProviders.keyID: key.publicKeyPEM],
+                                                       topics: [DemoProviders.topic])
+        configuration.recordsNotifications = true
+        let simulator = try APNsSimulator(configuration: configuration)
+        try simulator.start()
+        try simulator.writeCA(to: caFile)
+        return simulator
     }
 }

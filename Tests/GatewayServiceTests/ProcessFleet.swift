@@ -32,14 +32,8 @@ final class ProcessFleet {
         let binary = try Self.binary()
         redis = try test.makeRedis()
         providers = try DemoProviders()
-        let key = try ES256SigningKey(pem: Array(try Data(contentsOf: URL(fileURLWithPath: providers.keyFile))))
-        var configuration = APNsSimulatorConfiguration(teamID: DemoProviders.teamID, keys: [DemoProviders.keyID: key.publicKeyPEM],
-                                                       topics: [DemoProviders.topic])
-        configuration.recordsNotifications = true
-        apns = try APNsSimulator(configuration: configuration)
-        try apns.start()
         let apnsCAFile = providers.folder + "/fleet-apns-ca.pem"
-        try apns.writeCA(to: apnsCAFile)
+        apns = try APNsSimulator.recording(for: providers, caFile: apnsCAFile)
         logFolder = providers.folder
 
         // This process's environment without any PUSHGW_ setting, then the fleet's.
