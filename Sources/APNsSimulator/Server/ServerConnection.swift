@@ -119,6 +119,11 @@ final class ServerConnection {
             service.recordRefused()
             return
         }
+        if service.applicationProtocol == .http11 {
+            // A client without ALPN speaks HTTP/1.1, as to any web server.
+            serveHTTP1()
+            return
+        }
         guard tls.negotiatedProtocol == "h2" else {
             // No ALPN at all (a client that offers only other protocols
             // already failed in the handshake with no_application_protocol).

@@ -4,7 +4,8 @@
 /// tests (in process) and the demo.
 ///
 /// It speaks HTTP/2 over TLS 1.2+ with ALPN `h2` (the same server core as
-/// `APNsSimulator`) and serves a `ThrowawayPKI` certificate.
+/// `APNsSimulator`), or HTTP/1.1 instead (`servesHTTP11`), and serves a
+/// `ThrowawayPKI` certificate.
 ///
 /// It plays both ends a browser and its push service play:
 /// `makeSubscription()` creates what `PushManager.subscribe()` would (an

@@ -12,6 +12,11 @@ public struct WebPushSimulatorConfiguration: Sendable {
     public var maxBodySize: Int
     /// How far ahead a VAPID JWT's `exp` may be, in seconds (RFC 8292 §2: 24 hours).
     public var maxJWTLifetime: Double
+    /// Serve HTTP/1.1 instead of HTTP/2: ALPN `http/1.1` (a client offering
+    /// only `h2` fails the handshake; one offering nothing is served
+    /// HTTP/1.1), requests read strictly (`HTTP1RequestReader`), as a push
+    /// service without HTTP/2 would; for a sender's HTTP/1.1 fallback.
+    public var servesHTTP11: Bool
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` advertised to every connection.
     public var maxConcurrentStreams: Int
     /// At most this many connections at once; more are closed on accept.
@@ -36,6 +41,7 @@ public struct WebPushSimulatorConfiguration: Sendable {
         port: Int = 0,
         maxBodySize: Int = 4096,
         maxJWTLifetime: Double = 86_400,
+        servesHTTP11: Bool = false,
         maxConcurrentStreams: Int = 100,
         maxConnections: Int = 64,
         pki: ThrowawayPKI? = nil,
@@ -47,6 +53,7 @@ public struct WebPushSimulatorConfiguration: Sendable {
         self.port = port
         self.maxBodySize = maxBodySize
         self.maxJWTLifetime = maxJWTLifetime
+        self.servesHTTP11 = servesHTTP11
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxConnections = maxConnections
         self.pki = pki

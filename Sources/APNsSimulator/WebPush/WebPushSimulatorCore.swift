@@ -35,6 +35,7 @@ final class WebPushSimulatorCore: HTTP2Service {
 
     // MARK: HTTP2Service
 
+    var applicationProtocol: ApplicationProtocol { configuration.servesHTTP11 ? .http11 : .http2 }
     var handshakeTimeout: Duration { configuration.handshakeTimeout }
     var goAwayDebugData: [UInt8] { [] }
     /// The push services' behaviour is not documented: nghttp2's per-stream refusal.

@@ -55,23 +55,7 @@ public struct WebPushSimulatorResponse: Sendable, Equatable, CustomStringConvert
     }
 
     /// HTTP's reason phrase for `status`, the body's `error`.
-    var phrase: String {
-        switch status {
-        case 201: "Created"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 410: "Gone"
-        case 413: "Payload Too Large"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        default: "Error"
-        }
-    }
+    var phrase: String { HTTPStatusPhrase.phrase(for: status) }
 
     /// The JSON body of an error answer.
     var body: [UInt8] {
