@@ -309,6 +309,26 @@ final class WebPushSimulatorTests: XCTestCase {
         XCTAssertEqual(fixture.simulator.statistics.goAwaysSent, 1)
     }
 
+    /// A connection that decrypted for a subscription decrypts with the new
+    /// keys once the subscription is added again under the same id.
+    func testASubscriptionAddedAgainUnderItsIdIsDecryptedWithItsNewKeys() throws {
+        let fixture = try WebPushTestFixture()
+        let old = try fixture.simulator.addSubscription(privateKey: [UInt8](repeating: 7, count: 32),
+                                                        authSecret: [UInt8](repeating: 1, count: 16), id: "renewed")
+        let oldReference = try WebPushReference.run(fixture.referenceRequest(for: old, plaintexts: ["old keys"]))
+        let client = try fixture.client()
+        let authorization = try XCTUnwrap(oldReference.py_vapid_authorization)
+        XCTAssertEqual(client.send(fixture.request(old, body: oldReference.bodyBytes[0], authorization: authorization)).status, 201)
+
+        let renewed = try fixture.simulator.addSubscription(privateKey: [UInt8](repeating: 9, count: 32),
+                                                            authSecret: [UInt8](repeating: 2, count: 16), id: "renewed")
+        XCTAssertNotEqual(renewed.p256dh, old.p256dh)
+        let newReference = try WebPushReference.run(fixture.referenceRequest(for: renewed, plaintexts: ["new keys"]))
+        let response = client.send(fixture.request(renewed, body: newReference.bodyBytes[0], authorization: authorization))
+        XCTAssertEqual(response.status, 201, String(decoding: response.body, as: UTF8.self))
+        XCTAssertEqual(fixture.simulator.messages(for: "renewed").map(\.text), ["old keys", "new keys"])
+    }
+
     func testASubscriptionNeedsARunningSimulatorAndAValidAuthSecret() throws {
         let simulator = try WebPushSimulator()
         XCTAssertThrowsError(try simulator.makeSubscription())

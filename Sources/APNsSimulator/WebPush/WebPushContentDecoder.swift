@@ -44,7 +44,8 @@ enum WebPushContentDecoder {
             return .failure(Failure(message: "the record size \(recordSize) is below 18 (RFC 8188 section 2)"))
         }
         guard keyIDLength == P256Point.pointLength else {
-            return .failure(Failure(message: "the keyid is \(keyIDLength) bytes, not the sender's 65-byte public key (RFC 8291 section 4)"))
+            return .failure(Failure(
+                message: "the keyid is \(keyIDLength) bytes, not the sender's 65-byte public key (RFC 8291 section 4)"))
         }
         guard body.count >= headerLength + 17 else {
             return .failure(Failure(message: "the body holds no record after its header"))
@@ -52,7 +53,8 @@ enum WebPushContentDecoder {
         let senderPoint = Array(body[21..<headerLength])
         let record = Array(body[headerLength...])
         guard record.count <= recordSize else {
-            return .failure(Failure(message: "the message is more than one record (\(record.count) bytes after the header, rs \(recordSize)); RFC 8291 section 4 allows one"))
+            return .failure(Failure(message: "the message is more than one record (\(record.count) bytes after the header, "
+                                        + "rs \(recordSize)); RFC 8291 section 4 allows one"))
         }
         guard let sender = P256Point.publicKey(point: senderPoint) else {
             return .failure(Failure(message: "the keyid is not a P-256 point"))
@@ -72,7 +74,8 @@ enum WebPushContentDecoder {
             return .failure(Failure(message: "the record has no padding delimiter"))
         }
         guard padded[delimiter] == 0x02 else {
-            return .failure(Failure(message: "the record's padding delimiter is 0x\(String(padded[delimiter], radix: 16)), not 0x02 (the last record)"))
+            let found = String(padded[delimiter], radix: 16)
+            return .failure(Failure(message: "the record's padding delimiter is 0x\(found), not 0x02 (the last record)"))
         }
         return .success(Array(padded[..<delimiter]))
     }

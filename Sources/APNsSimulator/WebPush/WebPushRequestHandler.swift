@@ -18,7 +18,9 @@ final class WebPushRequestHandler: HTTP2RequestHandler {
     private let core: WebPushSimulatorCore
     private let number: Int
     private var vapid: VAPIDVerifier
-    private var keys: [String: OwnedKey] = [:]
+    /// Parsed private keys by subscription id, with the PEM each came from
+    /// (a subscription added again under the same id brings a new one).
+    private var keys: [String: (pem: String, key: OwnedKey)] = [:]
 
     init(core: WebPushSimulatorCore, number: Int) {
         self.core = core
@@ -63,7 +65,8 @@ final class WebPushRequestHandler: HTTP2RequestHandler {
         case .failure(let refusal): return .failure(refusal)
         }
         if let required = subscription.applicationServerKey, required != claims.publicKey {
-            return .failure(WebPushRefusal(status: 403, "VAPIDKeyMismatch", "k is not the applicationServerKey the subscription was created with"))
+            return .failure(WebPushRefusal(status: 403, "VAPIDKeyMismatch",
+                                           "k is not the applicationServerKey the subscription was created with"))
         }
         let headers: WebPushHeaderRules.Headers
         switch WebPushHeaderRules.check(request) {
@@ -71,7 +74,9 @@ final class WebPushRequestHandler: HTTP2RequestHandler {
         case .failure(let refusal): return .failure(refusal)
         }
         guard request.bodyLength <= core.configuration.maxBodySize else {
-            return .failure(WebPushRefusal(status: 413, "PayloadTooLarge", "The body is \(request.bodyLength) bytes; at most \(core.configuration.maxBodySize) are accepted"))
+            let limit = core.configuration.maxBodySize
+            return .failure(WebPushRefusal(status: 413, "PayloadTooLarge",
+                                           "The body is \(request.bodyLength) bytes; at most \(limit) are accepted"))
         }
         var plaintext: [UInt8] = []
         if request.bodyLength > 0 {
@@ -92,9 +97,9 @@ final class WebPushRequestHandler: HTTP2RequestHandler {
 
     /// The subscription's private key, parsed once per connection.
     private func privateKey(id: String, subscription: WebPushSubscriptionState) -> OwnedKey? {
-        if let key = keys[id] { return key }
+        if let parsed = keys[id], parsed.pem == subscription.privateKeyPEM { return parsed.key }
         guard let key = try? OwnedKey.privateKey(pem: subscription.privateKeyPEM) else { return nil }
-        keys[id] = key
+        keys[id] = (subscription.privateKeyPEM, key)
         return key
     }
 
