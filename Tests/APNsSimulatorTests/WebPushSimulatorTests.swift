@@ -39,6 +39,27 @@ final class WebPushSimulatorTests: XCTestCase {
         XCTAssertEqual(fixture.simulator.statistics.acceptedPerSubscription, [subscription.id: 1])
     }
 
+    /// Concurrent streams on one connection, to two subscriptions, each
+    /// decrypted with its own keys; one VAPID token serves them all.
+    func testConcurrentStreamsToTwoSubscriptionsAreEachDecryptedWithTheirOwnKeys() throws {
+        let fixture = try WebPushTestFixture()
+        let first = try fixture.simulator.makeSubscription()
+        let second = try fixture.simulator.makeSubscription()
+        let texts = (0..<8).map { "message \($0)" }
+        let toFirst = try WebPushReference.run(fixture.referenceRequest(for: first, plaintexts: texts))
+        let toSecond = try WebPushReference.run(fixture.referenceRequest(for: second, plaintexts: texts))
+        let authorization = try XCTUnwrap(toFirst.py_vapid_authorization)
+        let requests = zip(toFirst.bodyBytes, toSecond.bodyBytes).flatMap { one, other in
+            [fixture.request(first, body: one, authorization: authorization),
+             fixture.request(second, body: other, authorization: authorization)]
+        }
+        let client = try fixture.client()
+        XCTAssertEqual(client.send(requests).map(\.status), Array(repeating: 201, count: 16))
+        XCTAssertEqual(fixture.simulator.messages(for: first.id).map(\.text).sorted(), texts)
+        XCTAssertEqual(fixture.simulator.messages(for: second.id).map(\.text).sorted(), texts)
+        XCTAssertEqual(Set(fixture.simulator.statistics.messages.map(\.messageID)).count, 16, "every message has its own id")
+    }
+
     /// RFC 8291 §5's example message, made with the Appendix A keys, is
     /// decrypted with the appendix's receiver keys; the receiver's public
     /// key the simulator derives from the private one is the appendix's.

@@ -3,9 +3,10 @@
 /// the certificates, the connection-level faults and stream limit, the
 /// counters it bumps, and a request handler for each new connection.
 ///
-/// The APNs simulator (`SimulatorCore`) and the FCM simulator
-/// (`FCMSimulatorCore`) each implement it; the socket, TLS, nghttp2 and
-/// fault code is the same for both.
+/// The APNs simulator (`SimulatorCore`), the FCM simulator
+/// (`FCMSimulatorCore`) and the web push simulator (`WebPushSimulatorCore`)
+/// each implement it; the socket, TLS, nghttp2 and fault code is the same
+/// for all three.
 ///
 /// Implementations are shared by every connection thread and the public API,
 /// so they are `Sendable` (immutable values plus a `Mutex`).

@@ -3,7 +3,7 @@ import Glibc
 import PushGWSync
 
 /// The listening side shared by the simulators: binds 127.0.0.1, runs the
-/// accept thread and one thread per connection, each serving TLS + HTTP/2
+/// accept thread and one thread per connection, each serving TLS + HTTP/2 (or HTTP/1.1)
 /// for an `HTTP2Service`, and stops them all.
 ///
 /// Lifecycle: created → running → stopped; a stopped server cannot be

@@ -3,8 +3,9 @@
 ///
 /// - `Authorization: vapid t=<JWT>, k=<key>`: the scheme in any ASCII case,
 ///   then the `t` and `k` parameters once each, in either order, separated
-///   by a comma and optional spaces. `k` is the application server's
-///   P-256 public key, base64url, uncompressed (65 bytes).
+///   by a comma and optional spaces, each a bare token (not quoted). `k`
+///   is the application server's P-256 public key, uncompressed (65
+///   bytes), in base64url without padding (RFC 7515 §2), as `t`'s parts are.
 /// - The JWT: three canonical base64url parts; header `{"alg":"ES256"}`
 ///   with `typ`, when present, `"JWT"`; an ES256 signature that verifies
 ///   under `k`; claims with `aud` exactly the push resource's origin
