@@ -327,6 +327,30 @@ final class SimTestClient {
         }
     }
 
+    /// Writes `bytes` on the TLS connection as they are (for HTTP/1.1).
+    func writeRaw(_ bytes: [UInt8]) -> Bool {
+        bytes.isEmpty || SSL_write(ssl, bytes, Int32(bytes.count)) == Int32(bytes.count)
+    }
+
+    /// Reads what arrives until `complete` says the bytes so far are whole,
+    /// the server closes, or `timeout` passes (for HTTP/1.1).
+    func readRaw(until complete: ([UInt8]) -> Bool, timeout: Duration = .seconds(5)) -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while !complete(received), ContinuousClock.now < deadline {
+            let count = SSL_read(ssl, &buffer, Int32(buffer.count))
+            if count > 0 {
+                received += buffer.prefix(Int(count))
+            } else if SSL_get_error(ssl, count) != SSL_ERROR_WANT_READ {
+                ERR_clear_error()
+                isClosed = true
+                break
+            }
+        }
+        return received
+    }
+
     /// Reads until the server closes the connection (or `timeout`).
     func waitForClose(timeout: Duration = .seconds(5)) -> Bool {
         if session == nil {

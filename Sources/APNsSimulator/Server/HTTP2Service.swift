@@ -3,15 +3,19 @@
 /// the certificates, the connection-level faults and stream limit, the
 /// counters it bumps, and a request handler for each new connection.
 ///
-/// The APNs simulator (`SimulatorCore`) and the FCM simulator
-/// (`FCMSimulatorCore`) each implement it; the socket, TLS, nghttp2 and
-/// fault code is the same for both.
+/// The APNs simulator (`SimulatorCore`), the FCM simulator
+/// (`FCMSimulatorCore`) and the web push simulator (`WebPushSimulatorCore`)
+/// each implement it; the socket, TLS, nghttp2 and fault code is the same
+/// for all three.
 ///
 /// Implementations are shared by every connection thread and the public API,
 /// so they are `Sendable` (immutable values plus a `Mutex`).
 protocol HTTP2Service: Sendable {
     /// The certificates every connection serves.
     var pki: ThrowawayPKI { get }
+    /// What the connections speak: HTTP/2 (ALPN `h2`), or HTTP/1.1 (ALPN
+    /// `http/1.1` or none) with each request handed to the same handler.
+    var applicationProtocol: ApplicationProtocol { get }
     /// How long a TLS handshake may take before the connection is closed.
     var handshakeTimeout: Duration { get }
     /// The connection-level faults in force (read once per completed request).
@@ -49,6 +53,17 @@ protocol HTTP2Service: Sendable {
     /// A new handler for the requests of connection `number`, used by that
     /// connection's thread only.
     func makeHandler(connection number: Int) -> any HTTP2RequestHandler
+}
+
+extension HTTP2Service {
+    /// HTTP/2, unless a service says otherwise.
+    var applicationProtocol: ApplicationProtocol { .http2 }
+}
+
+/// The protocol a simulator's connections speak after the TLS handshake.
+enum ApplicationProtocol: Sendable {
+    case http2
+    case http11
 }
 
 /// Answers the complete requests of one connection. Thread-confined: created,

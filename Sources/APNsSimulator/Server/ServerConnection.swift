@@ -3,8 +3,9 @@ import Glibc
 
 /// One accepted TCP connection, served on its own thread from TLS
 /// handshake to close: TLS through memory BIOs, an nghttp2 server session
+/// (or, for a service that serves HTTP/1.1, `ServerConnection+HTTP1.swift`)
 /// and injected faults. What each complete request is answered with is up
-/// to the service's per-connection `HTTP2RequestHandler` (APNs or FCM).
+/// to the service's per-connection `HTTP2RequestHandler` (APNs, FCM or web push).
 ///
 /// Thread-confined: created, run and released by the connection's thread.
 /// nghttp2 calls back into it (see `HTTP2Callbacks.swift`) only from inside
@@ -117,6 +118,11 @@ final class ServerConnection {
     func run() {
         guard performHandshake() else {
             service.recordRefused()
+            return
+        }
+        if service.applicationProtocol == .http11 {
+            // A client without ALPN speaks HTTP/1.1, as to any web server.
+            serveHTTP1()
             return
         }
         guard tls.negotiatedProtocol == "h2" else {

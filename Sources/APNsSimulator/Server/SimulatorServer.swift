@@ -3,7 +3,7 @@ import Glibc
 import PushGWSync
 
 /// The listening side shared by the simulators: binds 127.0.0.1, runs the
-/// accept thread and one thread per connection, each serving TLS + HTTP/2
+/// accept thread and one thread per connection, each serving TLS + HTTP/2 (or HTTP/1.1)
 /// for an `HTTP2Service`, and stops them all.
 ///
 /// Lifecycle: created → running → stopped; a stopped server cannot be
@@ -42,7 +42,7 @@ final class SimulatorServer: Sendable {
     /// Binds 127.0.0.1 and starts accepting. Throws when the port is taken,
     /// the TLS context cannot be built, or it was already started.
     func start() throws(APNsSimulatorError) {
-        let context = try TLSServerContext(pki: service.pki)  // once, not per connection
+        let context = try TLSServerContext(pki: service.pki, applicationProtocol: service.applicationProtocol)  // once, not per connection
         try lifecycle.withLock { state throws(APNsSimulatorError) in
             guard case .created = state else {
                 throw APNsSimulatorError(operation: "start", detail: "the simulator was already started")
