@@ -5,7 +5,8 @@
 /// - . _ ~` as `%XX`), so any id makes a valid URL and one path segment.
 ///
 /// FCM accepts only an HTTPS link: the template must start `https://`, name
-/// a host, and hold printable ASCII; `{conversation_id}` is its only
+/// a host, and hold printable ASCII that a URL may hold (no space, `"`, `<`,
+/// `>`, `\`, `^`, `` ` `` or `|`); `{conversation_id}` is its only
 /// placeholder (another `{…}` is refused as a likely misspelling).
 public struct WebLinkTemplate: Sendable, Equatable {
     /// The template as configured, e.g. `https://chat.example/c/{conversation_id}`.
@@ -20,8 +21,11 @@ public struct WebLinkTemplate: Sendable, Equatable {
     /// Checks `template`; `setting` names it in the error.
     public init(_ template: String, setting: String) throws(ConfigError) {
         let bytes = Array(template.utf8)
-        guard !bytes.isEmpty, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw ConfigError(setting: setting, "a URL of printable ASCII without spaces, e.g. https://chat.example/c/{conversation_id}")
+        // Printable ASCII, less the characters RFC 3986 never allows in a URI.
+        let neverInURL = Set("\"<>\\^`|".utf8)
+        guard !bytes.isEmpty, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !neverInURL.contains($0) }) else {
+            throw ConfigError(setting: setting, "a URL of printable ASCII without spaces or \" < > \\ ^ ` |, "
+                + "e.g. https://chat.example/c/{conversation_id}")
         }
         guard HTTPURL.schemeLength(bytes.span) == 8, bytes.count > 8,
               ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[8]) else {
