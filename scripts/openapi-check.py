@@ -43,7 +43,8 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 
 # The one rule of the event that JSON Schema cannot state and a generator
 # breaks at once: each device once per event (APNs tokens without regard
-# to case; the document's `recipients` says so). Generated events that name
+# to case, a web push subscription by its endpoint; the document's
+# `recipients` says so). Generated events that name
 # a device twice are not sent; `uniqueItems` covers only identical items.
 HOOKS = """\
 import schemathesis
@@ -56,9 +57,12 @@ def filter_body(context, body):
         return True
     seen = set()
     for recipient in recipients:
-        if not isinstance(recipient, dict) or not isinstance(recipient.get("token"), str):
+        if not isinstance(recipient, dict):
             continue
-        token = recipient["token"]
+        name = "endpoint" if recipient.get("platform") == "webpush" else "token"
+        if not isinstance(recipient.get(name), str):
+            continue
+        token = recipient[name]
         key = token.lower() if recipient.get("platform") == "apns" else token
         if key in seen:
             return False
