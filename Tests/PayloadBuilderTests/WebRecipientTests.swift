@@ -126,6 +126,11 @@ final class WebRecipientTests: XCTestCase {
         let webWithKeys = JSONValue.object([("platform", .string("fcm_web")), ("token", .string("t-3")),
                                             ("keys", .object([("p256dh", .string(Self.p256dh)), ("auth", .string(Self.auth))]))])
         assertRefused(Self.withFourth(webWithKeys), field: "recipients[3].keys", containing: "only a webpush")
+        var nullToken = Self.subscription()
+        nullToken[path: "token"] = .null
+        assertRefused(Self.withFourth(nullToken), field: "recipients[3].token", containing: "endpoint and keys")
+        let fcmWithNullKeys = JSONValue.object([("platform", .string("fcm")), ("token", .string("t-4")), ("keys", .null)])
+        assertRefused(Self.withFourth(fcmWithNullKeys), field: "recipients[3].keys", containing: "only a webpush")
         let badWebToken = JSONValue.object([("platform", .string("fcm_web")), ("token", .string("has space"))])
         assertRefused(Self.withFourth(badWebToken), field: "recipients[3].token", containing: "printable ASCII")
         let unknown = JSONValue.object([("platform", .string("web")), ("token", .string("t"))])

@@ -70,15 +70,18 @@ extension EventReader {
         }
         guard let platform else { throw Self.invalid(location, "platform", "is required") }
         recipients[index].platform = platform
+        // By the members present (`seen`'s bits, in `Object.recipient`'s
+        // order), null ones included: `"token": null` on a subscription is
+        // as foreign to it as a token.
         guard platform == .webpush else {
-            if endpoint != nil { throw Self.invalid(location, "endpoint", "only a webpush recipient has an endpoint") }
-            if recipients[index].webPushKeys != nil { throw Self.invalid(location, "keys", "only a webpush recipient has keys") }
+            if seen & 1 << 5 != 0 { throw Self.invalid(location, "endpoint", "only a webpush recipient has an endpoint") }
+            if seen & 1 << 6 != 0 { throw Self.invalid(location, "keys", "only a webpush recipient has keys") }
             guard let token else { throw Self.invalid(location, "token", "is required") }
             if let problem = token.deviceTokenProblem(platform) { throw Self.invalid(location, "token", problem) }
             recipients[index].token = token.string
             return
         }
-        if token != nil {
+        if seen & 1 << 1 != 0 {
             throw Self.invalid(location, "token", "a webpush recipient is named by its endpoint and keys, not a token")
         }
         guard let endpoint else { throw Self.invalid(location, "endpoint", "is required") }
