@@ -43,22 +43,37 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 
 # The one rule of the event that JSON Schema cannot state and a generator
 # breaks at once: each device once per event (APNs tokens without regard
-# to case; the document's `recipients` says so). Generated events that name
+# to case, a web push subscription by its endpoint; the document's
+# `recipients` says so). Generated events that name
 # a device twice are not sent; `uniqueItems` covers only identical items.
+# The coverage phase applies case hooks only (`filter_case`), the other
+# phases body hooks too: the rule is given as both.
 HOOKS = """\
 import schemathesis
 
 
 @schemathesis.hook
+def filter_case(context, case):
+    return names_each_device_once(case.body)
+
+
+@schemathesis.hook
 def filter_body(context, body):
+    return names_each_device_once(body)
+
+
+def names_each_device_once(body):
     recipients = body.get("recipients") if isinstance(body, dict) else None
     if not isinstance(recipients, list):
         return True
     seen = set()
     for recipient in recipients:
-        if not isinstance(recipient, dict) or not isinstance(recipient.get("token"), str):
+        if not isinstance(recipient, dict):
             continue
-        token = recipient["token"]
+        name = "endpoint" if recipient.get("platform") == "webpush" else "token"
+        if not isinstance(recipient.get(name), str):
+            continue
+        token = recipient[name]
         key = token.lower() if recipient.get("platform") == "apns" else token
         if key in seen:
             return False

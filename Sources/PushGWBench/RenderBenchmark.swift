@@ -157,10 +157,12 @@ enum RenderBenchmark {
             writer.member("platform", platform.rawValue)
             let suffix = String(index, radix: 16)
             switch platform {
-            case .fcm:
+            case .fcm, .fcmWeb:
                 writer.member("token", "bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1" + String(repeating: "0", count: 7 - suffix.count) + suffix)
             case .apns:
                 writer.member("token", String(repeating: "0", count: 64 - suffix.count) + suffix)
+            case .webpush:
+                preconditionFailure("the render benchmark sends to tokens, not web push subscriptions")
             }
             writer.member("badge", 3)
             writer.member("locale", "vi")

@@ -36,10 +36,12 @@ final class DataMapTests: XCTestCase {
                 for request in rendered.requests {
                     let body = parseJSONOrFail(request.body)
                     switch request.platform {
-                    case .fcm:
+                    case .fcm, .fcmWeb:
                         XCTAssertEqual(body[path: "message.data"]?.memberKeys, expected, what)
                     case .apns:
                         XCTAssertEqual(body.memberKeys, ["aps", "notifee_options"] + expected, what)
+                    case .webpush:
+                        XCTFail("a webpush subscription is never a request")
                     }
                 }
                 XCTAssertEqual(rendered.requests.count, 2, what)

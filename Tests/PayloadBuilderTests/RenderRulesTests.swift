@@ -496,6 +496,9 @@ final class RenderRulesTests: XCTestCase {
                     XCTAssertLessThanOrEqual(Self.fcmCountedBytes(body), 4096, "FCM counted bytes")
                     shown = body[path: "message.notification.body"]
                     assertShortened(body[path: "message.data.text"], of: Self.longText)
+                case .fcmWeb, .webpush:
+                    XCTFail("only phones here")
+                    shown = nil
                 }
                 let text = try XCTUnwrap(shown?.asString)
                 XCTAssertTrue(text.hasPrefix(prefix), text)

@@ -19,6 +19,10 @@ enum ReportReference {
             writer.member("platform", skip.platform.rawValue)
             writer.member("token", skip.token)
             writer.member("reason", skip.reason)
+            if let plaintext = skip.plaintext {
+                writer.key("plaintext")
+                writer.raw(plaintext)
+            }
             writer.endObject()
         }
         writer.endArray()

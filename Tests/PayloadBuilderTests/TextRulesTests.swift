@@ -26,6 +26,8 @@ final class TextRulesTests: XCTestCase {
                 switch request.platform {
                 case .fcm: return (body[path: "message.notification"] ?? .null, body[path: "message.data"] ?? .null)
                 case .apns: return (body[path: "aps.alert"] ?? .null, body)
+                case .fcmWeb: return (body[path: "message.webpush.notification"] ?? .null, body[path: "message.data"] ?? .null)
+                case .webpush: return (.null, .null)
                 }
             }
         } catch {

@@ -21,6 +21,8 @@ struct AppDraft: Sendable {
     var fromFile: Bool
     var apns: APNs?
     var fcm: FCM?
+    /// `web.link_template` / `PUSHGW_WEB_LINK_TEMPLATE`: the page a browser notification opens.
+    var webLinkTemplate: Sourced?
     /// `data_keys` / `PUSHGW_DATA_KEYS`, parsed, with its setting.
     var dataKeys: (value: JSONValue, setting: String)?
     /// `feedback_url` and `feedback_secret_file`: the async mode's feedback webhook.

@@ -118,6 +118,10 @@ struct FileSettings {
                 serviceAccountFile: try filePath(fcm, "service_account_file"), projectID: try text(fcm, "project_id"),
                 baseURL: try text(fcm, "base_url"), caFile: try filePath(fcm, "ca_file"), connections: try whole(fcm, "connections"))
         }
+        if let webValue = object.value("web") {
+            let web = try FileObject(webValue, setting: "\(label).web", allowed: ConfigFileKeys.web)
+            app.webLinkTemplate = try text(web, "link_template")
+        }
         if let keys = object.value("data_keys") { app.dataKeys = (keys, "\(label).data_keys") }
         app.feedbackURL = try text(object, "feedback_url")
         app.feedbackSecretFile = try filePath(object, "feedback_secret_file")

@@ -21,6 +21,13 @@ extension ConfigurationLoader {
                 throw ServiceError(setting: error.setting, error.message)
             }
         }
+        if let template = app.webLinkTemplate {
+            do {
+                settings.webLink = try WebLinkTemplate(template.value, setting: template.setting)
+            } catch {
+                throw ServiceError(setting: error.setting, error.message)
+            }
+        }
         settings.feedback = try feedbackSettings(of: app, use: use)
         return settings
     }

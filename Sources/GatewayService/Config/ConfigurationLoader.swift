@@ -166,12 +166,13 @@ public struct ConfigurationLoader {
         }
     }
 
-    /// `PUSHGW_APNS_*`, `PUSHGW_FCM_*`, `PUSHGW_DATA_KEYS` and
-    /// `PUSHGW_APP_NAME`, laid over the file's app field by field, or
+    /// `PUSHGW_APNS_*`, `PUSHGW_FCM_*`, `PUSHGW_WEB_LINK_TEMPLATE`,
+    /// `PUSHGW_DATA_KEYS` and `PUSHGW_APP_NAME`, laid over the file's app field by field, or
     /// describing the one app when the file has none.
     private func overlayEnvironmentApp(on apps: inout [AppDraft]) throws(ServiceError) {
         let names = environment.keys.filter {
-            ($0.hasPrefix("PUSHGW_APNS_") || $0.hasPrefix("PUSHGW_FCM_") || $0 == "PUSHGW_DATA_KEYS" || $0 == "PUSHGW_APP_NAME")
+            ($0.hasPrefix("PUSHGW_APNS_") || $0.hasPrefix("PUSHGW_FCM_") || $0 == "PUSHGW_WEB_LINK_TEMPLATE"
+                || $0 == "PUSHGW_DATA_KEYS" || $0 == "PUSHGW_APP_NAME")
                 && value($0) != nil
         }
         guard !names.isEmpty else { return }
@@ -221,6 +222,7 @@ public struct ConfigurationLoader {
             if app.fcm == nil { app.fcm = AppDraft.FCM() }
             app.fcm![keyPath: field] = setting
         }
+        if let template = sourced("PUSHGW_WEB_LINK_TEMPLATE") { app.webLinkTemplate = template }
         if let keys = value("PUSHGW_DATA_KEYS") {
             do {
                 app.dataKeys = (try JSONParser.parse(Array(keys.utf8)), "PUSHGW_DATA_KEYS")

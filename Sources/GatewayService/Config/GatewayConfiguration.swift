@@ -53,6 +53,8 @@ public struct GatewayConfiguration: Sendable {
         public var apns: APNsSettings?
         public var fcm: FCMSettings?
         public var dataKeys = DataKeyNames()
+        /// The page a browser notification opens; nil: none.
+        public var webLink: WebLinkTemplate?
         /// The async mode's feedback webhook; nil: none.
         public var feedback: FeedbackSettings?
 
@@ -178,7 +180,7 @@ public struct GatewayConfiguration: Sendable {
             AppProfile(name: app.name,
                        apns: app.apns.map { APNsTarget(topic: $0.topic, baseURL: $0.baseURL) },
                        fcm: app.fcm.map { FCMTarget(projectID: $0.projectID, baseURL: $0.baseURL) },
-                       dataKeys: app.dataKeys)
+                       dataKeys: app.dataKeys, webLink: app.webLink)
         }
         do {
             return try RenderConfig(apps: profiles, defaultLocale: defaultLocale, selfSenderIDs: selfSenderIDs)

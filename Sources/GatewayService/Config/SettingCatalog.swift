@@ -53,7 +53,7 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_LOG_LEVEL", fileKey: "log_level", defaultValue: "info",
                 help: "debug, info, warning or error; logs are JSON lines on standard error"),
         Setting(environment: "PUSHGW_APP_NAME", fileKey: "apps[].name", defaultValue: "default",
-                help: "the app the PUSHGW_APNS_*/PUSHGW_FCM_*/PUSHGW_DATA_KEYS settings describe; with a configuration file, "
+                help: "the app the PUSHGW_APNS_*/PUSHGW_FCM_*/PUSHGW_WEB_LINK_TEMPLATE/PUSHGW_DATA_KEYS settings describe; with a configuration file, "
                     + "one of its apps (needed when it lists several)"),
         Setting(environment: "PUSHGW_APNS_KEY_FILE", fileKey: "apps[].apns.key_file", defaultValue: "none",
                 help: "APNs auth key (.p8, PKCS#8 PEM); with key id, team id and topic enables direct APNs"),
@@ -81,6 +81,10 @@ public enum SettingCatalog {
                 help: "PEM file of CAs to trust for FCM and its OAuth token endpoint"),
         Setting(environment: "PUSHGW_FCM_CONNECTIONS", fileKey: "apps[].fcm.connections", defaultValue: "one per core, at least 2",
                 help: "1 to 64: HTTP/2 connections to FCM per app (one per core keeps every event on one thread)"),
+        Setting(environment: "PUSHGW_WEB_LINK_TEMPLATE", fileKey: "apps[].web.link_template", defaultValue: "none",
+                help: "the page a browser notification (fcm_web) opens when clicked, an https:// URL in which {conversation_id} "
+                    + "is replaced with the conversation id, percent-encoded, e.g. https://chat.example/c/{conversation_id}; "
+                    + "unset: no link (the browser's default)"),
         Setting(environment: "PUSHGW_DATA_KEYS", fileKey: "apps[].data_keys", defaultValue: "none",
                 help: "JSON object renaming data keys, e.g. {\"ps_thread_id\":\"conversationId\",\"avatar_url\":null}"),
         Setting(environment: "-", fileKey: "apps[].feedback_url", defaultValue: "none",

@@ -25,7 +25,7 @@ extension Dispatcher {
             let platform = requests[index].platform
             let recipientIndex = requests[index].recipientIndex
             let token = requests[index].token
-            let provider = platform.rawValue
+            let provider = platform.deliveredBy.rawValue
             switch outcome {
             case let .accepted(providerID):
                 health.worked(app: app.name, provider: provider)
@@ -109,7 +109,7 @@ extension Dispatcher {
                 let sending = Array(sendable.prefix(granted))
                 if !sending.isEmpty {
                     let requests = sending.map(\.retry.request)
-                    for request in requests { series.provider(request.platform.rawValue).retries.add(1) }
+                    for request in requests { series.provider(request.platform.deliveredBy.rawValue).retries.add(1) }
                     out += 1
                     group.addTask { .answered(sending, await self.sendOnce(requests, app: app, deadline: deadline)) }
                 }
@@ -171,12 +171,13 @@ extension Dispatcher {
     /// sender at once; `completion` runs when the last one has answered.
     func sendOnce(_ requests: [ProviderRequest], app: AppProfile, deadline: ContinuousClock.Instant,
                   completion: @escaping @Sendable ([DeliveryResult]) -> Void) {
-        // Each platform's positions, platforms in order of first appearance
-        // (a list: there are two platforms, a dictionary costs more than a scan).
+        // Each sending platform's positions (FCM's for `fcm_web` too),
+        // platforms in order of first appearance (a list: there are two
+        // platforms, a dictionary costs more than a scan).
         var byPlatform: [(platform: Platform, positions: [Int])] = []
         for position in requests.indices {
             // The platform read in place: iterating the requests copied each (five references retained).
-            let platform = requests[position].platform
+            let platform = requests[position].platform.deliveredBy
             if let group = byPlatform.firstIndex(where: { $0.platform == platform }) {
                 byPlatform[group].positions.append(position)
             } else {

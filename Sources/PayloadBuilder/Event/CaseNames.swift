@@ -1,8 +1,8 @@
 /// The decoder fast path's lookups of a platform, message kind or priority
 /// from a name's UTF-8, byte for byte (the synthesized `init(rawValue:)`
 /// would need a `String`, and goes through the runtime's
-/// `_findStringSwitchCase`). A string equals one of these names (all lowercase ASCII letters) only when its bytes are the
-/// name's: no other scalar decomposes to a lowercase ASCII letter, so no
+/// `_findStringSwitchCase`). A string equals one of these names (lowercase ASCII letters and `_`) only when its bytes are the
+/// name's: no other scalar decomposes to a lowercase ASCII letter or `_`, so no
 /// other string is canonically equivalent. `CaseNamesTests` checks these
 /// against `init(rawValue:)` too.
 extension Platform {
@@ -12,6 +12,10 @@ extension Platform {
             self = .fcm
         } else if CaseName.is(name, "apns") {
             self = .apns
+        } else if CaseName.is(name, "fcm_web") {
+            self = .fcmWeb
+        } else if CaseName.is(name, "webpush") {
+            self = .webpush
         } else {
             return nil
         }

@@ -1,4 +1,5 @@
-/// The shape rules of device tokens (API.md "Limits"). A token that fails
+/// The shape rules of device tokens (API.md "Limits"; a `webpush`
+/// subscription's token is its endpoint, `WebPushEndpoint`). A token that fails
 /// them is refused before anything is sent: sending it would only earn a
 /// `BadDeviceToken` and count against the connection.
 public enum DeviceToken {
@@ -19,7 +20,8 @@ public enum DeviceToken {
                 return "an APNs token holds hex digits only (0-9, a-f)"
             }
             return nil
-        case .fcm:
+        case .fcm, .fcmWeb:
+            // A web registration token has the shape of an app's.
             guard count >= 1, count <= 4096 else {
                 return "an FCM token has 1 to 4096 characters; this one has \(count)"
             }
@@ -29,6 +31,9 @@ public enum DeviceToken {
                 return "an FCM token holds printable ASCII only, without spaces"
             }
             return nil
+        case .webpush:
+            // A subscription is named by its endpoint.
+            return WebPushEndpoint.problem(utf8: token)
         }
     }
 }

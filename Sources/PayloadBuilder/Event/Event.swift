@@ -81,24 +81,41 @@ public struct Sender: Sendable, Equatable {
 /// The push service a device token belongs to.
 public enum Platform: String, Sendable, CaseIterable {
     case fcm, apns
+    /// A browser reached through FCM with a web registration token: FCM v1's
+    /// `webpush` block instead of `android` and `apns`.
+    case fcmWeb = "fcm_web"
+    /// A browser's push subscription, reached directly (RFC 8030): its
+    /// endpoint and keys (`Recipient.webPushKeys`).
+    case webpush
+
+    /// The platform whose provider client sends this one's requests: FCM for
+    /// `fcm_web` (the same project, credentials and connections), else itself.
+    public var deliveredBy: Platform { self == .fcmWeb ? .fcm : self }
 }
 
 /// One device to notify.
 public struct Recipient: Sendable, Equatable {
     public var platform: Platform
+    /// The device's address at its provider: the registration token, or for
+    /// `webpush` the subscription's endpoint URL (what results, `rejected`
+    /// and the dedup record name it by).
     public var token: String
     public var badge: Int?
     /// The recipient's language tag; only its primary subtag is used.
     public var locale: String?
     /// The recipient's user id, for the self-notification rule.
     public var userID: String?
+    /// A `webpush` subscription's keys; nil for every other platform.
+    public var webPushKeys: WebPushKeys?
 
-    public init(platform: Platform, token: String, badge: Int? = nil, locale: String? = nil, userID: String? = nil) {
+    public init(platform: Platform, token: String, badge: Int? = nil, locale: String? = nil, userID: String? = nil,
+                webPushKeys: WebPushKeys? = nil) {
         self.platform = platform
         self.token = token
         self.badge = badge
         self.locale = locale
         self.userID = userID
+        self.webPushKeys = webPushKeys
     }
 }
 

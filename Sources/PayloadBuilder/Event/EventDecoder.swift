@@ -49,10 +49,13 @@ public struct EventDecoder: Sendable {
                              "\"\(entry.key)\" is set by the gateway itself; use another key")
         }
         for (position, recipient) in event.recipients.enumerated() {
+            // A `webpush` recipient is not refused here: the renderer answers
+            // it per device (`SkippedRecipient.platformNotConfigured`), so the
+            // event's other devices are sent.
             switch recipient.platform {
-            case .apns where !hasAPNs, .fcm where !hasFCM:
+            case .apns where !hasAPNs, .fcm where !hasFCM, .fcmWeb where !hasFCM:
                 throw EventError(.invalidEvent, at: JSONPath([.key("recipients"), .index(position), .key("platform")]),
-                                 "the app \"\(config.apps[index].name)\" has no \(recipient.platform.rawValue) credentials configured")
+                                 "the app \"\(config.apps[index].name)\" has no \(recipient.platform.deliveredBy.rawValue) credentials configured")
             default: break
             }
         }

@@ -19,7 +19,8 @@ extension EventReader {
         // Once all are read, when their number is known: a large event's
         // table is made at its size, and a small one needs none.
         if let (first, second) = SeenTokens.firstRepeat(in: recipients) {
-            throw Self.invalid(.recipient(second), "token", "the same token as recipients[\(first)]; name each device once")
+            let field = recipients[second].platform == .webpush ? "endpoint" : "token"
+            throw Self.invalid(.recipient(second), field, "the same \(field) as recipients[\(first)]; name each device once")
         }
     }
 
@@ -29,20 +30,21 @@ extension EventReader {
 
     /// Reads one recipient into a new last element of `recipients`, filled
     /// in place (a recipient built apart was copied into the array, then
-    /// destroyed).
+    /// destroyed). A `webpush` recipient is named by `endpoint` and `keys`,
+    /// every other by `token`; the members of the other kind are refused.
     private mutating func readRecipient(appendingTo recipients: inout [Recipient], at location: Place) throws(EventError) {
         var object = JSONScanner.Container()
         _ = try enter(.object, &object, at: location, null: .refused, "must be an object")
         let index = recipients.count
         recipients.append(Self.emptyRecipient)
-        var platform: Platform?, token: Text?
+        var platform: Platform?, token: Text?, endpoint: Text?
         var seen: UInt32 = 0
         while let key = try nextKey(&object, at: location) {
             switch try member(key, of: .recipient, seen: &seen, at: location) {
             case 0:
                 guard let name = try text("platform", at: location, nonEmpty: true, maxLength: 4096) else { break }
                 guard let known = name.parsed(Platform.init(utf8:)) else {
-                    throw Self.invalid(location, "platform", "must be \"fcm\" or \"apns\"")
+                    throw Self.invalid(location, "platform", "must be \"fcm\", \"apns\", \"fcm_web\" or \"webpush\"")
                 }
                 platform = known
             case 1:
@@ -58,15 +60,62 @@ extension EventReader {
                 if let tag = try text("locale", at: location, nonEmpty: true, maxLength: 35) {
                     recipients[index].locale = Self.supportedLanguage(tag) ?? tag.string
                 }
-            default:
+            case 4:
                 if let id = try identifier("user_id", at: location) { recipients[index].userID = id.string }
+            case 5:
+                endpoint = try text("endpoint", at: location, nonEmpty: true, maxLength: WebPushEndpoint.maximumLength)
+            default:
+                recipients[index].webPushKeys = try readWebPushKeys(at: location)
             }
         }
         guard let platform else { throw Self.invalid(location, "platform", "is required") }
-        guard let token else { throw Self.invalid(location, "token", "is required") }
-        if let problem = token.deviceTokenProblem(platform) { throw Self.invalid(location, "token", problem) }
         recipients[index].platform = platform
-        recipients[index].token = token.string
+        // By the members present (`seen`'s bits, in `Object.recipient`'s
+        // order), null ones included: `"token": null` on a subscription is
+        // as foreign to it as a token.
+        guard platform == .webpush else {
+            if seen & 1 << 5 != 0 { throw Self.invalid(location, "endpoint", "only a webpush recipient has an endpoint") }
+            if seen & 1 << 6 != 0 { throw Self.invalid(location, "keys", "only a webpush recipient has keys") }
+            guard let token else { throw Self.invalid(location, "token", "is required") }
+            if let problem = token.deviceTokenProblem(platform) { throw Self.invalid(location, "token", problem) }
+            recipients[index].token = token.string
+            return
+        }
+        if seen & 1 << 1 != 0 {
+            throw Self.invalid(location, "token", "a webpush recipient is named by its endpoint and keys, not a token")
+        }
+        guard let endpoint else { throw Self.invalid(location, "endpoint", "is required") }
+        if let problem = endpoint.parsed(WebPushEndpoint.problem(utf8:)) { throw Self.invalid(location, "endpoint", problem) }
+        guard recipients[index].webPushKeys != nil else { throw Self.invalid(location, "keys", "is required") }
+        recipients[index].token = endpoint.string
+    }
+
+    /// A `webpush` recipient's `keys` (null: none): `p256dh` and `auth`,
+    /// both required, each base64url of the right number of bytes.
+    private mutating func readWebPushKeys(at recipient: Place) throws(EventError) -> WebPushKeys? {
+        guard case let .recipient(position) = recipient else { return nil }
+        let location = Place.recipientKeys(position)
+        var object = JSONScanner.Container()
+        guard try enter(.object, &object, at: location, null: .absent, "must be an object with p256dh and auth") else { return nil }
+        var p256dh: [UInt8]?, auth: [UInt8]?
+        var seen: UInt32 = 0
+        while let key = try nextKey(&object, at: location) {
+            let name = try member(key, of: .webPushKeys, seen: &seen, at: location) == 0 ? "p256dh" : "auth"
+            guard let text = try text(name, at: location, nonEmpty: true, maxLength: WebPushKeys.maximumTextLength) else {
+                continue
+            }
+            let decoded = text.parsed { bytes -> Result<[UInt8], WebPushKeys.KeyProblem>? in
+                name == "p256dh" ? WebPushKeys.decodedP256dh(bytes) : WebPushKeys.decodedAuth(bytes)
+            }
+            switch decoded {
+            case let .success(bytes)?: if name == "p256dh" { p256dh = bytes } else { auth = bytes }
+            case let .failure(problem)?: throw Self.invalid(location, name, problem.message)
+            case nil: break
+            }
+        }
+        guard let p256dh else { throw Self.invalid(location, "p256dh", "is required") }
+        guard let auth else { throw Self.invalid(location, "auth", "is required") }
+        return WebPushKeys(p256dh: p256dh, auth: auth)
     }
 
     /// A tag that is one of `Locales`' languages as it is (`vi`, `en`,

@@ -5,6 +5,8 @@ extension EventReader {
     /// The objects of an event and the members each may have.
     enum Object {
         case event, conversation, message, sender, notification, recipient
+        /// A `webpush` recipient's `keys`.
+        case webPushKeys
 
         /// The members, in the order their bits are given in `seen`.
         var names: [String] {
@@ -14,7 +16,8 @@ extension EventReader {
             case .message: ["id", "text", "kind", "rich_text"]
             case .sender: ["id", "display_name", "avatar_url"]
             case .notification: ["title", "sound", "ttl_seconds", "priority"]
-            case .recipient: ["platform", "token", "badge", "locale", "user_id"]
+            case .recipient: ["platform", "token", "badge", "locale", "user_id", "endpoint", "keys"]
+            case .webPushKeys: ["p256dh", "auth"]
             }
         }
 
@@ -70,6 +73,14 @@ extension EventReader {
                 case "badge": 2
                 case "locale": 3
                 case "user_id": 4
+                case "endpoint": 5
+                case "keys": 6
+                default: nil
+                }
+            case .webPushKeys:
+                switch key {
+                case "p256dh": 0
+                case "auth": 1
                 default: nil
                 }
             }

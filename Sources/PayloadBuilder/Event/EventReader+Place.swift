@@ -6,6 +6,8 @@ extension EventReader {
         case root, conversation, message, sender, notification, data, recipients
         /// `recipients[index]`.
         case recipient(Int)
+        /// `recipients[index].keys`.
+        case recipientKeys(Int)
 
         /// The place's path.
         var path: JSONPath {
@@ -18,6 +20,7 @@ extension EventReader {
             case .data: JSONPath([.key("data")])
             case .recipients: JSONPath([.key("recipients")])
             case let .recipient(index): JSONPath([.key("recipients"), .index(index)])
+            case let .recipientKeys(index): JSONPath([.key("recipients"), .index(index), .key("keys")])
             }
         }
 

@@ -129,6 +129,8 @@ public struct EventRenderer: Sendable {
         let languageMatters = plan.text.plainText.isEmpty
         var fcmTemplates = TemplateCache<FCMTemplate>()
         var apnsTemplates = TemplateCache<APNsTemplate>()
+        // Browsers' templates, and their per-event headers, made when the first browser needs them.
+        var webTemplates = WebTemplates()
         let senderIsSelf = !config.selfSenderIDs.isEmpty && config.selfSenderIDs.contains(event.sender.id)
         // Per-event part of the APNs requests, made when the first one needs it.
         var apnsIDs: APNsID?
@@ -185,6 +187,22 @@ public struct EventRenderer: Sendable {
                 apnsIDs = ids
                 output.apns(recipientIndex: index, token: recipients[index].token, badge: recipients[index].badge,
                             target: apns, plan: plan, ids: ids, template: template, store: &store)
+            case .fcmWeb:
+                guard let fcm = app.fcm else {
+                    output.skip(recipientIndex: index, platform: .fcmWeb, token: recipients[index].token,
+                                reason: SkippedRecipient.platformNotConfigured)
+                    continue
+                }
+                let template = try webTemplates.fcmWeb(event: event, app: app, plan: plan, language: language, store: &store)
+                output.fcmWeb(recipientIndex: index, token: recipients[index].token, target: fcm, template: template,
+                              store: &store)
+            case .webpush:
+                // No app has a web push transport yet: each subscription is
+                // answered as a platform the app is not configured for, with
+                // the plaintext it would be sent (`/v1/render` shows it).
+                let template = try webTemplates.plaintext(event: event, plan: plan, language: language, store: &store)
+                output.webPush(recipientIndex: index, endpoint: recipients[index].token,
+                               reason: SkippedRecipient.platformNotConfigured, template: template, store: store)
             }
         }
         // With plain text the content does not depend on the language.

@@ -128,6 +128,9 @@ public struct PayloadInvariants: Sendable {
               recipients: [
                   Recipient(platform: .apns, token: String(repeating: "ab", count: 32), badge: 7, locale: "fr"),
                   Recipient(platform: .fcm, token: "fcm-probe-token", badge: nil, locale: "vi-VN"),
+                  Recipient(platform: .fcmWeb, token: "fcm-web-probe-token", locale: "en"),
+                  Recipient(platform: .webpush, token: "https://push.example.com/probe",
+                            webPushKeys: WebPushKeys(p256dh: [4] + Array(repeating: 1, count: 64), auth: Array(repeating: 2, count: 16))),
               ],
               data: [DataEntry("probe_key", "probe value")])
     }
@@ -195,6 +198,7 @@ public struct PayloadInvariants: Sendable {
         for skip in rendered.skipped {
             try requireUTF8(skip.token, "skipped token")
             try requireUTF8(skip.reason, "skipped reason")
+            if let plaintext = skip.plaintext { try checkPlaintext(plaintext, of: skip) }
         }
         let persona = rendered.persona
         for (text, what) in [(persona.conversationID, "persona.conversation_id"), (persona.content, "persona.content"),
@@ -279,7 +283,33 @@ public struct PayloadInvariants: Sendable {
                 + payloadBytes + 256
             try require(.fcmCountedSize, counted <= Self.payloadLimit,
                         "\(who): notification + data + apns.payload + 256 = \(counted) bytes, over \(Self.payloadLimit)")
+        case .fcmWeb:
+            guard let message = value["message"], let webpush = message["webpush"],
+                  message["android"] == nil, message["apns"] == nil else {
+                try violate(.canonicalBody, "\(who): an fcm_web body has message.webpush and no android or apns block")
+                return
+            }
+            // FCMWebTemplate: data + webpush.notification + fcm_options + 256 bytes for what FCM adds.
+            let counted = Self.compact(message["data"] ?? .null).count + Self.compact(webpush["notification"] ?? .null).count
+                + (webpush["fcm_options"].map { Self.compact($0).count + 15 } ?? 0) + 256
+            try require(.fcmCountedSize, counted <= Self.payloadLimit,
+                        "\(who): data + webpush.notification + fcm_options + 256 = \(counted) bytes, over \(Self.payloadLimit)")
+        case .webpush:
+            // Never a request: a webpush subscription is answered as skipped.
+            try violate(.canonicalBody, "\(who): a webpush request was rendered")
         }
+    }
+
+    /// A web push plaintext: canonical compact JSON, within what one
+    /// `aes128gcm` record of 4096 bytes holds.
+    private func checkPlaintext(_ plaintext: [UInt8], of skip: SkippedRecipient) throws(Violation) {
+        let who = "webpush plaintext for recipients[\(skip.recipientIndex)]"
+        try require(.webPushPlaintextSize, plaintext.count <= WebPushPlaintextTemplate.limit,
+                    "\(who): \(plaintext.count) bytes, over \(WebPushPlaintextTemplate.limit)")
+        guard let value = try? JSONParser.parse(plaintext) else {
+            return try violate(.canonicalBody, "\(who): does not parse: " + Self.excerpt(plaintext))
+        }
+        try require(.canonicalBody, Self.compact(value) == plaintext, "\(who): not canonical compact JSON")
     }
 
     // MARK: helpers
@@ -339,8 +369,11 @@ extension PayloadInvariants {
         public static let canonicalBody = Invariant("canonical-body")
         /// A direct APNs payload, and the `apns.payload` of an FCM message, is at most 4096 bytes.
         public static let apnsPayloadSize = Invariant("apns-payload-size")
-        /// FCM: notification + data + apns.payload + 256 bytes is at most 4096 (README, "Size fitting").
+        /// FCM: notification + data + apns.payload + 256 bytes is at most 4096 (README, "Size fitting"); for a
+        /// browser's token, data + webpush.notification + fcm_options + 256.
         public static let fcmCountedSize = Invariant("fcm-counted-size")
+        /// A web push plaintext fits one `aes128gcm` record of 4096 bytes (`WebPushPlaintextTemplate.limit`).
+        public static let webPushPlaintextSize = Invariant("webpush-plaintext-size")
         /// No header value from the event holds an ASCII control character (CR and LF above all).
         public static let headerControlCharacters = Invariant("header-control-characters")
         /// No header value from the event starts or ends with a space or tab (RFC 9113 §8.2.1 makes it malformed).
@@ -363,7 +396,7 @@ extension PayloadInvariants {
         public static let all: [Invariant] = [
             .jsonRoundTrip, .jsonNumberKind, .recipientAccounting, .canonicalBody, .apnsPayloadSize, .fcmCountedSize,
             .headerControlCharacters, .headerSurroundingWhitespace, .topicHeaderValue, .collapseIDLength, .requestTarget, .validUTF8,
-            .reportParses, .renderReportAgrees,
+            .reportParses, .renderReportAgrees, .webPushPlaintextSize,
         ]
     }
 
@@ -400,7 +433,7 @@ extension PayloadInvariants {
     }
 
     /// Apps `consumer` (both platforms; `avatar_url` and `is_rtf` left out,
-    /// `title` renamed) and `business` (sandbox APNs and FCM; thread and
+    /// `title` renamed; a web link template) and `business` (sandbox APNs and FCM; thread and
     /// message ids renamed as in `fixtures/payloads/two-apps.config.json`).
     private static let twoApps: RenderConfig = {
         do {
@@ -408,7 +441,9 @@ extension PayloadInvariants {
             let businessKeys = try DataKeyNames(renaming: [("ps_thread_id", "threadId"), ("ps_message_id", "messageId"),
                                                            ("sender_name", "from_name")])
             let consumer = AppProfile(name: "consumer", apns: APNsTarget(topic: "com.example.chat"),
-                                      fcm: FCMTarget(projectID: "chat-prod"), dataKeys: consumerKeys)
+                                      fcm: FCMTarget(projectID: "chat-prod"), dataKeys: consumerKeys,
+                                      webLink: try WebLinkTemplate("https://chat.example/c/{conversation_id}?from=push",
+                                                                   setting: "apps[0].web.link_template"))
             let business = AppProfile(name: "business",
                                       apns: APNsTarget(topic: "com.example.chat.business", baseURL: APNsTarget.sandbox),
                                       fcm: FCMTarget(projectID: "chat-business"), dataKeys: businessKeys)

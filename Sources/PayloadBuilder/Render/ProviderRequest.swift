@@ -45,6 +45,14 @@ public struct SkippedRecipient: Sendable, Equatable {
     public var token: String
     /// `self`: the recipient is the sender, or the sender is a configured
     /// self-sender; `platform_not_configured`: the app has no credentials for
-    /// the platform (the decoder refuses such events; this covers hand-built ones).
+    /// the platform (the decoder refuses such events for APNs and FCM; this
+    /// covers hand-built ones), and every `webpush` recipient, which no app
+    /// has a transport for yet.
     public var reason: String
+    /// For a `webpush` recipient: the plaintext JSON its message would be
+    /// (`WebPushPlaintextTemplate`), before encryption; nil otherwise.
+    public var plaintext: [UInt8]? = nil
+
+    /// The reason of a recipient whose platform the app cannot send to.
+    public static let platformNotConfigured = "platform_not_configured"
 }

@@ -5,6 +5,7 @@
 ///  "apps": [{"name": "chat",
 ///            "apns": {"topic": "com.example.chat", "environment": "production"},
 ///            "fcm": {"project_id": "example"},
+///            "web": {"link_template": "https://chat.example/c/{conversation_id}"},
 ///            "data_keys": {"ps_thread_id": "conversationId", "avatar_url": null}}]}
 /// ```
 ///
@@ -68,7 +69,14 @@ extension RenderConfig {
             throw ConfigError(setting: setting, "the app \"\(name)\" needs an apns or an fcm section")
         }
         let dataKeys = try DataKeyNames(json: object.value("data_keys"), setting: "\(setting).data_keys")
-        return AppProfile(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys)
+        var webLink: WebLinkTemplate?
+        if let webValue = object.value("web"), webValue != .null {
+            let section = try ConfigObject(webValue, setting: "\(setting).web", allowed: ConfigFileKeys.web)
+            if let template = try section.string("link_template") {
+                webLink = try WebLinkTemplate(template, setting: "\(setting).web.link_template")
+            }
+        }
+        return AppProfile(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink)
     }
 }
 

@@ -97,8 +97,8 @@ public struct EventLimits: Sendable {
     public init() {}
 }
 
-/// One app the gateway sends as: its APNs topic and FCM project, and how its
-/// data keys are named.
+/// One app the gateway sends as: its APNs topic and FCM project, how its
+/// data keys are named, and the page its web notifications open.
 ///
 /// A value whose fields live in one shared, immutable box: a copy (one per
 /// event, from the configuration) is one retain, not one per string and
@@ -111,12 +111,14 @@ public struct AppProfile: Sendable {
         let apns: APNsTarget?
         let fcm: FCMTarget?
         let dataKeys: DataKeyNames
+        let webLink: WebLinkTemplate?
 
-        init(name: String, apns: APNsTarget?, fcm: FCMTarget?, dataKeys: DataKeyNames) {
+        init(name: String, apns: APNsTarget?, fcm: FCMTarget?, dataKeys: DataKeyNames, webLink: WebLinkTemplate?) {
             self.name = name
             self.apns = apns
             self.fcm = fcm
             self.dataKeys = dataKeys
+            self.webLink = webLink
         }
     }
 
@@ -124,28 +126,36 @@ public struct AppProfile: Sendable {
 
     public var name: String {
         get { fields.name }
-        set { fields = Fields(name: newValue, apns: apns, fcm: fcm, dataKeys: dataKeys) }
+        set { fields = Fields(name: newValue, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink) }
     }
 
     /// Where and as what to send direct APNs requests; nil if the app has no APNs key.
     public var apns: APNsTarget? {
         get { fields.apns }
-        set { fields = Fields(name: name, apns: newValue, fcm: fcm, dataKeys: dataKeys) }
+        set { fields = Fields(name: name, apns: newValue, fcm: fcm, dataKeys: dataKeys, webLink: webLink) }
     }
 
     /// Which FCM project to send through; nil if the app has no service account.
     public var fcm: FCMTarget? {
         get { fields.fcm }
-        set { fields = Fields(name: name, apns: apns, fcm: newValue, dataKeys: dataKeys) }
+        set { fields = Fields(name: name, apns: apns, fcm: newValue, dataKeys: dataKeys, webLink: webLink) }
     }
 
     public var dataKeys: DataKeyNames {
         get { fields.dataKeys }
-        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: newValue) }
+        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: newValue, webLink: webLink) }
     }
 
-    public init(name: String, apns: APNsTarget? = nil, fcm: FCMTarget? = nil, dataKeys: DataKeyNames = DataKeyNames()) {
-        fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys)
+    /// The page a browser notification opens (`fcm_web`'s
+    /// `webpush.fcm_options.link`); nil: none, the browser's default.
+    public var webLink: WebLinkTemplate? {
+        get { fields.webLink }
+        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: newValue) }
+    }
+
+    public init(name: String, apns: APNsTarget? = nil, fcm: FCMTarget? = nil, dataKeys: DataKeyNames = DataKeyNames(),
+                webLink: WebLinkTemplate? = nil) {
+        fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink)
     }
 }
 

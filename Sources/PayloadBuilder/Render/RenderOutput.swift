@@ -3,8 +3,8 @@
 /// `/v1/render` answer of `renderReport` (`ReportOutput`), which makes no
 /// request value at all.
 ///
-/// The renderer calls `skip`, `fcm` and `apns` in recipient order, then
-/// `finish` once. `store` is the plan's: the templates' bytes are there.
+/// The renderer calls `skip`, `fcm`, `apns`, `fcmWeb` and `webPush` in
+/// recipient order, then `finish` once. `store` is the plan's: the templates' bytes are there.
 protocol RenderOutput: ~Copyable {
     associatedtype Result
 
@@ -22,6 +22,15 @@ protocol RenderOutput: ~Copyable {
     /// The direct APNs request for one device; `ids` derives its `apns-id`.
     mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
                        ids: APNsID, template: APNsTemplate, store: inout ByteWriter)
+
+    /// The FCM request for one browser's web registration token.
+    mutating func fcmWeb(recipientIndex: Int, token: String, target: borrowing FCMTarget, template: FCMWebTemplate,
+                         store: inout ByteWriter)
+
+    /// A `webpush` subscription not sent to, and why, with the plaintext
+    /// it would be sent (`template`'s bytes in `store`).
+    mutating func webPush(recipientIndex: Int, endpoint: String, reason: String, template: WebPushPlaintextTemplate,
+                          store: borrowing ByteWriter)
 
     /// The result, with the Communication Notification persona of `event`
     /// (its content in `personaLanguage`) and the avatar's state, the one
@@ -74,6 +83,19 @@ struct RenderedEventOutput: RenderOutput {
                 ProviderRequest.Header("apns-collapse-id", plan.collapseID),
             ],
             body: template.payload(badge: badge, store: &store)))
+    }
+
+    mutating func fcmWeb(recipientIndex: Int, token: String, target: borrowing FCMTarget, template: FCMWebTemplate,
+                         store: inout ByteWriter) {
+        requests.append(ProviderRequest(
+            platform: .fcmWeb, recipientIndex: recipientIndex, token: token, origin: target.baseURL, path: target.sendPath,
+            headers: ProviderRequest.fcmHeaders, body: template.body(token: token, store: &store)))
+    }
+
+    mutating func webPush(recipientIndex: Int, endpoint: String, reason: String, template: WebPushPlaintextTemplate,
+                          store: borrowing ByteWriter) {
+        skipped.append(SkippedRecipient(recipientIndex: recipientIndex, platform: .webpush, token: endpoint, reason: reason,
+                                        plaintext: store.bytes(template.bytes)))
     }
 
     consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,

@@ -115,10 +115,11 @@ final class RenderPlan {
 
     /// The fitted template for `language`, built once per event and language.
     func template<Template>(event: borrowing Event, language: String, cache: inout TemplateCache<Template>,
-                            store: inout ByteWriter, build: (String, String, inout ByteWriter) -> Template,
+                            store: inout ByteWriter, limit: Int = RenderPlan.payloadLimit,
+                            build: (String, String, inout ByteWriter) -> Template,
                             size: (Template) -> Int) throws(EventError) -> Template {
         if let cached = cache[language] { return cached }
-        let template = try fitted(event: event, language: language, limit: RenderPlan.payloadLimit, store: &store,
+        let template = try fitted(event: event, language: language, limit: limit, store: &store,
                                   build: build, size: size)
         cache.insert(template, for: language)
         return template

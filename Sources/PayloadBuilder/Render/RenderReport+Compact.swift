@@ -40,6 +40,11 @@ extension RenderReport {
             out.appendJSONString(skip.token)
             out.appendLiteral(",\"reason\":")
             out.appendJSONString(skip.reason)
+            if let plaintext = skip.plaintext {
+                // Compact JSON the renderer wrote: embedded as it is.
+                out.appendLiteral(",\"plaintext\":")
+                out.append(plaintext)
+            }
             out.append(UInt8(ascii: "}"))
         }
     }
@@ -59,6 +64,8 @@ extension RenderReport {
         switch platform {
         case .fcm: out.appendLiteral("\"fcm\"")
         case .apns: out.appendLiteral("\"apns\"")
+        case .fcmWeb: out.appendLiteral("\"fcm_web\"")
+        case .webpush: out.appendLiteral("\"webpush\"")
         }
     }
 

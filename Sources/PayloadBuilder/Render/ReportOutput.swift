@@ -88,6 +88,22 @@ struct ReportOutput: RenderOutput, ~Copyable {
         out.append(UInt8(ascii: "}"))
     }
 
+    mutating func fcmWeb(recipientIndex: Int, token: String, target: borrowing FCMTarget, template: FCMWebTemplate,
+                         store: inout ByteWriter) {
+        let quotedToken = beginRequest(.fcmWeb, token: token, escapedOrigin: target.escapedBaseURL)
+        out.append(target.escapedSendPath)
+        // `ProviderRequest.fcmHeaders`.
+        out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\",\"content-type\":\"application/json\"},\"body\":")
+        template.write(quotedToken: quotedToken, store: store, into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    mutating func webPush(recipientIndex: Int, endpoint: String, reason: String, template: WebPushPlaintextTemplate,
+                          store: borrowing ByteWriter) {
+        skipped.append(SkippedRecipient(recipientIndex: recipientIndex, platform: .webpush, token: endpoint, reason: reason,
+                                        plaintext: store.bytes(template.bytes)))
+    }
+
     consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
                           store: borrowing ByteWriter) -> Written {
         out.appendLiteral("],\"skipped\":[")
