@@ -165,6 +165,11 @@ let package = Package(
             dependencies: ["GatewayHTTP", "EventLoops", "PayloadBuilder"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "OpenSSLCryptoTests",
+            dependencies: ["OpenSSLCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // The README's dependency rule, checked on the sources' imports.
         .testTarget(name: "LayeringTests", swiftSettings: swiftSettings),
         .testTarget(
