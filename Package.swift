@@ -50,6 +50,9 @@ let package = Package(
         // The Swift owner of OpenSSL's keys: PEM private keys, ES256 and RS256 signing,
         // Base64URL and the translation of OpenSSL's error queue.
         .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+        // Web Push's cryptography: RFC 8291 message encryption (aes128gcm) and
+        // RFC 8292 VAPID authorization, on OpenSSLCrypto's primitives.
+        .target(name: "WebPush", dependencies: ["OpenSSLCrypto", "PushGWSync"], swiftSettings: swiftSettings),
         // Event-loop threads: one poll over the connections and sources
         // (the HTTP server's daemon) that run on it.
         .target(name: "EventLoops", dependencies: ["PushGWSync"], swiftSettings: swiftSettings),
@@ -168,6 +171,11 @@ let package = Package(
         .testTarget(
             name: "OpenSSLCryptoTests",
             dependencies: ["OpenSSLCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebPushTests",
+            dependencies: ["WebPush", "OpenSSLCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         // The README's dependency rule, checked on the sources' imports.
