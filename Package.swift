@@ -104,7 +104,7 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .executableTarget(
             name: "PushGateway",
-            dependencies: ["PayloadBuilder", "GatewayService", "PushGWDemo", "PushGWSync", "CMallocShims", "CBuildStamp"],
+            dependencies: ["PayloadBuilder", "GatewayService", "PushGWDemo", "PushGWSync", "WebPush", "CMallocShims", "CBuildStamp"],
             swiftSettings: swiftSettings
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
@@ -186,7 +186,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The `pushgw` executable as built, run as a process.
-        .testTarget(name: "PushGatewayTests", swiftSettings: swiftSettings),
+        .testTarget(name: "PushGatewayTests", dependencies: ["WebPush"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CLibrariesSmokeTests",
             dependencies: ["COpenSSL", "CCurl", "CNGHTTP2", "CMicroHTTPD", "COpenSSLShims", "CCurlShims"],
