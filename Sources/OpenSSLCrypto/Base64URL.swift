@@ -32,12 +32,15 @@ package enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes base64url; trailing `=` padding is tolerated (some browsers'
-    /// subscription JSON and some tools pad), anything else outside the
-    /// alphabet, or a length no encoding has, answers nil.
-    package static func decode(_ text: String) -> [UInt8]? {
+    /// Decodes canonical base64url without padding; nil for anything else
+    /// (a symbol outside the alphabet, a length no encoding has, non-zero
+    /// leftover bits). With `allowingPadding`, up to two trailing `=` are
+    /// read past as well: some browsers' subscription JSON and some tools pad.
+    package static func decode(_ text: String, allowingPadding: Bool = false) -> [UInt8]? {
         var symbols = Array(text.utf8)
-        while symbols.last == UInt8(ascii: "=") { symbols.removeLast() }
+        if allowingPadding {
+            while symbols.last == UInt8(ascii: "=") { symbols.removeLast() }
+        }
         guard symbols.count % 4 != 1, text.utf8.count - symbols.count <= 2 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(symbols.count * 3 / 4)

@@ -61,7 +61,7 @@ public struct VAPIDKey: Sendable {
     /// - Throws: ``VAPIDKeyError/notBase64URL``, ``VAPIDKeyError/wrongRawLength(_:)``
     ///   or ``VAPIDKeyError/invalidKey(reason:)``.
     public init(base64URLPrivateKey text: String) throws(VAPIDKeyError) {
-        guard let raw = Base64URL.decode(text) else { throw .notBase64URL }
+        guard let raw = Base64URL.decode(text, allowingPadding: true) else { throw .notBase64URL }
         guard raw.count == 32 else { throw .wrongRawLength(raw.count) }
         do {
             try self.init(signingKey: ES256SigningKey(rawPrivateKey: raw))

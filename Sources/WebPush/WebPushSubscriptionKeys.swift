@@ -35,10 +35,10 @@ public struct WebPushSubscriptionKeys: Sendable, Equatable {
     /// Keys as a subscription's JSON carries them: base64url, with or without padding.
     /// - Throws: ``WebPushError/invalidSubscriptionKeys(reason:)``.
     public init(p256dh: String, auth: String) throws(WebPushError) {
-        guard let point = Base64URL.decode(p256dh) else {
+        guard let point = Base64URL.decode(p256dh, allowingPadding: true) else {
             throw .invalidSubscriptionKeys(reason: "p256dh is not base64url")
         }
-        guard let secret = Base64URL.decode(auth) else {
+        guard let secret = Base64URL.decode(auth, allowingPadding: true) else {
             throw .invalidSubscriptionKeys(reason: "auth is not base64url")
         }
         try self.init(p256dh: point, auth: secret)

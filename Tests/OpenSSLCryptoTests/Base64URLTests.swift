@@ -12,16 +12,19 @@ final class Base64URLTests: XCTestCase {
         }
     }
 
-    func testTheURLSafeAlphabetAndPaddingAreRead() {
+    func testTheURLSafeAlphabetIsReadAndPaddingOnlyWhenAllowed() {
         XCTAssertEqual(Base64URL.decode("-_8"), [0xfb, 0xff])
-        XCTAssertEqual(Base64URL.decode("-_8="), [0xfb, 0xff])
-        XCTAssertEqual(Base64URL.decode("AA=="), [0])
         XCTAssertEqual(Base64URL.decode(""), [])
+        XCTAssertNil(Base64URL.decode("-_8="))
+        XCTAssertEqual(Base64URL.decode("-_8=", allowingPadding: true), [0xfb, 0xff])
+        XCTAssertEqual(Base64URL.decode("AA==", allowingPadding: true), [0])
+        XCTAssertNil(Base64URL.decode("AA===", allowingPadding: true))
     }
 
     func testWhatNoEncoderWritesIsRefused() {
-        for text in ["+/8", "A", "AAAAA", "AA===", "A B=", "AB", "ä"] {
+        for text in ["+/8", "A", "AAAAA", "A B", "AB", "ä"] {
             XCTAssertNil(Base64URL.decode(text), text)
+            XCTAssertNil(Base64URL.decode(text, allowingPadding: true), text)
         }
     }
 }

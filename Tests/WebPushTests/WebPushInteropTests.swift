@@ -33,7 +33,7 @@ final class WebPushInteropTests: XCTestCase {
                 "auth": Base64URL.encode(subscription.keys.auth),
             ])
             XCTAssertEqual(answer.status, 0, answer.errors)
-            XCTAssertEqual((answer.fields["plaintext"] as? String).flatMap(Base64URL.decode), plaintext, "\(plaintext.count) bytes")
+            XCTAssertEqual((answer.fields["plaintext"] as? String).flatMap { Base64URL.decode($0) }, plaintext, "\(plaintext.count) bytes")
         }
     }
 
@@ -63,7 +63,7 @@ final class WebPushInteropTests: XCTestCase {
                 "auth": Base64URL.encode(subscription.keys.auth),
             ])
             XCTAssertEqual(answer.status, 0, answer.errors)
-            let body = try XCTUnwrap((answer.fields["body"] as? String).flatMap(Base64URL.decode), answer.errors)
+            let body = try XCTUnwrap((answer.fields["body"] as? String).flatMap { Base64URL.decode($0) }, answer.errors)
             XCTAssertEqual(try WebPushEncryption.decrypt(body, subscriberKey: subscription.key, authSecret: subscription.keys.auth),
                            plaintext, "\(plaintext.count) bytes")
         }
