@@ -50,6 +50,9 @@ let package = Package(
         // The Swift owner of OpenSSL's keys: PEM private keys, ES256 and RS256 signing,
         // Base64URL and the translation of OpenSSL's error queue.
         .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+        // Web Push's cryptography: RFC 8291 message encryption (aes128gcm) and
+        // RFC 8292 VAPID authorization, on OpenSSLCrypto's primitives.
+        .target(name: "WebPush", dependencies: ["OpenSSLCrypto", "PushGWSync"], swiftSettings: swiftSettings),
         // Event-loop threads: one poll over the connections and sources
         // (the HTTP server's daemon) that run on it.
         .target(name: "EventLoops", dependencies: ["PushGWSync"], swiftSettings: swiftSettings),
@@ -101,7 +104,7 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .executableTarget(
             name: "PushGateway",
-            dependencies: ["PayloadBuilder", "GatewayService", "PushGWDemo", "PushGWSync", "CMallocShims", "CBuildStamp"],
+            dependencies: ["PayloadBuilder", "GatewayService", "PushGWDemo", "PushGWSync", "WebPush", "CMallocShims", "CBuildStamp"],
             swiftSettings: swiftSettings
         ),
         // A strict APNs provider API simulator (HTTP/2 over TLS), in-process for
@@ -165,6 +168,16 @@ let package = Package(
             dependencies: ["GatewayHTTP", "EventLoops", "PayloadBuilder"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "OpenSSLCryptoTests",
+            dependencies: ["OpenSSLCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebPushTests",
+            dependencies: ["WebPush", "OpenSSLCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // The README's dependency rule, checked on the sources' imports.
         .testTarget(name: "LayeringTests", swiftSettings: swiftSettings),
         .testTarget(
@@ -173,7 +186,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The `pushgw` executable as built, run as a process.
-        .testTarget(name: "PushGatewayTests", swiftSettings: swiftSettings),
+        .testTarget(name: "PushGatewayTests", dependencies: ["WebPush"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CLibrariesSmokeTests",
             dependencies: ["COpenSSL", "CCurl", "CNGHTTP2", "CMicroHTTPD", "COpenSSLShims", "CCurlShims"],

@@ -13,5 +13,7 @@
 #include <openssl/x509v3.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
 
 #endif

@@ -22,8 +22,8 @@ internal import COpenSSLShims
 // long as each uses its own context (openssl-threads(7)). The PEM strings are
 // computed once in `init`.
 public final class ES256SigningKey: @unchecked Sendable {
-    /// The owned key; only `sign` reads it.
-    private let key: OpaquePointer
+    /// The owned key; `sign` and the raw-form readers use it.
+    let key: OpaquePointer
 
     /// The public half as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`),
     /// for a verifier such as the APNs simulator.
@@ -61,7 +61,7 @@ public final class ES256SigningKey: @unchecked Sendable {
         return ES256SigningKey(owning: key, publicKeyPEM: pems.publicKey, privateKeyPEM: pems.privateKey)
     }
 
-    private init(owning key: OpaquePointer, publicKeyPEM: String, privateKeyPEM: String) {
+    init(owning key: OpaquePointer, publicKeyPEM: String, privateKeyPEM: String) {
         self.key = key
         self.publicKeyPEM = publicKeyPEM
         self.privateKeyPEM = privateKeyPEM

@@ -13,6 +13,9 @@ public enum ES256SigningKeyError: Error, Sendable, Equatable, CustomStringConver
     /// The key is readable but is not an EC key on P-256 (ES256 needs exactly
     /// that); `found` names what it is, e.g. `RSA` or `EC secp384r1`.
     case notECP256(found: String)
+    /// The raw private key (the 32-byte scalar of the form browsers' VAPID
+    /// tooling prints) is not a P-256 private key; `reason` says why.
+    case invalidRawKey(reason: String)
     /// An OpenSSL call failed; `call` names it, `reason` is OpenSSL's error queue.
     case openSSL(call: String, reason: String)
 
@@ -24,6 +27,8 @@ public enum ES256SigningKeyError: Error, Sendable, Equatable, CustomStringConver
             return "encrypted private keys are not supported (APNs .p8 keys are unencrypted PKCS#8)"
         case .notECP256(let found):
             return "ES256 needs an EC P-256 private key, found \(found)"
+        case .invalidRawKey(let reason):
+            return "not a raw P-256 private key: \(reason)"
         case .openSSL(let call, let reason):
             return "\(call) failed: \(reason)"
         }

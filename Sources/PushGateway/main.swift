@@ -5,6 +5,7 @@ import GatewayService
 // pushgw: the push gateway. `pushgw` (or `pushgw serve`) runs the service;
 // `pushgw render EVENT.json` prints what an event would send, offline;
 // `pushgw simulators` runs only the built-in provider simulators;
+// `pushgw vapid-keys` makes a VAPID key pair for direct web push;
 // `pushgw --version` prints the version and the commit.
 // A peer closing a socket must be an error on that connection, never the end
 // of the process: our TLS sockets and libmicrohttpd already send with
@@ -30,6 +31,8 @@ case "--version", "version":
 case "--help", "-h", "help":
     print(SettingCatalog.helpText)
     status = 0
+case "vapid-keys":
+    status = VAPIDKeysCommand.run(Array(arguments.dropFirst()))
 case "simulators":
     status = await SimulatorsCommand.run(Array(arguments.dropFirst()))
 case "serve":

@@ -12,7 +12,7 @@ final class ModuleLayeringTests: XCTestCase {
          "CDigestShims", "CNGHTTP2Shims", "CBuildStamp"],
         ["PushGWSync", "PayloadBuilder"],
         ["OpenSSLCrypto", "Curl", "EventLoops"],
-        ["NetworkSockets"],
+        ["NetworkSockets", "WebPush"],
         ["HTTP2Client", "GatewayHTTP", "RedisClient"],
         ["APNsHTTP2", "FCMClient", "DurableQueue"],
         ["GatewayService"],

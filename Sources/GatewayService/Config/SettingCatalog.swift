@@ -143,6 +143,7 @@ public enum SettingCatalog {
             "usage: pushgw [serve] [--config FILE] [--insecure-no-auth] [--demo]",
             "       pushgw render EVENT.json [--config FILE] [--now EPOCH_SECONDS] [--compact]   (pushgw render --help)",
             "       pushgw simulators [--env-file FILE]                                           (pushgw simulators --help)",
+            "       pushgw vapid-keys [--json]                                                    (a VAPID key pair for web push)",
             "       pushgw --version                                                              (the version and the commit)",
             "",
             "  --config FILE       the JSON configuration file (as PUSHGW_CONFIG_FILE)",
