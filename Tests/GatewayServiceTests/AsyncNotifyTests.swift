@@ -159,6 +159,45 @@ final class AsyncNotifyTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
     }
 
+    /// The consumer keeps events in flight one by one, not batch by batch:
+    /// an event that cannot finish (its dedup key held elsewhere, as by a
+    /// copy being sent on another replica) does not keep the events queued
+    /// after it from being read and sent meanwhile.
+    func testAnEventThatCannotFinishDoesNotHoldUpTheEventsAfterIt() async throws {
+        let server = try makeRedis()
+        let queue = try makeQueue(server)
+        let dedup = InMemoryDedupStore()
+        let testbed = try ServiceTestbed(dedup: dedup, queue: queue)
+        let first = try await testbed.call("POST", "/v1/notify?mode=async", body: ServiceTestbed.event(id: "c-5:m-1", tokens: [ServiceTestbed.token(1)]))
+        XCTAssertEqual(first.status, 202)
+        // Its key held by another owner for longer than the test: the consumer's send waits for it.
+        let status = try await queue.status("demo", name: "c-5:m-1")
+        let key = try XCTUnwrap(status).note
+        let elsewhere = DedupClaimOwner(instance: 1, sequence: 1)
+        let held = await dedup.claim(String(decoding: key, as: UTF8.self), by: elsewhere, holdFor: .seconds(600))
+        XCTAssertEqual(held, .claimed(nil))
+        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "r", settings: fastWorker())
+        try worker.start()
+        try await waitUntil("the first event is taken") { try await queue.depth("demo").pending == 1 }
+        for index in 2...4 {
+            let queued = try await testbed.call("POST", "/v1/notify?mode=async",
+                                                body: ServiceTestbed.event(id: "c-5:m-\(index)", tokens: [ServiceTestbed.token(index)]))
+            XCTAssertEqual(queued.status, 202)
+        }
+        try await waitUntil("the events after it are sent while it waits", within: .seconds(10)) {
+            for index in 2...4 where try await queue.status("demo", name: "c-5:m-\(index)")?.state != .done { return false }
+            return true
+        }
+        let waiting = try await queue.status("demo", name: "c-5:m-1")?.state
+        XCTAssertEqual(waiting, .queued)
+        await dedup.release(String(decoding: key, as: UTF8.self), by: elsewhere)
+        try await waitUntil("the first event is sent once its key is free") {
+            try await queue.status("demo", name: "c-5:m-1")?.state == .done
+        }
+        await worker.stop()
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 4)
+    }
+
     func testAFullQueueAnswers503AndQueuesNothing() async throws {
         let server = try makeRedis()
         let queue = try makeQueue(server, maximumLength: 1)

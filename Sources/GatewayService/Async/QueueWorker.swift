@@ -2,6 +2,7 @@ public import DurableQueue
 import GatewayHTTP
 import PayloadBuilder
 import PushGWSync
+import Synchronization
 
 /// The async mode's consumer on one replica: for each app, a loop that
 /// takes events from the app's queue (new ones, and those another replica
@@ -33,8 +34,11 @@ public final class QueueWorker: Sendable {
         public var visibilityTimeout: Duration = .seconds(60)
         /// Deliveries of one event, take-overs included, before it is given up as failed.
         public var maximumDeliveries: Int = 5
-        /// Events taken at once per app.
+        /// Most events taken by one read, per app.
         public var batch: Int = 32
+        /// Most events of one app being sent at once on this replica; a
+        /// new read is made as soon as one finishes.
+        public var inFlight: Int = 128
         /// How long a read waits for a new event.
         public var wait: Duration = .seconds(1)
         /// How often the loop looks for events to take over and refreshes the queue gauges.
@@ -84,8 +88,7 @@ public final class QueueWorker: Sendable {
     }
 
     /// Stops taking events, closes the consumers' connections and waits for
-    /// the loops: events being sent finish (and are acknowledged) first;
-    /// events taken and not yet started stay pending for a take-over.
+    /// the loops: events being sent finish (and are acknowledged) first.
     public func stop() async {
         let (loops, consumers) = state.withLock { state in
             state.stopped = true
@@ -97,32 +100,57 @@ public final class QueueWorker: Sendable {
 
     var isStopped: Bool { state.withLock { $0.stopped } }
 
+    /// One app's consumer loop: keeps up to `settings.inFlight` events in
+    /// flight at all times, reading more as events finish rather than
+    /// waiting for a whole batch (one slow event, say one retrying a
+    /// provider, no longer holds up the others' successors). Each event is
+    /// acknowledged by its own task once its outcome is recorded; a read
+    /// waits for new events only while there is room, and a full loop waits
+    /// for one event to finish.
     private func run(app: String, consumer: any QueueConsumer) async {
+        let inFlight = InFlightCount()
+        // One signal kept at most: the loop, woken, counts again; a finish
+        // signalled before the loop waits is not lost.
+        let (finished, finish) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        var finishes = finished.makeAsyncIterator()
         var lastReclaim: ContinuousClock.Instant?
         var pause = settings.backoff
-        while !isStopped {
-            do {
-                var messages: [QueuedMessage] = []
-                if lastReclaim.map({ ContinuousClock.now - $0 >= settings.reclaimInterval }) ?? true {
-                    lastReclaim = .now
-                    messages = try await consumer.reclaim(idleFor: settings.visibilityTimeout, count: settings.batch)
-                    if !messages.isEmpty { series.reclaimed.add(Double(messages.count)) }
-                    series.depth(app, try await queue.depth(app))
+        await withDiscardingTaskGroup { group in
+            while !isStopped {
+                let room = min(settings.batch, settings.inFlight - inFlight.value.load(ordering: .acquiring))
+                guard room > 0 else {
+                    _ = await finishes.next()
+                    continue
                 }
-                if messages.isEmpty, !isStopped {
-                    messages = try await consumer.receive(count: settings.batch, wait: settings.wait)
+                do throws(QueueFailure) {
+                    var messages: [QueuedMessage] = []
+                    if lastReclaim.map({ ContinuousClock.now - $0 >= settings.reclaimInterval }) ?? true {
+                        lastReclaim = .now
+                        messages = try await consumer.reclaim(idleFor: settings.visibilityTimeout, count: room)
+                        if !messages.isEmpty { series.reclaimed.add(Double(messages.count)) }
+                        series.depth(app, try await queue.depth(app))
+                    }
+                    if messages.isEmpty, !isStopped {
+                        messages = try await consumer.receive(count: room, wait: settings.wait)
+                    }
+                    pause = settings.backoff
+                    for message in messages {
+                        inFlight.value.add(1, ordering: .relaxed)
+                        group.addTask {
+                            await self.process(message, app: app)
+                            inFlight.value.subtract(1, ordering: .releasing)
+                            finish.yield()
+                        }
+                    }
+                } catch {
+                    guard !isStopped else { break }
+                    dispatcher.logger.warning("queue unavailable", [("app", app), ("reason", error.description)])
+                    try? await Task.sleep(for: pause)
+                    pause = min(pause * 2, settings.maximumBackoff)
                 }
-                pause = settings.backoff
-                await withTaskGroup(of: Void.self) { group in
-                    for message in messages { group.addTask { await self.process(message, app: app) } }
-                }
-            } catch {
-                guard !isStopped else { break }
-                dispatcher.logger.warning("queue unavailable", [("app", app), ("reason", error.description)])
-                try? await Task.sleep(for: pause)
-                pause = min(pause * 2, settings.maximumBackoff)
             }
         }
+        finish.finish()
     }
 
     /// One event: sent through the pipeline, then acknowledged, or left pending.
@@ -158,4 +186,10 @@ public final class QueueWorker: Sendable {
             series.outcome("ack_failed").add(1)
         }
     }
+}
+
+/// Events of one consumer loop being sent: raised by the loop, lowered by
+/// each event's task as it finishes.
+private final class InFlightCount: Sendable {
+    let value = Atomic<Int>(0)
 }
