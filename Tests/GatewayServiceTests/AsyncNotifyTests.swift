@@ -2,6 +2,7 @@ import DurableQueue
 import Foundation
 import GatewayService
 import PayloadBuilder
+import PushGWSync
 import RedisClient
 import TestSupport
 import XCTest
@@ -196,6 +197,45 @@ final class AsyncNotifyTests: XCTestCase {
         }
         await worker.stop()
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 4)
+    }
+
+    /// Many kept-alive connections at once, each queueing events and
+    /// reading their status one request after another, as a client at a
+    /// fixed rate does (`bench/async_latency.py`): every request gets its
+    /// answer on its own connection, none is left unanswered or closed.
+    func testEveryRequestOnManyKeptAliveConnectionsIsAnswered() async throws {
+        let server = try makeRedis()
+        let queue = try makeQueue(server)
+        let testbed = try ServiceTestbed(queue: queue)
+        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "r", settings: fastWorker())
+        try worker.start()
+        let (connections, rounds) = (12, 25)
+        let port = testbed.server.port
+        let problems = await Task.detached { () -> [String] in
+            let found = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: connections) { client in
+                func note(_ problem: String) { found.withLock { $0.append(problem) } }
+                guard let connection = try? RawConnection(port: port) else { return note("client \(client) could not connect") }
+                for round in 0..<rounds {
+                    let id = "k-\(client)-\(round)"
+                    let body = ServiceTestbed.event(id: id, tokens: [ServiceTestbed.token(client * rounds + round + 1)])
+                    connection.send("POST /v1/notify?mode=async HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n" + String(decoding: body, as: UTF8.self))
+                    let queued = connection.readReply(timeout: .seconds(20))
+                    guard queued.status == 202 else { return note("\(id): POST answered \(queued)") }
+                    connection.send("GET /v1/events/\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n\r\n")
+                    let status = connection.readReply(timeout: .seconds(20))
+                    guard status.status == 200 else { return note("\(id): GET answered \(status)") }
+                }
+            }
+            return found.withLock { $0 }
+        }.value
+        XCTAssertEqual(problems, [])
+        try await waitUntil("every event is sent", within: .seconds(30)) {
+            testbed.simulator.statistics.acceptedTotal >= connections * rounds
+        }
+        await worker.stop()
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, connections * rounds)
     }
 
     func testAFullQueueAnswers503AndQueuesNothing() async throws {
