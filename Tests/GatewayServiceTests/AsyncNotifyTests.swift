@@ -124,14 +124,30 @@ final class AsyncNotifyTests: XCTestCase {
         var settings = fastWorker()
         settings.visibilityTimeout = .milliseconds(100)
         settings.maximumDeliveries = 2
-        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "replica-c", settings: settings)
+        let receiver = try FeedbackReceiver(statuses: [200])
+        defer { receiver.stop() }
+        let webhooks = FeedbackWebhooks(targets: ["demo": FeedbackWebhooks.Target(url: receiver.url, secret: Array("s".utf8))],
+                                        metrics: testbed.metrics)
+        defer { webhooks.stop() }
+        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "replica-c", settings: settings,
+                                 feedback: webhooks)
         try worker.start()
         try await waitUntil("the event is given up") {
             let status = try await testbed.call("GET", "/v1/events/c-3:m-3")
             return try JSONParser.parse(status.body)["status"] == .string("failed")
         }
+        try await waitUntil("its device is reported as failed for good") { !receiver.requests.isEmpty }
         await worker.stop()
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0, "an event past its deliveries was sent")
+        XCTAssertEqual(testbed.metrics.registry.value(QueueWorker.givenUpFamily, ["demo"]), 1)
+        let queueLeft = try await queue.depth("demo")
+        XCTAssertEqual(queueLeft.length, 0, "a given-up event stayed in the stream")
+        let feedback = try JSONParser.parse(receiver.requests[0].body)
+        XCTAssertEqual(feedback["event_id"], .string("c-3:m-3"))
+        guard case let .array(failed)? = feedback["failed"] else { return XCTFail("no failed list: \(feedback)") }
+        XCTAssertEqual(failed.count, 1)
+        XCTAssertEqual(failed.first?["token"], .string(ServiceTestbed.token(3)))
+        XCTAssertEqual(failed.first?["retryable"], .bool(false))
     }
 
     func testAnEventTheDedupStoreKeepsFromSendingStaysQueuedUntilItCanBeSent() async throws {

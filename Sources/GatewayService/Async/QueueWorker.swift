@@ -23,8 +23,10 @@ import Synchronization
 ///   and a re-sent APNs notification carries the same `apns-id` and
 ///   `apns-collapse-id` (both derived from the `event_id`).
 /// - An event delivered more than `maximumDeliveries` times (it kills its
-///   consumers, or never gets a final outcome) is acknowledged as `failed`
-///   rather than looping.
+///   consumers, or never gets a final outcome) is given up rather than
+///   looping: acknowledged as `failed`, counted
+///   (`pushgw_queue_given_up_total{app}`), and its devices without a final
+///   outcome reported to the feedback webhook as failed for good.
 public final class QueueWorker: Sendable {
     /// Tunables of the consumer loops.
     public struct Settings: Sendable {
@@ -43,6 +45,11 @@ public final class QueueWorker: Sendable {
         public var wait: Duration = .seconds(1)
         /// How often the loop looks for events to take over and refreshes the queue gauges.
         public var reclaimInterval: Duration = .seconds(5)
+        /// A consumer (another replica's) idle this long, with nothing
+        /// pending, is removed from the consumer group: a replica gone for
+        /// good, whose events were taken over. Well above the visibility
+        /// timeout.
+        public var deadConsumerAge: Duration = .seconds(86_400)
         /// The pause after a queue call failed (the store down), doubling up to `maximumBackoff`.
         public var backoff: Duration = .milliseconds(100)
         public var maximumBackoff: Duration = .seconds(2)
@@ -129,6 +136,11 @@ public final class QueueWorker: Sendable {
                         messages = try await consumer.reclaim(idleFor: settings.visibilityTimeout, count: room)
                         if !messages.isEmpty { series.reclaimed.add(Double(messages.count)) }
                         series.depth(app, try await queue.depth(app))
+                        for gone in try await queue.removeIdleConsumers(of: app, idleFor: settings.deadConsumerAge, keeping: self.consumer) {
+                            dispatcher.logger.info("removed a queue consumer gone for good", [
+                                ("app", app), ("consumer", gone), ("idle_at_least_seconds", String(settings.deadConsumerAge.components.seconds)),
+                            ])
+                        }
                     }
                     if messages.isEmpty, !isStopped {
                         messages = try await consumer.receive(count: room, wait: settings.wait)
@@ -159,6 +171,8 @@ public final class QueueWorker: Sendable {
             dispatcher.logger.error("event given up after too many deliveries", [
                 ("event_id", message.name), ("app", app), ("deliveries", String(message.deliveries)),
             ])
+            series.givenUp(app).add(1)
+            if let feedback, let answer = await givenUpAnswer(message) { feedback.report(app: app, answer: answer) }
             await acknowledge(message, app: app, as: .failed)
             return
         }
@@ -174,6 +188,37 @@ public final class QueueWorker: Sendable {
             // Not sent (store unavailable, a copy in progress): left pending for a take-over.
             series.outcome("left_pending").add(1)
         }
+    }
+
+    /// A given-up event as a notify answer for the feedback webhook: each
+    /// device without a final outcome in the event's dedup record (none,
+    /// or a failure) as failed for good. nil when the payload no longer
+    /// decodes (no devices to name) or every device is settled.
+    func givenUpAnswer(_ message: QueuedMessage) async -> [UInt8]? {
+        guard let (event, profile) = try? EventDecoder(config: dispatcher.config).decode(message.payload) else { return nil }
+        let recorded = try? await dispatcher.dedup.lookup(DedupKey.of(event, app: profile.name)).get()
+        let open = event.recipients.filter { recipient in
+            !(recorded?.results.contains { $0.isFor(recipient) && $0.isSettled } ?? false)
+        }
+        guard !open.isEmpty else { return nil }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.member("event_id", event.eventID)
+        writer.key("results")
+        writer.beginArray()
+        for recipient in open {
+            writer.beginObject()
+            writer.member("platform", recipient.platform.rawValue)
+            writer.member("token", recipient.token)
+            writer.member("status", RecipientResult.Status.failed.rawValue)
+            writer.member("reason", "given up after \(message.deliveries - 1) deliveries without an outcome")
+            writer.key("retryable")
+            writer.bool(false)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
     }
 
     private func acknowledge(_ message: QueuedMessage, app: String, as outcome: QueuedState) async {

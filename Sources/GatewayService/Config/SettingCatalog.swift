@@ -131,6 +131,18 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_REDIS_QUEUE_VISIBILITY_SECONDS", fileKey: "redis.queue_visibility_seconds", defaultValue: "60",
                 help: "how long an async event a replica took may stay unacknowledged before another replica takes it over "
                     + "(a replica that died); at least twice the request deadline is used"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_MAX_LENGTH", fileKey: "redis.queue_max_length", defaultValue: "100000",
+                help: "events an app's async queue holds, not yet acknowledged, before POST /v1/notify?mode=async answers 503 "
+                    + "queue_full (retryable; nothing is queued, nothing already queued is dropped)"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_RETENTION_SECONDS", fileKey: "redis.queue_retention_seconds", defaultValue: "86400",
+                help: "how long GET /v1/events/{event_id} can read an async event's state after its last change"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_MAX_DELIVERIES", fileKey: "redis.queue_max_deliveries", defaultValue: "5",
+                help: "deliveries of one async event (take-overs included) before it is given up: recorded as failed, sent to "
+                    + "the app's feedback webhook as a final failure, acknowledged, counted in pushgw_queue_given_up_total"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_DEAD_CONSUMER_SECONDS", fileKey: "redis.queue_dead_consumer_seconds",
+                defaultValue: "86400",
+                help: "a replica that has taken nothing from the queue for this long, with nothing pending on it, is removed "
+                    + "from the consumer group by another (at least twice the visibility timeout is used)"),
     ]
 
     /// The `--help` text (also `pushgw serve --help`).
