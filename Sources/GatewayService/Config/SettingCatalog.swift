@@ -29,10 +29,12 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_DEDUP_WINDOW_SECONDS", fileKey: "dedup_window_seconds", defaultValue: "600",
                 help: "how long an event_id is remembered, so a retried event is not sent twice (0: not remembered)"),
         Setting(environment: "PUSHGW_DEDUP_CAPACITY", fileKey: "dedup_capacity", defaultValue: "20000",
-                help: "most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
+                help: "most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first. "
+                    + "In-process window only: with PUSHGW_REDIS_URL the records are in Redis, each kept for the window, "
+                    + "and this setting is not used (bound Redis with its own maxmemory)"),
         Setting(environment: "PUSHGW_DEDUP_MEMORY_MB", fileKey: "dedup_memory_mb", defaultValue: "64",
                 help: "most memory (MiB) the remembered events take (a 500-device event about 33 KB); beyond it the "
-                    + "oldest are forgotten first"),
+                    + "oldest are forgotten first. In-process window only: not used with PUSHGW_REDIS_URL"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
                 help: "per-request budget for provider retries"),
         Setting(environment: "PUSHGW_MAX_CONNECTIONS", fileKey: "max_connections", defaultValue: "1024",
