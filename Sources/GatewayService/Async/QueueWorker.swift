@@ -136,9 +136,10 @@ public final class QueueWorker: Sendable {
                         messages = try await consumer.reclaim(idleFor: settings.visibilityTimeout, count: room)
                         if !messages.isEmpty { series.reclaimed.add(Double(messages.count)) }
                         series.depth(app, try await queue.depth(app))
-                        for gone in try await queue.removeIdleConsumers(of: app, idleFor: settings.deadConsumerAge, keeping: self.consumer) {
+                        let age = settings.deadConsumerAge
+                        for gone in try await queue.removeIdleConsumers(of: app, idleFor: age, keeping: self.consumer) {
                             dispatcher.logger.info("removed a queue consumer gone for good", [
-                                ("app", app), ("consumer", gone), ("idle_at_least_seconds", String(settings.deadConsumerAge.components.seconds)),
+                                ("app", app), ("consumer", gone), ("idle_at_least_seconds", String(age.components.seconds)),
                             ])
                         }
                     }
