@@ -25,6 +25,14 @@ public protocol DurableQueue: Sendable {
     /// acknowledged, and how old the oldest one is.
     func depth(_ queue: String) async throws(QueueFailure) -> QueueDepth
 
+    /// Removes from `queue`'s consumer group every consumer other than
+    /// `keeping` that has not read for `idleFor` and has nothing pending
+    /// (its messages taken over by others already): a replica gone for
+    /// good. A live consumer is never removed while it holds a message, and
+    /// one removed by mistake comes back with its next read. Answers the
+    /// names removed.
+    func removeIdleConsumers(of queue: String, idleFor: Duration, keeping: String) async throws(QueueFailure) -> [String]
+
     /// A consumer of `queue` named `consumer` (unique within the fleet: a
     /// replica's name), with a connection of its own for its blocking reads.
     func makeConsumer(of queue: String, named consumer: String) throws(QueueFailure) -> any QueueConsumer

@@ -25,6 +25,24 @@ extension RedisStreamQueue {
         end
         return 1
         """)
+
+    /// KEYS: stream. ARGV: group, minimum idle time in milliseconds, the
+    /// caller's own consumer name. Removes every other consumer of the
+    /// group idle that long with nothing pending on it, in one step (so a
+    /// consumer cannot take a message between the check and the removal,
+    /// whose pending entry the removal would drop). Answers their names.
+    static let removeIdleConsumersScript = RedisScript("""
+        local removed = {}
+        for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+          local fields = {}
+          for i = 1, #consumer, 2 do fields[consumer[i]] = consumer[i + 1] end
+          if fields['name'] ~= ARGV[3] and tonumber(fields['pending']) == 0 and tonumber(fields['idle']) >= tonumber(ARGV[2]) then
+            redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], fields['name'])
+            removed[#removed + 1] = fields['name']
+          end
+        end
+        return removed
+        """)
 }
 
 /// A stream entry id, `MILLISECONDS-SEQUENCE`.

@@ -22,6 +22,9 @@ public import RedisClient
 ///   length is what is not yet acknowledged) and notes the outcome.
 /// - Reclaim: `XAUTOCLAIM` with the visibility timeout as min-idle-time,
 ///   then `XPENDING` for the delivery counts of what it took.
+/// - Forget a replica gone for good: one script lists the group's
+///   consumers (`XINFO CONSUMERS`) and `XGROUP DELCONSUMER`s each one idle
+///   past a bound with nothing pending.
 public final class RedisStreamQueue: DurableQueue {
     /// Tunables of the queue.
     public struct Settings: Sendable {
@@ -134,6 +137,21 @@ public final class RedisStreamQueue: DurableQueue {
             oldestAge = .milliseconds(max(0, nowMilliseconds - firstMilliseconds))
         }
         return QueueDepth(length: Int(length), pending: Int(pending), oldestAge: oldestAge)
+    }
+
+    public func removeIdleConsumers(of queue: String, idleFor: Duration, keeping: String) async throws(QueueFailure) -> [String] {
+        let milliseconds = max(1, idleFor.components.seconds * 1000 + idleFor.components.attoseconds / 1_000_000_000_000_000)
+        let reply: RESPValue
+        do {
+            reply = try await redis.run(Self.removeIdleConsumersScript, keys: [streamKey(queue)], arguments: [
+                Array(settings.group.utf8), Array(String(milliseconds).utf8), Array(keeping.utf8),
+            ])
+        } catch where error.serverCode == "NOGROUP" || (error.detail.contains("no such key")) {
+            return []
+        } catch {
+            throw Self.failure(error)
+        }
+        return (reply.array ?? []).compactMap(\.string)
     }
 
     public func makeConsumer(of queue: String, named consumer: String) throws(QueueFailure) -> any QueueConsumer {

@@ -100,6 +100,48 @@ final class RedisStreamQueueTests: XCTestCase {
         XCTAssertEqual(depth.pending, 0)
     }
 
+    /// A replica gone for good stays in the consumer group until another
+    /// removes it: only once it has nothing pending (its messages taken
+    /// over) and has been idle past the bound, and never the caller itself.
+    func testAConsumerGoneForGoodIsRemovedOnceItsMessagesAreTakenOver() async throws {
+        let server = try makeServer()
+        let queue = try makeQueue(server)
+        let observer = try RedisConnection(configuration: try configuration(server))
+        addTeardownBlock { observer.close() }
+        func consumers() async throws -> [String] {
+            let reply = try await observer.send(RedisCommand(arguments: [Array("XINFO".utf8), Array("CONSUMERS".utf8),
+                                                                         Array("pushgw:{chat}:events".utf8), Array("pushgw".utf8)]))
+            return (reply.array ?? []).compactMap { $0.array?[1].string }.sorted()
+        }
+        let gone = try queue.makeConsumer(of: "chat", named: "replica-gone")
+        let id = try await queue.enqueue("chat", name: "e1", payload: "one".bytes, note: [])
+        let taken = try await gone.receive(count: 1, wait: .milliseconds(100))
+        XCTAssertEqual(taken.map(\.id), [id])
+        gone.close()
+        let survivor = try makeConsumer(queue, "chat", "replica-b")
+        _ = try await survivor.receive(count: 1, wait: .milliseconds(1))
+        let whileHolding = try await queue.removeIdleConsumers(of: "chat", idleFor: .milliseconds(1), keeping: "replica-b")
+        XCTAssertEqual(whileHolding, [], "a consumer with a message pending was removed (its pending entry would be lost)")
+        var reclaimed: [QueuedMessage] = []
+        try await waitUntil("replica-b takes over e1") {
+            reclaimed = try await survivor.reclaim(idleFor: .milliseconds(50), count: 10)
+            return !reclaimed.isEmpty
+        }
+        let early = try await queue.removeIdleConsumers(of: "chat", idleFor: .seconds(600), keeping: "replica-b")
+        XCTAssertEqual(early, [], "a consumer idle for less than the bound was removed")
+        var removed: [String] = []
+        try await waitUntil("the consumer gone for good is removed") {
+            removed += try await queue.removeIdleConsumers(of: "chat", idleFor: .milliseconds(20), keeping: "replica-b")
+            return !removed.isEmpty
+        }
+        XCTAssertEqual(removed, ["replica-gone"])
+        let left = try await consumers()
+        XCTAssertEqual(left, ["replica-b"], "the caller keeps itself, and its pending message")
+        try await queue.acknowledge("chat", id: id, name: "e1", outcome: .done)
+        let none = try await queue.removeIdleConsumers(of: "nothing-here", idleFor: .milliseconds(1), keeping: "replica-b")
+        XCTAssertEqual(none, [], "a queue never used has no consumers to remove")
+    }
+
     func testAFullStreamRefusesRetryablyAndDropsNothing() async throws {
         let server = try makeServer()
         let queue = try makeQueue(server, settings: RedisStreamQueue.Settings(maximumLength: 2))

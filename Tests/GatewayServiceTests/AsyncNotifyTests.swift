@@ -2,6 +2,7 @@ import DurableQueue
 import Foundation
 import GatewayService
 import PayloadBuilder
+import PushGWSync
 import RedisClient
 import TestSupport
 import XCTest
@@ -123,14 +124,30 @@ final class AsyncNotifyTests: XCTestCase {
         var settings = fastWorker()
         settings.visibilityTimeout = .milliseconds(100)
         settings.maximumDeliveries = 2
-        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "replica-c", settings: settings)
+        let receiver = try FeedbackReceiver(statuses: [200])
+        defer { receiver.stop() }
+        let webhooks = FeedbackWebhooks(targets: ["demo": FeedbackWebhooks.Target(url: receiver.url, secret: Array("s".utf8))],
+                                        metrics: testbed.metrics)
+        defer { webhooks.stop() }
+        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "replica-c", settings: settings,
+                                 feedback: webhooks)
         try worker.start()
         try await waitUntil("the event is given up") {
             let status = try await testbed.call("GET", "/v1/events/c-3:m-3")
             return try JSONParser.parse(status.body)["status"] == .string("failed")
         }
+        try await waitUntil("its device is reported as failed for good") { !receiver.requests.isEmpty }
         await worker.stop()
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 0, "an event past its deliveries was sent")
+        XCTAssertEqual(testbed.metrics.registry.value(QueueWorker.givenUpFamily, ["demo"]), 1)
+        let queueLeft = try await queue.depth("demo")
+        XCTAssertEqual(queueLeft.length, 0, "a given-up event stayed in the stream")
+        let feedback = try JSONParser.parse(receiver.requests[0].body)
+        XCTAssertEqual(feedback["event_id"], .string("c-3:m-3"))
+        guard case let .array(failed)? = feedback["failed"] else { return XCTFail("no failed list: \(feedback)") }
+        XCTAssertEqual(failed.count, 1)
+        XCTAssertEqual(failed.first?["token"], .string(ServiceTestbed.token(3)))
+        XCTAssertEqual(failed.first?["retryable"], .bool(false))
     }
 
     func testAnEventTheDedupStoreKeepsFromSendingStaysQueuedUntilItCanBeSent() async throws {
@@ -157,6 +174,84 @@ final class AsyncNotifyTests: XCTestCase {
         }
         await worker.stop()
         XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 1)
+    }
+
+    /// The consumer keeps events in flight one by one, not batch by batch:
+    /// an event that cannot finish (its dedup key held elsewhere, as by a
+    /// copy being sent on another replica) does not keep the events queued
+    /// after it from being read and sent meanwhile.
+    func testAnEventThatCannotFinishDoesNotHoldUpTheEventsAfterIt() async throws {
+        let server = try makeRedis()
+        let queue = try makeQueue(server)
+        let dedup = InMemoryDedupStore()
+        let testbed = try ServiceTestbed(dedup: dedup, queue: queue)
+        let first = try await testbed.call("POST", "/v1/notify?mode=async", body: ServiceTestbed.event(id: "c-5:m-1", tokens: [ServiceTestbed.token(1)]))
+        XCTAssertEqual(first.status, 202)
+        // Its key held by another owner for longer than the test: the consumer's send waits for it.
+        let status = try await queue.status("demo", name: "c-5:m-1")
+        let key = try XCTUnwrap(status).note
+        let elsewhere = DedupClaimOwner(instance: 1, sequence: 1)
+        let held = await dedup.claim(String(decoding: key, as: UTF8.self), by: elsewhere, holdFor: .seconds(600))
+        XCTAssertEqual(held, .claimed(nil))
+        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "r", settings: fastWorker())
+        try worker.start()
+        try await waitUntil("the first event is taken") { try await queue.depth("demo").pending == 1 }
+        for index in 2...4 {
+            let queued = try await testbed.call("POST", "/v1/notify?mode=async",
+                                                body: ServiceTestbed.event(id: "c-5:m-\(index)", tokens: [ServiceTestbed.token(index)]))
+            XCTAssertEqual(queued.status, 202)
+        }
+        try await waitUntil("the events after it are sent while it waits", within: .seconds(10)) {
+            for index in 2...4 where try await queue.status("demo", name: "c-5:m-\(index)")?.state != .done { return false }
+            return true
+        }
+        let waiting = try await queue.status("demo", name: "c-5:m-1")?.state
+        XCTAssertEqual(waiting, .queued)
+        await dedup.release(String(decoding: key, as: UTF8.self), by: elsewhere)
+        try await waitUntil("the first event is sent once its key is free") {
+            try await queue.status("demo", name: "c-5:m-1")?.state == .done
+        }
+        await worker.stop()
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, 4)
+    }
+
+    /// Many kept-alive connections at once, each queueing events and
+    /// reading their status one request after another, as a client at a
+    /// fixed rate does (`bench/async_latency.py`): every request gets its
+    /// answer on its own connection, none is left unanswered or closed.
+    func testEveryRequestOnManyKeptAliveConnectionsIsAnswered() async throws {
+        let server = try makeRedis()
+        let queue = try makeQueue(server)
+        let testbed = try ServiceTestbed(queue: queue)
+        let worker = QueueWorker(queue: queue, dispatcher: testbed.dispatcher, consumer: "r", settings: fastWorker())
+        try worker.start()
+        let (connections, rounds) = (12, 25)
+        let port = testbed.server.port
+        let problems = await Task.detached { () -> [String] in
+            let found = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: connections) { client in
+                func note(_ problem: String) { found.withLock { $0.append(problem) } }
+                guard let connection = try? RawConnection(port: port) else { return note("client \(client) could not connect") }
+                for round in 0..<rounds {
+                    let id = "k-\(client)-\(round)"
+                    let body = ServiceTestbed.event(id: id, tokens: [ServiceTestbed.token(client * rounds + round + 1)])
+                    connection.send("POST /v1/notify?mode=async HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n" + String(decoding: body, as: UTF8.self))
+                    let queued = connection.readReply(timeout: .seconds(20))
+                    guard queued.status == 202 else { return note("\(id): POST answered \(queued)") }
+                    connection.send("GET /v1/events/\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServiceTestbed.bearer)\r\n\r\n")
+                    let status = connection.readReply(timeout: .seconds(20))
+                    guard status.status == 200 else { return note("\(id): GET answered \(status)") }
+                }
+            }
+            return found.withLock { $0 }
+        }.value
+        XCTAssertEqual(problems, [])
+        try await waitUntil("every event is sent", within: .seconds(30)) {
+            testbed.simulator.statistics.acceptedTotal >= connections * rounds
+        }
+        await worker.stop()
+        XCTAssertEqual(testbed.simulator.statistics.acceptedTotal, connections * rounds)
     }
 
     func testAFullQueueAnswers503AndQueuesNothing() async throws {

@@ -51,6 +51,24 @@ struct DedupStoreBehaviour {
         XCTAssertEqual(next, .claimed(Self.event))
     }
 
+    func aLookupReadsTheRecordAndTakesNoClaim() async throws {
+        let none = await store.lookup("k")
+        XCTAssertEqual(try none.get(), nil)
+        let afterMiss = try await claimHolder("k")
+        XCTAssertNil(afterMiss, "a lookup of nothing leaves no claim behind")
+        try await keep("k", Self.event)
+        let owner = owners.next()
+        _ = await store.claim("k", by: owner, holdFor: .seconds(30))
+        let read = await store.lookup("k")
+        XCTAssertEqual(try read.get(), Self.event, "a held claim's record is read as it stands")
+        let holder = try await claimHolder("k")
+        XCTAssertEqual(holder, owner.description, "the lookup leaves the dispatch's claim alone")
+        await store.release("k", by: owner)
+        _ = await store.lookup("k")
+        let afterLookup = try await claimHolder("k")
+        XCTAssertNil(afterLookup, "a lookup takes no claim")
+    }
+
     func aHeldClaimShowsTheRecordSoFar() async throws {
         try await keep("k", Self.event)
         _ = await store.claim("k", by: owners.next(), holdFor: .seconds(30))

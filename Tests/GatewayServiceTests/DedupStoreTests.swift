@@ -93,6 +93,8 @@ final class DedupStoreTests: XCTestCase {
 
     func testAHeldClaimShowsTheRecordSoFar() async throws { try await behaviour().aHeldClaimShowsTheRecordSoFar() }
 
+    func testALookupReadsTheRecordAndTakesNoClaim() async throws { try await behaviour().aLookupReadsTheRecordAndTakesNoClaim() }
+
     func testEveryFieldOfEveryResultComesBackAsRecorded() async throws {
         try await behaviour().everyFieldOfEveryResultComesBackAsRecorded()
     }

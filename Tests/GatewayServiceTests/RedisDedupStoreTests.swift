@@ -38,6 +38,24 @@ final class RedisDedupStoreTests: XCTestCase {
 
     func testAHeldClaimShowsTheRecordSoFar() async throws { try await plainStore().aHeldClaimShowsTheRecordSoFar() }
 
+    func testALookupReadsTheRecordAndTakesNoClaim() async throws { try await plainStore().aLookupReadsTheRecordAndTakesNoClaim() }
+
+    /// `GET /v1/events/{event_id}` reads through `lookup`: one plain GET of
+    /// the record, no claim script, so a status poll never holds the key a
+    /// consumer is about to claim (which would make that consumer wait).
+    func testALookupIsOnePlainReadWithoutAScript() async throws {
+        let server = try makeRedis(RedisTestServer.Options(password: "admin-pw"))
+        let (behaviour, observer) = try behaviour(server, url: "redis://:admin-pw@127.0.0.1:\(server.port)")
+        try await behaviour.keep("k", DedupStoreBehaviour.event)
+        _ = await observer.reply("CONFIG", "RESETSTAT")
+        let read = await behaviour.store.lookup("k")
+        XCTAssertEqual(try read.get(), DedupStoreBehaviour.event)
+        let stats = await observer.reply("INFO", "commandstats")?.string ?? ""
+        XCTAssertFalse(stats.contains("cmdstat_evalsha"), "no script ran: \(stats)")
+        XCTAssertFalse(stats.contains("cmdstat_eval:"), "no script ran: \(stats)")
+        XCTAssertTrue(stats.contains("cmdstat_get:calls=1,"), stats)
+    }
+
     func testEveryFieldOfEveryResultComesBackAsRecorded() async throws {
         try await plainStore().everyFieldOfEveryResultComesBackAsRecorded()
     }

@@ -72,7 +72,8 @@ final class RedisSettingsTests: XCTestCase {
         let file = """
             {"redis": {"url": "rediss://app:\(password)@cache:6380/1", "ca_file": "/run/ca.pem", "connect_timeout_ms": 500,
                        "command_timeout_ms": 200, "prefix": "chat:", "on_failure": "send_without_dedup",
-                       "queue_visibility_seconds": 120}}
+                       "queue_visibility_seconds": 120, "queue_max_length": 500, "queue_retention_seconds": 3600,
+                       "queue_max_deliveries": 3, "queue_dead_consumer_seconds": 7200}}
             """
         let fromFile = try load([:], file: file).redis
         XCTAssertEqual(fromFile.url?.host, "cache")
@@ -83,21 +84,33 @@ final class RedisSettingsTests: XCTestCase {
         XCTAssertEqual(fromFile.prefix, "chat:")
         XCTAssertEqual(fromFile.onFailure, .sendWithoutDedup)
         XCTAssertEqual(fromFile.queueVisibilityTimeout, .seconds(120))
+        XCTAssertEqual(fromFile.queueMaximumLength, 500)
+        XCTAssertEqual(fromFile.queueRetention, .seconds(3600))
+        XCTAssertEqual(fromFile.queueMaximumDeliveries, 3)
+        XCTAssertEqual(fromFile.queueDeadConsumerAge, .seconds(7200))
         let overridden = try load(["PUSHGW_REDIS_URL": "rediss://other:6390", "PUSHGW_REDIS_PREFIX": "fleet:",
                                    "PUSHGW_REDIS_ON_FAILURE": "refuse", "PUSHGW_REDIS_COMMAND_TIMEOUT_MS": "300",
-                                   "PUSHGW_REDIS_QUEUE_VISIBILITY_SECONDS": "5"], file: file).redis
+                                   "PUSHGW_REDIS_QUEUE_VISIBILITY_SECONDS": "5", "PUSHGW_REDIS_QUEUE_MAX_LENGTH": "9",
+                                   "PUSHGW_REDIS_QUEUE_MAX_DELIVERIES": "10"], file: file).redis
         XCTAssertEqual(overridden.url?.host, "other")
         XCTAssertEqual(overridden.urlSetting, "PUSHGW_REDIS_URL")
         XCTAssertEqual(overridden.prefix, "fleet:")
         XCTAssertEqual(overridden.onFailure, .refuse)
         XCTAssertEqual(overridden.commandTimeout, .milliseconds(300))
         XCTAssertEqual(overridden.queueVisibilityTimeout, .seconds(5))
+        XCTAssertEqual(overridden.queueMaximumLength, 9)
+        XCTAssertEqual(overridden.queueMaximumDeliveries, 10)
+        XCTAssertEqual(overridden.queueRetention, .seconds(3600), "the file's other keys stay")
         XCTAssertEqual(overridden.connectTimeout, .milliseconds(500), "the file's other keys stay")
         let defaults = try load([:]).redis
         XCTAssertNil(defaults.url)
         XCTAssertEqual(defaults.prefix, "pushgw:")
         XCTAssertEqual(defaults.onFailure, .refuse)
         XCTAssertEqual(defaults.queueVisibilityTimeout, .seconds(60))
+        XCTAssertEqual(defaults.queueMaximumLength, 100_000)
+        XCTAssertEqual(defaults.queueRetention, .seconds(86_400))
+        XCTAssertEqual(defaults.queueMaximumDeliveries, 5)
+        XCTAssertEqual(defaults.queueDeadConsumerAge, .seconds(86_400))
     }
 
     func testEachSettingIsCheckedAndNamed() {

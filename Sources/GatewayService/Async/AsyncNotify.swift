@@ -59,11 +59,13 @@ public final class AsyncNotify: Sendable {
                 return AsyncRefusal.response(.storeUnavailable, field: nil, "the queue's store cannot be reached: ask again")
             }
             guard let status else { continue }
-            // Read in every state: a queued event taken over after a crash may have a partial record.
+            // Read in every state (a queued event taken over after a crash
+            // may have a partial record), without a claim: a status read
+            // must not make the consumer sending the event wait.
             let recorded: RecordedEvent?
-            switch await dispatcher.dedup.lookup(String(decoding: status.note, as: UTF8.self), owner: dispatcher.claimOwners.next()) {
-            case let .claimed(record), let .held(record): recorded = record
-            case .unavailable:
+            switch await dispatcher.dedup.lookup(String(decoding: status.note, as: UTF8.self)) {
+            case let .success(record): recorded = record
+            case .failure:
                 return AsyncRefusal.response(.storeUnavailable, field: nil, "the dedup store cannot be reached: ask again")
             }
             return HTTPResponse(status: 200, body: Self.answer(eventID: eventID, app: app.name, state: status.state, recorded: recorded))

@@ -10,6 +10,13 @@ extension QueueWorker {
         "Queued events by what the consumer did: done, failed, left_pending (not sent; taken over later), ack_failed.",
         type: "counter")
 
+    /// `pushgw_queue_given_up_total{app}`: events given up after too many deliveries.
+    public static let givenUpFamily = MetricsRegistry.Family(
+        "pushgw_queue_given_up_total",
+        "Queued events given up after the most deliveries (PUSHGW_REDIS_QUEUE_MAX_DELIVERIES) without an outcome: "
+            + "acknowledged as failed and reported to the feedback webhook.",
+        type: "counter")
+
     /// `pushgw_queue_reclaimed_total`: events taken over from a consumer silent past the visibility timeout.
     public static let reclaimedFamily = MetricsRegistry.Family(
         "pushgw_queue_reclaimed_total", "Queued events taken over from a consumer silent past the visibility timeout.",
@@ -25,6 +32,7 @@ struct QueueSeries: Sendable {
         "pushgw_queue_oldest_age_seconds", "Age of the oldest event in an app's async queue not yet acknowledged.", type: "gauge")
     static let outcomes = QueueWorker.eventsFamily
     static let reclaims = QueueWorker.reclaimedFamily
+    static let givenUps = QueueWorker.givenUpFamily
 
     let registry: MetricsRegistry
     let reclaimed: MetricSeries
@@ -35,10 +43,13 @@ struct QueueSeries: Sendable {
         registry.declare(Self.pending, labels: ["app"])
         registry.declare(Self.oldestAge, labels: ["app"])
         registry.declare(Self.outcomes, labels: ["outcome"])
+        registry.declare(Self.givenUps, labels: ["app"])
         reclaimed = registry.series(Self.reclaims)
     }
 
     func outcome(_ name: String) -> MetricSeries { registry.series(Self.outcomes, [name]) }
+
+    func givenUp(_ app: String) -> MetricSeries { registry.series(Self.givenUps, [app]) }
 
     func depth(_ app: String, _ depth: QueueDepth) {
         registry.set(Self.length, [app], to: Double(depth.length))

@@ -27,6 +27,20 @@ public struct RedisSettings: Sendable {
     /// the request deadline, so that a live replica's event is never sent
     /// twice at once.
     public var queueVisibilityTimeout: Duration = .seconds(60)
+    /// Events an app's stream holds, not yet acknowledged, before an async
+    /// notify is refused (503 `queue_full`, nothing queued).
+    public var queueMaximumLength = 100_000
+    /// How long an async event's state (`GET /v1/events/{event_id}`) is
+    /// kept after its last change.
+    public var queueRetention: Duration = .seconds(86_400)
+    /// Deliveries of one async event, take-overs included, before it is
+    /// given up: recorded as failed, reported to the feedback webhook as a
+    /// final failure, acknowledged, and counted.
+    public var queueMaximumDeliveries = 5
+    /// How long a consumer of the queue (a replica) may go without taking
+    /// anything before another replica removes it from the consumer group,
+    /// once nothing is pending on it (a replica gone for good).
+    public var queueDeadConsumerAge: Duration = .seconds(86_400)
     /// Every `redis` setting given other than the URL, as written (to refuse them without a URL).
     public var otherSettingsGiven: [String] = []
 

@@ -29,10 +29,12 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_DEDUP_WINDOW_SECONDS", fileKey: "dedup_window_seconds", defaultValue: "600",
                 help: "how long an event_id is remembered, so a retried event is not sent twice (0: not remembered)"),
         Setting(environment: "PUSHGW_DEDUP_CAPACITY", fileKey: "dedup_capacity", defaultValue: "20000",
-                help: "most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first"),
+                help: "most events remembered at once (about 0.2 KB per two-device event); beyond it the oldest are forgotten first. "
+                    + "In-process window only: with PUSHGW_REDIS_URL the records are in Redis, each kept for the window, "
+                    + "and this setting is not used (bound Redis with its own maxmemory)"),
         Setting(environment: "PUSHGW_DEDUP_MEMORY_MB", fileKey: "dedup_memory_mb", defaultValue: "64",
                 help: "most memory (MiB) the remembered events take (a 500-device event about 33 KB); beyond it the "
-                    + "oldest are forgotten first"),
+                    + "oldest are forgotten first. In-process window only: not used with PUSHGW_REDIS_URL"),
         Setting(environment: "PUSHGW_REQUEST_DEADLINE_SECONDS", fileKey: "request_deadline_seconds", defaultValue: "30",
                 help: "per-request budget for provider retries"),
         Setting(environment: "PUSHGW_MAX_CONNECTIONS", fileKey: "max_connections", defaultValue: "1024",
@@ -135,6 +137,18 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_REDIS_QUEUE_VISIBILITY_SECONDS", fileKey: "redis.queue_visibility_seconds", defaultValue: "60",
                 help: "how long an async event a replica took may stay unacknowledged before another replica takes it over "
                     + "(a replica that died); at least twice the request deadline is used"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_MAX_LENGTH", fileKey: "redis.queue_max_length", defaultValue: "100000",
+                help: "events an app's async queue holds, not yet acknowledged, before POST /v1/notify?mode=async answers 503 "
+                    + "queue_full (retryable; nothing is queued, nothing already queued is dropped)"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_RETENTION_SECONDS", fileKey: "redis.queue_retention_seconds", defaultValue: "86400",
+                help: "how long GET /v1/events/{event_id} can read an async event's state after its last change"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_MAX_DELIVERIES", fileKey: "redis.queue_max_deliveries", defaultValue: "5",
+                help: "deliveries of one async event (take-overs included) before it is given up: recorded as failed, sent to "
+                    + "the app's feedback webhook as a final failure, acknowledged, counted in pushgw_queue_given_up_total"),
+        Setting(environment: "PUSHGW_REDIS_QUEUE_DEAD_CONSUMER_SECONDS", fileKey: "redis.queue_dead_consumer_seconds",
+                defaultValue: "86400",
+                help: "a replica that has taken nothing from the queue for this long, with nothing pending on it, is removed "
+                    + "from the consumer group by another (at least twice the visibility timeout is used)"),
     ]
 
     /// The `--help` text (also `pushgw serve --help`).

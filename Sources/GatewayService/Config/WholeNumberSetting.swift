@@ -59,6 +59,20 @@ struct WholeNumberSetting: Sendable {
                            range: 1...86_400) {
             $0.redis.queueVisibilityTimeout = .seconds($1)
         },
+        WholeNumberSetting(environment: "PUSHGW_REDIS_QUEUE_MAX_LENGTH", fileKey: "redis.queue_max_length", range: 1...100_000_000) {
+            $0.redis.queueMaximumLength = $1
+        },
+        WholeNumberSetting(environment: "PUSHGW_REDIS_QUEUE_RETENTION_SECONDS", fileKey: "redis.queue_retention_seconds",
+                           range: 60...2_592_000) {
+            $0.redis.queueRetention = .seconds($1)
+        },
+        WholeNumberSetting(environment: "PUSHGW_REDIS_QUEUE_MAX_DELIVERIES", fileKey: "redis.queue_max_deliveries", range: 1...100) {
+            $0.redis.queueMaximumDeliveries = $1
+        },
+        WholeNumberSetting(environment: "PUSHGW_REDIS_QUEUE_DEAD_CONSUMER_SECONDS", fileKey: "redis.queue_dead_consumer_seconds",
+                           range: 60...2_592_000) {
+            $0.redis.queueDeadConsumerAge = .seconds($1)
+        },
     ]
 
     /// The file key inside its object: `max_kb` for `avatar.max_kb`.

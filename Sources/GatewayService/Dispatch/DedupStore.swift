@@ -64,6 +64,12 @@ public protocol DedupStore: Sendable {
     /// is left alone. Answers nil once done.
     func release(_ key: String, by owner: DedupClaimOwner, done: @escaping @Sendable (DedupStoreFailure?) -> Void)
 
+    /// What the window recorded of `key` at `now` (nil: nothing), read
+    /// without claiming it: a status read never stands in the way of the
+    /// dispatch that sends the event. The default claims and releases
+    /// (`DedupStore+Lookup`) for a store that has no plain read.
+    func peek(_ key: String, now: ContinuousClock.Instant, answer: @escaping @Sendable (Result<RecordedEvent?, DedupStoreFailure>) -> Void)
+
     /// nil while the store answers; else what its last call or its own
     /// check of the connection met (`/readyz` says so). Read on every
     /// readiness probe: answers from what the store knows, without waiting.

@@ -101,6 +101,14 @@ public final class InMemoryDedupStore: DedupStore {
         for waiter in waiters { Task { waiter() } }
     }
 
+    /// Reads the record without claiming; answers before it returns.
+    public func peek(_ key: String, now: ContinuousClock.Instant,
+                     answer: @escaping @Sendable (Result<RecordedEvent?, DedupStoreFailure>) -> Void) {
+        let hash = Self.hash(key)
+        let packed = state.withLock { $0.log.lookup(hash, now: now).map(Array.init) }
+        answer(.success(Self.unpack(packed, key)))
+    }
+
     /// Always answers.
     public var currentFailure: DedupStoreFailure? { nil }
 

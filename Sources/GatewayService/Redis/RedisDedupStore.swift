@@ -104,6 +104,22 @@ public final class RedisDedupStore: DedupStore {
         }
     }
 
+    /// A plain `GET` of the record: no claim is taken, so a status read
+    /// never makes the event's own dispatch wait.
+    public func peek(_ key: String, now: ContinuousClock.Instant,
+                     answer: @escaping @Sendable (Result<RecordedEvent?, DedupStoreFailure>) -> Void) {
+        let recordKey = Self.keys(for: key, prefix: prefix).record
+        connection().send(RedisCommand(arguments: [Array("GET".utf8), Array(recordKey.utf8)])) { result in
+            switch result {
+            case let .failure(error):
+                answer(.failure(self.failed(DedupStoreFailure(error))))
+            case let .success(reply):
+                self.succeeded()
+                answer(.success(Self.recorded(reply, key: key)))
+            }
+        }
+    }
+
     /// A connection that is down (its failure), the last call's failure
     /// until a later call succeeds, or a connection not yet made. With a
     /// failure on record it sends one PING (one at a time) whose answer

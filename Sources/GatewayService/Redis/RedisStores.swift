@@ -36,7 +36,8 @@ struct RedisStores: Sendable {
         dedup = RedisDedupStore(connections: connections, prefix: settings.prefix)
         providerTokens = RedisProviderTokenStore(connection: connections[0], prefix: settings.prefix)
         queue = RedisStreamQueue(redis: connections[0], consumerConfiguration: configuration,
-                                 settings: RedisStreamQueue.Settings(prefix: settings.prefix))
+                                 settings: RedisStreamQueue.Settings(prefix: settings.prefix, maximumLength: settings.queueMaximumLength,
+                                                                     retention: settings.queueRetention))
     }
 
     func close() {

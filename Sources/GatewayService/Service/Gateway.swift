@@ -132,6 +132,9 @@ public final class Gateway: Sendable {
         var workerSettings = QueueWorker.Settings()
         // A live consumer's event is never taken over while it may still be sending.
         workerSettings.visibilityTimeout = max(configuration.redis.queueVisibilityTimeout, configuration.requestDeadline * 2)
+        workerSettings.maximumDeliveries = configuration.redis.queueMaximumDeliveries
+        // A consumer is forgotten only long after it could still be sending.
+        workerSettings.deadConsumerAge = max(configuration.redis.queueDeadConsumerAge, workerSettings.visibilityTimeout * 2)
         queueWorker = queue.map { QueueWorker(queue: $0, dispatcher: dispatcher, consumer: consumerName, settings: workerSettings,
                                               feedback: feedback) }
         let handler = GatewayHandler(

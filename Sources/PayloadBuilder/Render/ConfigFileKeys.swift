@@ -19,6 +19,7 @@ public enum ConfigFileKeys {
     /// `redis`: the shared store of a fleet.
     public static let redis: Set<String> = [
         "url", "ca_file", "connect_timeout_ms", "command_timeout_ms", "prefix", "on_failure", "queue_visibility_seconds",
+        "queue_max_length", "queue_retention_seconds", "queue_max_deliveries", "queue_dead_consumer_seconds",
     ]
     /// One item of `apps`.
     public static let app: Set<String> = ["name", "apns", "fcm", "web", "data_keys", "feedback_url", "feedback_secret_file"]
