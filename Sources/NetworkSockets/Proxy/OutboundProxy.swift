@@ -11,7 +11,8 @@ public struct OutboundProxy: Sendable, Equatable, CustomStringConvertible {
     public let port: Int
     /// Basic credentials, percent-decoded from the URL.
     public let username: String?
-    let password: String?
+    /// Only for the transfers that send it (`Proxy-Authorization`); never shown.
+    package let password: String?
 
     public init(host: String, port: Int, username: String? = nil, password: String? = nil) {
         self.host = host
