@@ -125,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTP2ClientTests",
-            dependencies: ["HTTP2Client", "PayloadBuilder", "PushGWSync", "CNGHTTP2", "CNGHTTP2Shims", "TestSupport"],
+            dependencies: ["HTTP2Client", "NetworkSockets", "PayloadBuilder", "PushGWSync", "CNGHTTP2", "CNGHTTP2Shims", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

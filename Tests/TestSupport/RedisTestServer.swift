@@ -142,7 +142,7 @@ public final class RedisTestServer: @unchecked Sendable {
     }
 
     /// Whether a TCP connect to 127.0.0.1:`port` succeeds.
-    private static func accepts(port: Int) -> Bool {
+    static func accepts(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
