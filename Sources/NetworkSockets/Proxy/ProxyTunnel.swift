@@ -16,8 +16,8 @@ enum ProxyTunnel {
     /// A descriptor tunnelled to `host:port` through `proxy`, by `deadline`.
     ///
     /// Throws `.connectFailed` when the proxy cannot be reached,
-    /// `.proxyRefused` when it answers 4xx (407: our credentials, 403: its
-    /// policy; configuration, not chance), and `.proxyFailed` when it answers
+    /// `.proxyRefused` when it answers 4xx (407 or 401: our credentials,
+    /// 403: its policy; configuration, not chance), and `.proxyFailed` when it answers
     /// 5xx (it could not reach the target), closes the connection, answers
     /// something else than HTTP, or not in time. No message contains the
     /// proxy's password.
@@ -36,10 +36,11 @@ enum ProxyTunnel {
             switch status {
             case 200..<300:
                 return descriptor
-            case 407:
+            case 401, 407:
+                // 407 by RFC 9110; tinyproxy answers wrong credentials with 401.
                 throw SocketError(.proxyRefused, proxy.username == nil
-                    ? "proxy \(proxy) asks for credentials (407 \(reason)) to reach \(target)"
-                    : "proxy \(proxy) refused our credentials (407 \(reason)) to reach \(target)")
+                    ? "proxy \(proxy) asks for credentials (\(status) \(reason)) to reach \(target)"
+                    : "proxy \(proxy) refused our credentials (\(status) \(reason)) to reach \(target)")
             case 400..<500:
                 throw SocketError(.proxyRefused, "proxy \(proxy) refused CONNECT to \(target) (\(status) \(reason))")
             default:
