@@ -135,7 +135,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FCMClientTests",
-            dependencies: ["FCMClient", "HTTP2Client", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL", "TestSupport"],
+            dependencies: ["FCMClient", "HTTP2Client", "NetworkSockets", "Curl", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL",
+                           "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
