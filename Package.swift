@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "GatewayServiceTests",
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
-                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "DurableQueue", "RedisClient",
+                           "NetworkSockets", "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "DurableQueue", "RedisClient",
                            "TestSupport"],
             swiftSettings: swiftSettings
         ),

@@ -21,10 +21,13 @@ public final class TinyproxyTestServer: @unchecked Sendable {
         /// Ports `CONNECT` may reach (`ConnectPort`); others are refused with
         /// 403. Empty: every port.
         public var connectPorts: [Int]
+        /// The loopback address it listens on.
+        public var address: String
 
-        public init(credentials: (user: String, password: String)? = nil, connectPorts: [Int] = []) {
+        public init(credentials: (user: String, password: String)? = nil, connectPorts: [Int] = [], address: String = "127.0.0.1") {
             self.credentials = credentials
             self.connectPorts = connectPorts
+            self.address = address
         }
     }
 
@@ -50,10 +53,10 @@ public final class TinyproxyTestServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// `http://127.0.0.1:PORT`, with `user:password@` given explicitly.
+    /// `http://ADDRESS:PORT`, with `user:password@` given explicitly.
     public func url(user: String? = nil, password: String? = nil) -> String {
-        guard let user else { return "http://127.0.0.1:\(port)" }
-        return "http://\(user):\(password ?? "")@127.0.0.1:\(port)"
+        guard let user else { return "http://\(options.address):\(port)" }
+        return "http://\(user):\(password ?? "")@\(options.address):\(port)"
     }
 
     /// The URL with the configured credentials, if any.
@@ -63,7 +66,7 @@ public final class TinyproxyTestServer: @unchecked Sendable {
 
     private func writeConfiguration() throws {
         var lines = [
-            "Port \(port)", "Listen 127.0.0.1", "Timeout 30", "MaxClients 64", "Allow 127.0.0.1",
+            "Port \(port)", "Listen \(options.address)", "Timeout 30", "MaxClients 64", "Allow 127.0.0.0/8",
             "LogLevel Connect", "LogFile \"\(logFile.path)\"", "PidFile \"\(directory.appendingPathComponent("pid").path)\"",
             "DisableViaHeader Yes",
         ]
@@ -82,9 +85,9 @@ public final class TinyproxyTestServer: @unchecked Sendable {
                                        arguments: ["-d", "-c", directory.appendingPathComponent("tinyproxy.conf").path],
                                        output: directory.appendingPathComponent("stderr.log").path)
         process = started
-        let port = port
-        try blockUntil("tinyproxy accepts connections on 127.0.0.1:\(port)", within: .seconds(20), every: .milliseconds(10)) {
-            started.isRunning ? RedisTestServer.accepts(port: port) : true
+        let (address, port) = (options.address, port)
+        try blockUntil("tinyproxy accepts connections on \(address):\(port)", within: .seconds(20), every: .milliseconds(10)) {
+            started.isRunning ? RedisTestServer.accepts(address: address, port: port) : true
         }
         guard started.isRunning else {
             let log = (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
