@@ -3,7 +3,7 @@
 /// with Basic credentials when there are some. The caller decides whether a
 /// transfer goes through the proxy (its own `NO_PROXY` reading); libcurl's
 /// proxy environment variables are never read.
-package struct CurlProxy: Sendable, Equatable {
+package struct CurlProxy: Sendable, Equatable, CustomStringConvertible {
     package var host: String
     package var port: Int
     package var username: String?
@@ -15,6 +15,9 @@ package struct CurlProxy: Sendable, Equatable {
         self.username = username
         self.password = password
     }
+
+    /// The URL, never the password.
+    package var description: String { url }
 
     /// `http://host:port`, without credentials (they go in their own options,
     /// so no escaping is needed and the URL can be shown).

@@ -144,3 +144,10 @@ public struct OutboundProxy: Sendable, Equatable, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension OutboundProxy: CustomReflectable {
+    /// Without the password, so that `dump` and debuggers do not show it either.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["host": host, "port": port, "username": username as Any], displayStyle: .struct)
+    }
+}
