@@ -77,6 +77,18 @@ final class FCMThroughProxyTests: XCTestCase {
         XCTAssertEqual(testbed.simulator.statistics.grantsIssued, 0)
     }
 
+    func testLibcurlsOwnReadingOfTheProxyVariablesIsOff() async throws {
+        // The route (direct here) decides, not HTTPS_PROXY as libcurl reads it.
+        let proxy = try TinyproxyTestServer()
+        let testbed = try FCMTestbed()
+        let variables = ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]
+        for name in variables { setenv(name, proxy.url, 1) }
+        defer { for name in variables { unsetenv(name) } }
+        let response = try await tokenPost(testbed, route: .direct).send(on: DispatchQueue(label: "test")).get()
+        XCTAssertEqual(response.status, 400, "the endpoint's answer to a bad grant")
+        XCTAssertEqual(proxy.connectTargets, [])
+    }
+
     func testNoProxyHostsGetTheirTokenDirectly() async throws {
         let proxy = try TinyproxyTestServer()
         let testbed = try FCMTestbed()
