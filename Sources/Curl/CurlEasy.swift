@@ -149,9 +149,18 @@ package final class CurlEasy {
         } else {
             try set(CURLOPT_HTTPGET, 1, "CURLOPT_HTTPGET")
         }
+        // The proxy's own lookup of the target (if any) spends from the
+        // transfer's budgets: the request's timeout bounds the whole of it.
+        let started = ContinuousClock.now
         try prepareProxy(request)
-        try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout), "CURLOPT_TIMEOUT_MS")
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(request.connectTimeout, request.timeout)),
+        let spent = ContinuousClock.now - started
+        let timeout = request.timeout - spent
+        guard timeout > .zero else {
+            throw CurlFailure(call: "curl_easy_perform", message: "no time left after the lookup", kind: .timedOut,
+                              beforeSending: true)
+        }
+        try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout), "CURLOPT_TIMEOUT_MS")
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(max(request.connectTimeout - spent, .milliseconds(1)), timeout)),
                 "CURLOPT_CONNECTTIMEOUT_MS")
         try setPointer(CURLOPT_WRITEDATA, context, "CURLOPT_WRITEDATA")
         try setPointer(CURLOPT_HEADERDATA, context, "CURLOPT_HEADERDATA")
