@@ -81,5 +81,11 @@ final class GatewayThroughProxyTests: XCTestCase {
         XCTAssertEqual(apns["reason"], .string("proxy_refused"))
         XCTAssertEqual(apns["retryable"], .bool(false))
         XCTAssertEqual(providers.apns.statistics.acceptedTotal, 0)
+        // FCM never gets its OAuth token through the proxy: retried, then failed.
+        let fcm = try XCTUnwrap(results.first { $0["platform"] == .string("fcm") })
+        XCTAssertEqual(fcm["status"], .string("failed"))
+        XCTAssertEqual(fcm["reason"], .string("access_token_unavailable"))
+        XCTAssertEqual(fcm["retryable"], .bool(true))
+        XCTAssertEqual(providers.fcm.statistics.grantsIssued, 0)
     }
 }
