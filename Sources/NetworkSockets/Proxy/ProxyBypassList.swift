@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// The hosts reached directly, not through the proxy: a `NO_PROXY` list,
-/// read as curl reads it, so that the HTTP/2 connections and the libcurl
-/// transfers agree on every host.
+/// read much as curl reads it. This reading alone decides, for the HTTP/2
+/// connections and the libcurl transfers alike (libcurl is told the
+/// result, never the list), so the two agree on every host.
 ///
 /// Comma- (or space-) separated entries, case-insensitive:
 /// - `*` alone: no host uses the proxy;
