@@ -43,7 +43,7 @@ let package = Package(
 
         // The one Swift wrapper of libcurl's easy interface (OAuth token
         // exchange, avatar download).
-        .target(name: "Curl", dependencies: ["CCurl", "CCurlShims"], swiftSettings: swiftSettings),
+        .target(name: "Curl", dependencies: ["CCurl", "CCurlShims", "PushGWSync"], swiftSettings: swiftSettings),
         // The lock type every module shares: Mutex, or pthread under ThreadSanitizer.
         .target(name: "PushGWSync", dependencies: ["CThreadShims"], swiftSettings: swiftSettings),
         .target(name: "PayloadBuilder", dependencies: ["CDigestShims"], swiftSettings: swiftSettings),
@@ -79,7 +79,7 @@ let package = Package(
         // messages:send client on HTTP2Client.
         .target(
             name: "FCMClient",
-            dependencies: ["HTTP2Client", "OpenSSLCrypto", "PayloadBuilder", "PushGWSync", "Curl"],
+            dependencies: ["HTTP2Client", "NetworkSockets", "OpenSSLCrypto", "PayloadBuilder", "PushGWSync", "Curl"],
             swiftSettings: swiftSettings
         ),
         // The gateway's HTTP/1.1 server on libmicrohttpd (one daemon per event
@@ -94,8 +94,8 @@ let package = Package(
         // avatar resolver, metrics, and the Redis stores of a fleet. A library so end-to-end tests run it in-process.
         .target(
             name: "GatewayService",
-            dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl", "GatewayHTTP",
-                           "RedisClient", "DurableQueue"],
+            dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "NetworkSockets", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl",
+                           "GatewayHTTP", "RedisClient", "DurableQueue"],
             swiftSettings: swiftSettings
         ),
         // The no-credentials demo: the simulators started and injected into
@@ -128,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTP2ClientTests",
-            dependencies: ["HTTP2Client", "PayloadBuilder", "PushGWSync", "CNGHTTP2", "CNGHTTP2Shims", "TestSupport"],
+            dependencies: ["HTTP2Client", "NetworkSockets", "PayloadBuilder", "PushGWSync", "CNGHTTP2", "CNGHTTP2Shims", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -138,13 +138,14 @@ let package = Package(
         ),
         .testTarget(
             name: "FCMClientTests",
-            dependencies: ["FCMClient", "HTTP2Client", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL", "TestSupport"],
+            dependencies: ["FCMClient", "HTTP2Client", "NetworkSockets", "Curl", "EventLoops", "OpenSSLCrypto", "APNsSimulator", "PayloadBuilder", "COpenSSL",
+                           "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GatewayServiceTests",
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
-                           "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "DurableQueue", "RedisClient",
+                           "NetworkSockets", "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "DurableQueue", "RedisClient",
                            "TestSupport"],
             swiftSettings: swiftSettings
         ),

@@ -15,6 +15,9 @@ internal import CCurlShims
 package final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// CURLOPT_CONNECT_TO of the current transfer (a proxied one whose
+    /// target address was checked), freed after it.
+    private var connectToList: UnsafeMutablePointer<curl_slist>?
     /// CURLOPT_ERRORBUFFER: libcurl writes a detailed message here.
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let options: CurlOptions
@@ -52,6 +55,7 @@ package final class CurlEasy {
     deinit {
         curl_easy_cleanup(handle)
         if let headerList { curl_slist_free_all(headerList) }
+        if let connectToList { curl_slist_free_all(connectToList) }
         errorBuffer.deallocate()
     }
 
@@ -60,7 +64,8 @@ package final class CurlEasy {
     /// true only when the request certainly never reached a server.
     package func perform(_ request: CurlRequest) throws(CurlFailure) -> CurlResponse {
         let context = CurlTransferContext(request: request, limit: max(options.maximumBodyBytes, 0),
-                                          keptHeaders: options.keptHeaders, currentStatus: { [unowned self] in responseCode })
+                                          keptHeaders: options.keptHeaders, checksSocketAddresses: request.proxy == nil,
+                                          currentStatus: { [unowned self] in responseCode })
         // Nothing may point at the context or the parsed URL once this returns,
         // also when setting up the transfer failed half-way.
         defer { clearPointers(request) }
@@ -77,6 +82,11 @@ package final class CurlEasy {
                 throw CurlFailure(call: "curl_easy_perform",
                                   message: "the response is larger than \(options.maximumBodyBytes) bytes",
                                   kind: .bodyTooLarge, status: status, beforeSending: false)
+            }
+            let proxyStatus = request.proxy == nil ? 0 : connectStatus
+            if proxyStatus != 0, !(200..<300).contains(proxyStatus) {
+                throw CurlFailure(call: "curl_easy_perform", code: code, detail: String(cString: errorBuffer),
+                                  kind: .proxyRefused(proxyStatus), beforeSending: true)
             }
             let kind: CurlFailure.Kind? = code == CURLE_COULDNT_CONNECT && context.refusedAddress ? .addressRefused : nil
             throw CurlFailure(call: "curl_easy_perform", code: code, detail: String(cString: errorBuffer), kind: kind,
@@ -111,11 +121,6 @@ package final class CurlEasy {
         try set(CURLOPT_SSL_VERIFYHOST, 2, "CURLOPT_SSL_VERIFYHOST")
         if let caFile = options.caFile { try set(CURLOPT_CAINFO, caFile, "CURLOPT_CAINFO") }
         if options.offersHTTP2 { try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS, "CURLOPT_HTTP_VERSION") }
-        if options.ignoresProxyEnvironment {
-            // An empty proxy disables the proxy environment variables as well.
-            try set(CURLOPT_PROXY, "", "CURLOPT_PROXY")
-            try set(CURLOPT_NOPROXY, "*", "CURLOPT_NOPROXY")
-        }
         // Refuses a body whose Content-Length is already too large, before any of it arrives.
         try check(pgw_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(max(options.maximumBodyBytes, 0))),
                   "CURLOPT_MAXFILESIZE_LARGE")
@@ -144,18 +149,75 @@ package final class CurlEasy {
         } else {
             try set(CURLOPT_HTTPGET, 1, "CURLOPT_HTTPGET")
         }
-        try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout), "CURLOPT_TIMEOUT_MS")
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(request.connectTimeout, request.timeout)),
+        // The proxy's own lookup of the target (if any) spends from the
+        // transfer's budgets: the request's timeout bounds the whole of it.
+        let started = ContinuousClock.now
+        try prepareProxy(request)
+        let spent = ContinuousClock.now - started
+        let timeout = request.timeout - spent
+        guard timeout > .zero else {
+            throw CurlFailure(call: "curl_easy_perform", message: "no time left after the lookup", kind: .timedOut,
+                              beforeSending: true)
+        }
+        try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout), "CURLOPT_TIMEOUT_MS")
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(max(request.connectTimeout - spent, .milliseconds(1)), timeout)),
                 "CURLOPT_CONNECTTIMEOUT_MS")
         try setPointer(CURLOPT_WRITEDATA, context, "CURLOPT_WRITEDATA")
         try setPointer(CURLOPT_HEADERDATA, context, "CURLOPT_HEADERDATA")
         try setPointer(CURLOPT_OPENSOCKETDATA, context, "CURLOPT_OPENSOCKETDATA")
     }
 
+    /// The request's proxy, or none. An empty `CURLOPT_PROXY` also keeps
+    /// libcurl from reading `https_proxy` and the like: the caller's settings
+    /// alone decide. Through a proxy, every scheme is tunnelled with
+    /// `CONNECT`, so that the proxy never fetches on our behalf, and a
+    /// request that checks addresses has its target resolved and checked
+    /// here, the tunnel pinned to the admitted address (`CURLOPT_CONNECT_TO`).
+    private func prepareProxy(_ request: CurlRequest) throws(CurlFailure) {
+        guard let proxy = request.proxy else {
+            try set(CURLOPT_PROXY, "", "CURLOPT_PROXY")
+            try set(CURLOPT_NOPROXY, "*", "CURLOPT_NOPROXY")
+            return
+        }
+        try set(CURLOPT_PROXY, proxy.url, "CURLOPT_PROXY")
+        try set(CURLOPT_NOPROXY, "", "CURLOPT_NOPROXY")
+        try set(CURLOPT_HTTPPROXYTUNNEL, 1, "CURLOPT_HTTPPROXYTUNNEL")
+        if let username = proxy.username {
+            // CURLAUTH_BASIC (a cast in a macro, which Swift does not import).
+            try set(CURLOPT_PROXYAUTH, 1, "CURLOPT_PROXYAUTH")
+            try set(CURLOPT_PROXYUSERNAME, username, "CURLOPT_PROXYUSERNAME")
+            try set(CURLOPT_PROXYPASSWORD, proxy.password ?? "", "CURLOPT_PROXYPASSWORD")
+        }
+        guard let admits = request.admitsAddress else { return }
+        guard case let .parsed(url) = request.target, url.port > 0 else {
+            throw CurlFailure(call: "curl_easy_perform", message: "checking the target's address needs a parsed URL",
+                              kind: .setup, beforeSending: true)
+        }
+        var name = url.host
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        let addresses = try CurlAddressLookup.addresses(of: name, within: min(request.connectTimeout, request.timeout))
+        guard let admitted = addresses.first(where: admits) else {
+            throw CurlFailure(call: "curl_easy_perform", message: "no address of \(url.host) is allowed",
+                              kind: .addressRefused, beforeSending: true)
+        }
+        let rule = "\(url.host):\(url.port):\(CurlAddressLookup.text(admitted)):\(url.port)"
+        guard let list = curl_slist_append(nil, rule) else {
+            throw CurlFailure(call: "curl_slist_append", message: "out of memory", kind: .setup, beforeSending: true)
+        }
+        if let connectToList { curl_slist_free_all(connectToList) }
+        connectToList = list
+        try setPointer(CURLOPT_CONNECT_TO, UnsafeMutableRawPointer(list), "CURLOPT_CONNECT_TO")
+    }
+
     /// Unsets what `prepare` pointed at. Clearing a pointer option cannot
     /// fail (libcurl only stores it), so the codes are not checked.
     private func clearPointers(_ request: CurlRequest) {
         if case .parsed = request.target { _ = pgw_curl_setopt_ptr(handle, CURLOPT_CURLU, nil) }
+        if let connectToList {
+            _ = pgw_curl_setopt_ptr(handle, CURLOPT_CONNECT_TO, nil)
+            curl_slist_free_all(connectToList)
+            self.connectToList = nil
+        }
         for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_OPENSOCKETDATA] {
             _ = pgw_curl_setopt_ptr(handle, option, nil)
         }
@@ -205,6 +267,12 @@ package final class CurlEasy {
     private var responseCode: Int {
         var code = 0
         return pgw_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK ? code : 0
+    }
+
+    /// `CURLINFO_HTTP_CONNECTCODE`: the proxy's answer to `CONNECT`, 0 before any.
+    private var connectStatus: Int {
+        var code = 0
+        return pgw_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &code) == CURLE_OK ? code : 0
     }
 
     /// `CURLINFO_HTTP_VERSION` after `perform`: `CURL_HTTP_VERSION_2_0` for HTTP/2.

@@ -19,6 +19,10 @@ package struct CurlFailure: Error, Sendable, CustomStringConvertible {
         case unsupportedScheme
         case malformedURL
         case tooManyRedirects
+        /// The proxy answered `CONNECT` with this status instead of 2xx:
+        /// 407 (credentials) and 403 (its policy) are configuration, 5xx
+        /// (it could not reach the target) may pass.
+        case proxyRefused(Int)
         /// The TLS handshake or the peer's certificate failed.
         case tls
         /// The connection broke or the server sent something unreadable.

@@ -4,7 +4,8 @@
 ///
 /// Fixed for every handle, whatever the options: no signals, redirects never
 /// followed by libcurl (a caller that follows them checks each hop itself),
-/// peer and host verification on, HTTP/0.9 refused.
+/// peer and host verification on, HTTP/0.9 refused, and libcurl's proxy
+/// environment variables never read (each `CurlRequest` says its proxy).
 package struct CurlOptions: Sendable {
     /// The schemes the request may use, e.g. `["https"]`
     /// (`CURLOPT_PROTOCOLS_STR`, and the same for redirect targets).
@@ -19,21 +20,17 @@ package struct CurlOptions: Sendable {
     package var maximumBodyBytes: Int
     /// Response header fields to keep (lowercase names; the last value wins).
     package var keptHeaders: Set<String>
-    /// Ignore `http_proxy` and friends: connect only where the URL says.
-    package var ignoresProxyEnvironment: Bool
     /// Offer HTTP/2 by ALPN on TLS connections (`CURL_HTTP_VERSION_2TLS`).
     package var offersHTTP2: Bool
 
     package init(schemes: [String], caFile: String? = nil, userAgent: String = "pushgw", headers: [String] = [],
-                 maximumBodyBytes: Int, keptHeaders: Set<String> = [], ignoresProxyEnvironment: Bool = false,
-                 offersHTTP2: Bool = false) {
+                 maximumBodyBytes: Int, keptHeaders: Set<String> = [], offersHTTP2: Bool = false) {
         self.schemes = schemes
         self.caFile = caFile
         self.userAgent = userAgent
         self.headers = headers
         self.maximumBodyBytes = maximumBodyBytes
         self.keptHeaders = keptHeaders
-        self.ignoresProxyEnvironment = ignoresProxyEnvironment
         self.offersHTTP2 = offersHTTP2
     }
 }

@@ -37,16 +37,27 @@ package struct CurlRequest {
     /// its network-order bytes (4 for IPv4, 16 for IPv6). A refused address
     /// gets no socket; when none is left the failure is `.addressRefused`.
     /// Nil: every address is connected to.
+    ///
+    /// Through a proxy, the target's addresses are what is checked, not the
+    /// proxy's: the target (a `.parsed` URL) is resolved here within the
+    /// connect timeout, each address asked in the resolver's order, and the
+    /// tunnel is opened to the first admitted address, not to the name
+    /// (`CONNECT 203.0.113.7:443`; TLS still checks the name). When none is
+    /// admitted the failure is `.addressRefused` and nothing is sent.
     package var admitsAddress: ((_ bytes: [UInt8]) -> Bool)?
+    /// Through this HTTP proxy; nil: directly. libcurl's proxy environment
+    /// variables are ignored either way.
+    package var proxy: CurlProxy?
 
     package init(target: Target, postBody: [UInt8]? = nil, timeout: Duration, connectTimeout: Duration,
                  bodyUse: @escaping (_ status: Int) -> BodyUse = { _ in .keep },
-                 admitsAddress: ((_ bytes: [UInt8]) -> Bool)? = nil) {
+                 admitsAddress: ((_ bytes: [UInt8]) -> Bool)? = nil, proxy: CurlProxy? = nil) {
         self.target = target
         self.postBody = postBody
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.bodyUse = bodyUse
         self.admitsAddress = admitsAddress
+        self.proxy = proxy
     }
 }

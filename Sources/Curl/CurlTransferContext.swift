@@ -51,6 +51,10 @@ final class CurlTransferContext {
     private let request: CurlRequest
     private let limit: Int
     private let keptHeaders: Set<String>
+    /// Whether the open-socket callback applies `admitsAddress`: not through
+    /// a proxy, whose socket goes to the proxy (the target was checked
+    /// before the transfer).
+    private let checksSocketAddresses: Bool
     /// The handle's current status, read when the first body chunk arrives.
     private let currentStatus: () -> Int
 
@@ -65,10 +69,12 @@ final class CurlTransferContext {
     /// The open-socket callback refused at least one resolved address.
     private(set) var refusedAddress = false
 
-    init(request: CurlRequest, limit: Int, keptHeaders: Set<String>, currentStatus: @escaping () -> Int) {
+    init(request: CurlRequest, limit: Int, keptHeaders: Set<String>, checksSocketAddresses: Bool,
+         currentStatus: @escaping () -> Int) {
         self.request = request
         self.limit = limit
         self.keptHeaders = keptHeaders
+        self.checksSocketAddresses = checksSocketAddresses
         self.currentStatus = currentStatus
     }
 
@@ -108,7 +114,7 @@ final class CurlTransferContext {
     }
 
     fileprivate func openSocket(purpose: curlsocktype, address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
-        if let admits = request.admitsAddress {
+        if checksSocketAddresses, let admits = request.admitsAddress {
             guard purpose == CURLSOCKTYPE_IPCXN, let bytes = Self.addressBytes(address), admits(bytes) else {
                 refusedAddress = true
                 return CURL_SOCKET_BAD

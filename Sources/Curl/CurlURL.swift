@@ -17,6 +17,8 @@ package final class CurlURL {
     package let host: String
     /// Whether a user name or password is present.
     package let hasCredentials: Bool
+    /// The port, the scheme's default when the URL has none (0 when unknown).
+    package let port: Int
 
     /// Parses `text` with any scheme; nil when libcurl refuses it.
     package init?(_ text: String) {
@@ -32,15 +34,16 @@ package final class CurlURL {
         self.scheme = scheme
         self.host = Self.part(handle, CURLUPART_HOST) ?? ""
         self.hasCredentials = Self.part(handle, CURLUPART_USER) != nil || Self.part(handle, CURLUPART_PASSWORD) != nil
+        self.port = Self.part(handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)).flatMap { Int($0) } ?? 0
     }
 
     deinit {
         curl_url_cleanup(handle)
     }
 
-    private static func part(_ handle: OpaquePointer, _ which: CURLUPart) -> String? {
+    private static func part(_ handle: OpaquePointer, _ which: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+        guard curl_url_get(handle, which, &value, flags) == CURLUE_OK, let value else { return nil }
         defer { curl_free(value) }
         return String(cString: value)
     }

@@ -1,5 +1,5 @@
-/// Why a socket could not be opened: the resolve, the TCP connect, the TLS
-/// handshake or the TLS setup. A read or write failure is not thrown but
+/// Why a socket could not be opened: the resolve, the TCP connect, the
+/// proxy's tunnel, the TLS handshake or the TLS setup. A read or write failure is not thrown but
 /// answered as a `SocketIOResult`; the protocol above the socket (HTTP/2,
 /// RESP) maps both into its own error type.
 public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -20,6 +20,15 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
         /// OpenSSL could not set up the context or the session (memory, a
         /// setting it refused).
         public static let setupFailed = Kind("setup_failed")
+        /// The HTTP proxy answered `CONNECT` with a 4xx: it wants other
+        /// credentials (407) or does not allow the target (403). Nothing
+        /// reached the target; configuration, not chance.
+        public static let proxyRefused = Kind("proxy_refused")
+        /// The HTTP proxy could not open the tunnel: it answered 5xx (it
+        /// could not reach the target), closed the connection, answered
+        /// something else than HTTP, or not in time. Nothing reached the
+        /// target; trying again later may succeed.
+        public static let proxyFailed = Kind("proxy_failed")
     }
 
     public let kind: Kind

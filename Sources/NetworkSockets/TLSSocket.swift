@@ -30,9 +30,20 @@ public final class TLSSocket: ByteStreamSocket, @unchecked Sendable {
 
     /// Resolves `host` afresh (no cache: APNs asks for an uncached lookup per
     /// connection), connects, and completes the TLS handshake, all within `timeout`.
-    public static func connect(host: String, port: Int, context: TLSClientContext, timeout: Duration) throws(SocketError) -> TLSSocket {
+    ///
+    /// When `route` names a proxy for `host`, the TCP connect goes to the
+    /// proxy and `host:port` is reached through a `CONNECT` tunnel (the proxy
+    /// resolves `host`); the TLS handshake, its SNI, verification and ALPN
+    /// are then the same as on a direct connection, end to end with `host`.
+    /// The tunnel shares the `timeout`.
+    public static func connect(host: String, port: Int, context: TLSClientContext, timeout: Duration,
+                               route: ProxyRoute = .direct) throws(SocketError) -> TLSSocket {
         let deadline = ContinuousClock.now + timeout
-        let descriptor = try TCPSocket.openDescriptor(host: host, port: port, deadline: deadline)
+        let descriptor = if let proxy = route.proxy(for: host) {
+            try ProxyTunnel.open(to: host, port: port, through: proxy, deadline: deadline)
+        } else {
+            try TCPSocket.openDescriptor(host: host, port: port, deadline: deadline)
+        }
         guard let ssl = SSL_new(context.context) else {
             close(descriptor)
             throw SocketError(.setupFailed, OpenSSLErrors.failure("SSL_new"))

@@ -81,6 +81,9 @@ public final class DemoProviders: Sendable {
         app.fcm = GatewayConfiguration.FCMSettings(serviceAccountFile: serviceAccountFile, projectID: Self.projectID,
                                                    baseURL: fcm.url, caFile: fcmCAFile, connections: 1)
         configuration.apps = [app]
+        // The simulators are on this machine: never through a proxy that
+        // HTTPS_PROXY may name.
+        configuration.proxy = .direct
         // The demo runs offline: avatars are fetched only from this machine, so
         // no DNS query or connection ever leaves it (others are dropped as
         // host_not_allowed, which /v1/render shows).

@@ -86,7 +86,9 @@ enum ServeCommand {
         let address = GatewayConfiguration.httpURL(address: configuration.listenAddress, port: gateway.server.port)
         logger.info("pushgw listening", [("address", address), ("apps", configuration.apps.map(\.name).joined(separator: ",")),
                                           ("demo", demo == nil ? "false" : "true"),
-                                          ("dedup_store", configuration.redis.url?.redacted ?? "in-process")])
+                                          ("dedup_store", configuration.redis.url?.redacted ?? "in-process"),
+                                          ("proxy", configuration.proxy.proxy?.redacted ?? "none"),
+                                          ("no_proxy", configuration.proxy.proxy == nil ? "" : configuration.noProxyText ?? "")])
         if configuration.insecureNoAuth, configuration.bearerTokens.isEmpty {
             logger.warning("pushgw runs without authentication: any local process can send and render",
                            [("setting", configuration.insecureNoAuthSetting), ("address", address)])

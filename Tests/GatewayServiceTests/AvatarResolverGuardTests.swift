@@ -116,7 +116,8 @@ final class AvatarResolverGuardTests: XCTestCase {
     }
 
     func testProxiesFromTheEnvironmentAreIgnored() async throws {
-        // A proxy would resolve the name itself, out of the address check's sight.
+        // libcurl's own reading of the proxy variables is off: the gateway's
+        // proxy setting (the policy's route, direct here) alone decides.
         let proxy = try startServer([:])
         let server = try startServer(["/a.png": image])
         let variables = ["http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]

@@ -141,14 +141,14 @@ public final class RedisTestServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Whether a TCP connect to 127.0.0.1:`port` succeeds.
-    private static func accepts(port: Int) -> Bool {
+    /// Whether a TCP connect to `address`:`port` succeeds.
+    static func accepts(address host: String = "127.0.0.1", port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }

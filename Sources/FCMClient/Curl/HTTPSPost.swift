@@ -1,5 +1,6 @@
 import HTTP2Client
 internal import Curl
+import NetworkSockets
 import Dispatch
 
 /// One HTTPS POST over libcurl's easy interface, with the limits a
@@ -22,6 +23,9 @@ struct HTTPSPost: Sendable {
     var maximumResponseBytes: Int
     /// Response header fields to keep (lowercase names).
     var keptHeaders: Set<String> = ["retry-after", "content-type"]
+    /// Direct or through the outbound proxy (the same route as the FCM
+    /// connections), decided for the URL's host.
+    var route: ProxyRoute = .direct
 
     /// The answer: status, kept header fields, body, and the HTTP version used.
     struct Response: Sendable {
@@ -38,8 +42,9 @@ struct HTTPSPost: Sendable {
         let easy = try CurlEasy(options: CurlOptions(schemes: ["https"], caFile: caFile, headers: headers,
                                                      maximumBodyBytes: maximumResponseBytes, keptHeaders: keptHeaders,
                                                      offersHTTP2: true))
+        let proxy = CurlURL(url).flatMap { CurlProxy(route: route, host: $0.host) }
         let response = try easy.perform(CurlRequest(target: .text(url), postBody: body, timeout: timeout,
-                                                    connectTimeout: connectTimeout))
+                                                    connectTimeout: connectTimeout, proxy: proxy))
         return Response(status: response.status, headers: response.headers, body: response.body,
                         httpMajorVersion: response.usedHTTP2 ? 2 : 1)
     }

@@ -35,7 +35,7 @@ public struct ServiceAccountTokenFetcher: AccessTokenFetcher {
                              headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"],
                              body: Array(form.utf8), caFile: configuration.caFile,
                              connectTimeout: configuration.connectTimeout, timeout: configuration.timeout,
-                             maximumResponseBytes: configuration.maximumResponseBytes)
+                             maximumResponseBytes: configuration.maximumResponseBytes, route: configuration.route)
         switch await post.send(on: queue) {
         case .failure(let failure):
             throw AccessTokenError(.transport, "token request to \(serviceAccount.tokenURI): \(failure)")

@@ -1,3 +1,5 @@
+public import NetworkSockets
+
 /// How grants are requested from a service account's `token_uri`.
 /// A `Sendable` value with production defaults.
 public struct TokenEndpointConfiguration: Sendable {
@@ -14,6 +16,9 @@ public struct TokenEndpointConfiguration: Sendable {
     public var timeout: Duration = .seconds(30)
     /// A larger token response fails the grant (real ones are under 2 KiB).
     public var maximumResponseBytes = 64 * 1024
+    /// Direct, or through the outbound proxy (a `CONNECT` tunnel), decided
+    /// for the `token_uri`'s host.
+    public var route: ProxyRoute = .direct
 
     public init(caFile: String? = nil) {
         self.caFile = caFile

@@ -140,7 +140,7 @@ public final class FeedbackWebhooks: Sendable {
             let easy = try CurlEasy(options: CurlOptions(
                 schemes: settings.schemes, userAgent: "pushgw",
                 headers: ["Content-Type: application/json", "X-Pushgw-Timestamp: \(timestamp)", "X-Pushgw-Signature: \(signature)"],
-                maximumBodyBytes: 64 * 1024, ignoresProxyEnvironment: true))
+                maximumBodyBytes: 64 * 1024))
             let response = try easy.perform(CurlRequest(target: .text(delivery.target.url), postBody: delivery.body,
                                                         timeout: settings.timeout, connectTimeout: settings.timeout))
             if (200..<300).contains(response.status) {

@@ -14,7 +14,7 @@ extension AvatarDropReason {
             self = status == 0 || status == 200 || (300..<400).contains(status) ? .tooLarge : .httpStatus(status)
         case .addressRefused:
             self = .privateAddress
-        case .couldNotConnect:
+        case .couldNotConnect, .proxyRefused:
             self = .connectFailed
         case .couldNotResolveHost:
             self = .dnsFailed

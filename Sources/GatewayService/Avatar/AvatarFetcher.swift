@@ -77,19 +77,21 @@ struct AvatarFetcher: Sendable {
         CurlOptions(schemes: policy.allowHTTP ? ["http", "https"] : ["https"], caFile: policy.caBundlePath,
                     userAgent: policy.userAgent,
                     headers: ["Accept: " + policy.allowedTypes.map(\.mime).sorted().joined(separator: ", ")],
-                    maximumBodyBytes: policy.maxBytes, ignoresProxyEnvironment: true)
+                    maximumBodyBytes: policy.maxBytes)
     }
 
     /// One request and response. A 200's body is kept, a redirect's counted
     /// and discarded; any other status stops the transfer before its body.
     /// Every address DNS gives is checked against the policy before a socket
-    /// is opened to it.
+    /// is opened to it; through the proxy, the host's addresses are checked
+    /// before the tunnel, which goes to the admitted address.
     private func exchange(_ url: CurlURL, on curl: CurlEasy, within remaining: Duration) -> Hop {
         let policy = self.policy
         let request = CurlRequest(
             target: .parsed(url), timeout: remaining, connectTimeout: policy.connectTimeout,
             bodyUse: { status in status == 200 ? .keep : (300..<400).contains(status) ? .discard : .refuse },
-            admitsAddress: { bytes in AvatarIPAddress(bytes: bytes).map(policy.admits) ?? false })
+            admitsAddress: { bytes in AvatarIPAddress(bytes: bytes).map(policy.admits) ?? false },
+            proxy: CurlProxy(route: policy.route, host: url.host))
         let response: CurlResponse
         do {
             response = try curl.perform(request)

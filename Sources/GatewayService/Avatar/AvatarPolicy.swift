@@ -1,3 +1,5 @@
+public import NetworkSockets
+
 /// What the avatar resolver may fetch, from where, and how much of it.
 ///
 /// The defaults are the safe ones: HTTPS only; any host, but never a private,
@@ -9,9 +11,14 @@
 /// header is not trusted). Results are cached for 10 minutes, refusals for 60
 /// seconds, at most 1024 URLs.
 ///
-/// Environment proxies (`https_proxy`, `ALL_PROXY`, …) are never used: a
-/// proxy would resolve the name itself, out of reach of the address check.
+/// libcurl's own proxy environment variables are never read; the gateway's
+/// proxy setting (`route`) is used instead. Through a proxy, the guard still
+/// applies to the avatar's host, not to the proxy: the host is resolved and
+/// checked here and the tunnel is opened to the checked address
+/// (docs/DECISIONS.md, "Avatars through the outbound proxy").
 public struct AvatarPolicy: Sendable, Equatable {
+    /// Direct, or through the outbound proxy (except `NO_PROXY` hosts).
+    public var route: ProxyRoute = .direct
     /// Whether plain `http` URLs may be fetched (and redirected to). Off by default.
     public var allowHTTP: Bool
     /// Hosts that may be fetched from, or `nil` for any public host. An entry is

@@ -12,6 +12,9 @@ struct FileSettings {
     var appsListed = false
     var bearerTokensFile: Sourced?
     var metricsTokenFile: Sourced?
+    /// `proxy.url` and `proxy.no_proxy`, resolved with the environment's by the loader.
+    var proxyURL: String?
+    var noProxy: String?
     private var document: JSONValue = .object([])
     private var folder = ""
 
@@ -27,6 +30,11 @@ struct FileSettings {
         let root = try FileObject(document, setting: "", allowed: ConfigFileKeys.root)
         bearerTokensFile = try filePath(root, "bearer_tokens_file")
         metricsTokenFile = try filePath(root, "metrics_token_file")
+        if let proxyValue = root.value("proxy") {
+            let proxy = try FileObject(proxyValue, setting: "proxy", allowed: ConfigFileKeys.proxy)
+            proxyURL = try proxy.string("url")
+            noProxy = try proxy.string("no_proxy")
+        }
         if let appsValue = root.value("apps") {
             appsListed = true
             guard case let .array(items) = appsValue else { throw ServiceError(setting: "apps", "must be a list of apps") }

@@ -54,6 +54,7 @@ public struct ConfigurationLoader {
             try file.apply(to: &configuration, loader: self)
         }
         try applyEnvironment(to: &configuration)
+        try applyProxy(file: file, to: &configuration)
         if let caFile = configuration.avatar.caFileSetting { try checkCAFile(caFile, use: use) }
         try checkRedis(&configuration.redis, requestDeadline: configuration.requestDeadline, use: use)
         if use == .service { try loadTokens(file: file, into: &configuration) }

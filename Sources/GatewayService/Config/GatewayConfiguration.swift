@@ -1,5 +1,6 @@
 import GatewayHTTP
 public import PayloadBuilder
+public import NetworkSockets
 import Glibc
 
 /// Everything the service needs, loaded and checked at start-up from the
@@ -44,6 +45,15 @@ public struct GatewayConfiguration: Sendable {
     public var avatar = AvatarSettings()
     /// The shared store of a fleet; no URL: one process, in-process dedup.
     public var redis = RedisSettings()
+    /// Where provider connections (APNs, FCM), the OAuth token exchange and
+    /// avatar downloads go: directly, or through an HTTP proxy's `CONNECT`
+    /// tunnel, except for the `NO_PROXY` hosts. Redis and the feedback
+    /// webhooks are always reached directly.
+    public var proxy: ProxyRoute = .direct
+    /// The setting that named the proxy (or `none`), if any.
+    public var proxySetting: String?
+    /// The `NO_PROXY` list as given, for the start-up log.
+    public var noProxyText: String?
 
     public init() {}
 

@@ -116,6 +116,15 @@ public enum SettingCatalog {
                 help: "how long a downloaded avatar is remembered (a refused one: at most 60 s)"),
         Setting(environment: "PUSHGW_AVATAR_FETCH_THREADS", fileKey: "avatar.fetch_threads", defaultValue: "4",
                 help: "avatar downloads at once, each on its own thread; one host gets at most half of them"),
+        Setting(environment: "PUSHGW_PROXY_URL", fileKey: "proxy.url", defaultValue: "HTTPS_PROXY, then https_proxy, else none",
+                help: "HTTP proxy for APNs and FCM (a CONNECT tunnel: TLS and HTTP/2 stay end to end), the FCM OAuth token "
+                    + "exchange and avatar downloads, not Redis or feedback webhooks: http://[user:password@]host:port "
+                    + "(Basic auth; the password is never logged; percent-encode @ : / in it). Overrides the file and "
+                    + "HTTPS_PROXY/https_proxy; none: no proxy whatever they say"),
+        Setting(environment: "PUSHGW_NO_PROXY", fileKey: "proxy.no_proxy", defaultValue: "NO_PROXY, then no_proxy, else none",
+                help: "comma-separated hosts reached directly although a proxy is set: a name (and every host under it; "
+                    + "a leading dot is optional), an IP address, a CIDR block (10.0.0.0/8), or * (every host); a :port is "
+                    + "ignored. Loopback is not bypassed unless listed (add localhost,127.0.0.1,::1 for local simulators)"),
         Setting(environment: "PUSHGW_REDIS_URL", fileKey: "redis.url", defaultValue: "none (one process)",
                 help: "the shared store of a fleet of replicas (Redis or Valkey): dedup claims and records, and one APNs provider "
                     + "token per team and key; redis://[user:password@]host[:port][/db], or rediss:// for TLS; the password is "

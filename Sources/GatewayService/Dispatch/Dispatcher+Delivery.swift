@@ -66,7 +66,7 @@ extension Dispatcher {
                     // without reaching the provider and spend the budget.
                     retry.append((requests[index], result, error.retryAfter, false))
                 } else {
-                    if [.noHTTP2, .certificateRejected, .credentials].contains(error.kind),
+                    if [.noHTTP2, .certificateRejected, .proxyRefused, .credentials].contains(error.kind),
                        health.failed(app: app.name, provider: provider, reason: error.kind.name) {
                         // The detail says which (a refused OAuth grant and the
                         // endpoint's words, a certificate that does not

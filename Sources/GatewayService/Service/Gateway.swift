@@ -99,16 +99,21 @@ public final class Gateway: Sendable {
         var tokenSources: [APNsTokenSource] = []
         var fcmClients: [FCMClient] = []
         var accessTokenCaches: [AccessTokenCache] = []
+        let providerOptions = { (provider: String) in
+            var options = metrics.timingRequests(to: provider)
+            options.route = configuration.proxy
+            return options
+        }
         for app in configuration.apps {
             if let apns = app.apns {
-                let (client, source) = try Self.apnsClient(apns, app: app.name, options: metrics.timingRequests(to: "apns"), loops: loops,
+                let (client, source) = try Self.apnsClient(apns, app: app.name, options: providerOptions("apns"), loops: loops,
                                                            tokens: apnsTokens, logger: logger)
                 apnsClients.append(client)
                 tokenSources.append(source)
                 senders[app.name, default: [:]][.apns] = APNsSender(client: client)
             }
             if let fcm = app.fcm {
-                let (client, cache) = try Self.fcmClient(fcm, app: app.name, options: metrics.timingRequests(to: "fcm"), loops: loops)
+                let (client, cache) = try Self.fcmClient(fcm, app: app.name, options: providerOptions("fcm"), loops: loops)
                 fcmClients.append(client)
                 accessTokenCaches.append(cache)
                 senders[app.name, default: [:]][.fcm] = FCMSender(client: client)
@@ -121,7 +126,9 @@ public final class Gateway: Sendable {
         settings.dedupWindow = configuration.dedupWindow
         settings.requestDeadline = configuration.requestDeadline
         settings.onStoreFailure = configuration.redis.onFailure
-        let avatars = AvatarResolver(policy: configuration.avatar.policy, metrics: metrics.registry)
+        var avatarPolicy = configuration.avatar.policy
+        avatarPolicy.route = configuration.proxy
+        let avatars = AvatarResolver(policy: avatarPolicy, metrics: metrics.registry)
         let dispatcher = Dispatcher(config: renderConfig, senders: senders, avatars: avatars,
                                     dedup: dedup, metrics: metrics, settings: settings, logger: logger)
         let caches = tokenSources
@@ -249,7 +256,9 @@ public final class Gateway: Sendable {
         } catch {
             throw ServiceError(setting: setting, "not a usable service account: \(error)")
         }
-        let cache = AccessTokenCache(serviceAccount: account, configuration: TokenEndpointConfiguration(caFile: settings.caFile))
+        var endpoint = TokenEndpointConfiguration(caFile: settings.caFile)
+        endpoint.route = options.route
+        let cache = AccessTokenCache(serviceAccount: account, configuration: endpoint)
         do {
             let client = try FCMClient(baseURL: settings.baseURL, projectID: settings.projectID,
                                        tls: TLSConfiguration(caFile: settings.caFile), tokens: cache,

@@ -12,13 +12,14 @@ import PushGWSync
 /// turn before `poll` (take requests, submit, write, check the timers),
 /// serving what `poll` reported, and the end of the connection.
 extension HTTP2Connection {
-    /// On the connecting thread: DNS, TCP and TLS, then the socket (or the
+    /// On the connecting thread: DNS, TCP (and the proxy's tunnel) and TLS, then the socket (or the
     /// failure) handed to the loop, which starts the HTTP/2 session. When the
     /// loop has already given up on the connection, the socket is closed here.
     func connect() {
         let result: Result<TLSSocket, TransportError>
         do throws(SocketError) {
-            result = .success(try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout))
+            result = .success(try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout,
+                                                   route: options.route))
         } catch {
             result = .failure(TransportError(error, host: host))
         }

@@ -1,7 +1,12 @@
+public import NetworkSockets
+
 /// Tunables of one HTTP/2 client connection. Defaults suit APNs and FCM.
 public struct HTTP2ConnectionOptions: Sendable {
-    /// DNS + TCP + TLS handshake budget.
+    /// DNS + TCP + TLS handshake budget (the proxy's `CONNECT` included).
     public var connectTimeout: Duration = .seconds(10)
+    /// Direct, or through an HTTP proxy's `CONNECT` tunnel (TLS and ALPN
+    /// end to end): only the connect differs, requests are the same.
+    public var route: ProxyRoute = .direct
     /// Most requests waiting for a stream slot; beyond it `send` fails with
     /// `overloaded` (retryable) instead of growing memory.
     public var maximumQueued = 8192

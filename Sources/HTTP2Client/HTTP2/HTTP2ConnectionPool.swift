@@ -280,10 +280,10 @@ public final class HTTP2ConnectionPool: Sendable {
 
     /// A failure that certainly was not processed and that another
     /// connection may well take (not a full queue, not a server that refuses
-    /// HTTP/2 or our trust).
+    /// HTTP/2 or our trust, not a proxy that refuses the tunnel).
     private static func isWorthResending(_ outcome: Result<HTTP2Response, TransportError>) -> Bool {
         guard case let .failure(error) = outcome else { return false }
-        return error.wasNotProcessed && error.kind != .overloaded && error.kind != .noHTTP2 && error.kind != .certificateRejected
+        return error.wasNotProcessed && ![.overloaded, .noHTTP2, .certificateRejected, .proxyRefused].contains(error.kind)
     }
 
     /// Closes every connection; in-flight requests finish or fail.

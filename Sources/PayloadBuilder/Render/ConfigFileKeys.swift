@@ -9,8 +9,10 @@ public enum ConfigFileKeys {
         "listen", "bearer_tokens_file", "metrics_token_file", "insecure_no_auth", "dedup_window_seconds",
         "request_deadline_seconds", "dedup_capacity", "default_locale", "self_sender_ids", "log_level", "avatar", "apps",
         "shutdown_delay_seconds", "shutdown_drain_seconds", "max_connections", "max_connections_per_address",
-        "dedup_memory_mb", "redis",
+        "dedup_memory_mb", "redis", "proxy",
     ]
+    /// `proxy`: the outbound HTTP proxy.
+    public static let proxy: Set<String> = ["url", "no_proxy"]
     /// `avatar`.
     public static let avatar: Set<String> = [
         "allow_http", "allowed_hosts", "allow_private_addresses", "private_networks", "ca_file", "max_kb", "timeout_ms",
