@@ -108,6 +108,14 @@ public final class DemoProviders: Sendable {
         ]
     }
 
+    /// What `pushgw simulators` prints: `gatewayEnvironment`, and the
+    /// simulators' addresses exempt from any proxy, so that a gateway
+    /// started in a shell with `HTTPS_PROXY` set still reaches them on
+    /// this machine.
+    public var simulatorsCommandEnvironment: [(name: String, value: String)] {
+        gatewayEnvironment + [("PUSHGW_NO_PROXY", "127.0.0.1,localhost")]
+    }
+
     /// Stops both simulators and removes the temporary folder.
     public func stop() {
         apns.stop()

@@ -39,7 +39,7 @@ enum SimulatorsCommand {
         } catch {
             return fail("\(error)")
         }
-        let lines = providers.gatewayEnvironment.map { "export \($0.name)=\($0.value)" }.joined(separator: "\n") + "\n"
+        let lines = providers.simulatorsCommandEnvironment.map { "export \($0.name)=\($0.value)" }.joined(separator: "\n") + "\n"
         if let envFile {
             guard FileManager.default.createFile(atPath: envFile, contents: Data(lines.utf8), attributes: [.posixPermissions: 0o600]) else {
                 providers.stop()

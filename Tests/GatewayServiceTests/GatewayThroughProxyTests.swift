@@ -66,6 +66,23 @@ final class GatewayThroughProxyTests: XCTestCase {
         XCTAssertEqual(proxy.connectTargets, [], "the loopback simulators are on the NO_PROXY list")
     }
 
+    func testTheSimulatorsCommandsEnvironmentReachesTheSimulatorsDirectlyDespiteHTTPSProxy() async throws {
+        let proxy = try TinyproxyTestServer()
+        let providers = try DemoProviders()
+        defer { providers.stop() }
+        var environment = Dictionary(uniqueKeysWithValues: providers.simulatorsCommandEnvironment.map { ($0.name, $0.value) })
+        environment["PUSHGW_LISTEN"] = "127.0.0.1:0"
+        environment["PUSHGW_BEARER_TOKENS"] = ServiceTestbed.bearer
+        environment["HTTPS_PROXY"] = proxy.url
+        let gateway = try Gateway(configuration: ConfigurationLoader(environment: environment).load(),
+                                  logger: Logger(minimumLevel: .error))
+        let (status, results) = try await notify(gateway)
+        await gateway.shutdown(drain: .seconds(2))
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(results.map { $0["status"] }, [.string("sent"), .string("sent")])
+        XCTAssertEqual(proxy.connectTargets, [], "a shell's HTTPS_PROXY must not carry the demo's loopback sends")
+    }
+
     func testAProxyThatRefusesOurCredentialsFailsTheDevicesFinallyAndSaysWhy() async throws {
         let proxy = try TinyproxyTestServer(.init(credentials: ("alice", "s3cret-pw")))
         let providers = try DemoProviders()
