@@ -2,8 +2,10 @@
 # Two or more pushgw-bench binaries' rendering rates in one run,
 # alternating: `pushgw-bench render --only PLATFORM` of A, then of B (then
 # C…), ROUNDS times; each prints render-only and decode + render
-# recipients/s, and the script prints every round, the medians, and each
-# binary's medians against A's. For a change against its base on a
+# recipients/s, and the script prints every round, the medians, each
+# binary's medians against A's, and the median of the rounds' own ratios
+# to A (each round runs the binaries back to back, so it is the figure
+# the box's drift moves least). For a change against its base on a
 # box that drifts: read the medians of the same run, and the load average
 # printed at the start and the end.
 #
@@ -38,7 +40,7 @@ for path in "$@"; do
     bin[$side]="$path"
     echo "$side: $path"
 done
-declare -A render=() decode=()
+declare -A render=() decode=() render_ratio=() decode_ratio=()
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$rounds"); do
     for side in "${sides[@]}"; do
@@ -47,6 +49,13 @@ for round in $(seq 1 "$rounds"); do
         d="$(awk -v p="decode+render $platform:" 'index($0, p) == 1 {print $3}' <<<"$out")"
         render[$side]+="$r "
         decode[$side]+="$d "
+        if [[ $side != A ]]; then
+            render_ratio[$side]+="$(awk -v b="$r" -v a="$a_render" 'BEGIN {print b / a}') "
+            decode_ratio[$side]+="$(awk -v b="$d" -v a="$a_decode" 'BEGIN {print b / a}') "
+        else
+            a_render="$r"
+            a_decode="$d"
+        fi
         printf 'round %d %s: render %s, decode+render %s recipients/s\n' "$round" "$side" "$r" "$d"
     done
 done
@@ -59,4 +68,6 @@ for side in "${sides[@]:1}"; do
     awk -v side="$side" -v ra="$(median "${render[A]}")" -v rb="$(median "${render[$side]}")" \
         -v da="$(median "${decode[A]}")" -v db="$(median "${decode[$side]}")" \
         'BEGIN {printf "%s / A: render %.1f%%, decode+render %.1f%%\n", side, 100 * rb / ra, 100 * db / da}'
+    awk -v side="$side" -v r="$(median "${render_ratio[$side]}")" -v d="$(median "${decode_ratio[$side]}")" \
+        'BEGIN {printf "%s / A, median of the rounds'"'"' ratios: render %.1f%%, decode+render %.1f%%\n", side, 100 * r, 100 * d}'
 done
