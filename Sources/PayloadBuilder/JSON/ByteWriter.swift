@@ -64,12 +64,6 @@ struct ByteWriter: ~Copyable {
         return [UInt8](UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
     }
 
-    /// Makes room for at least `minimum` bytes in all, so that writing up
-    /// to that many moves nothing.
-    mutating func reserveCapacity(_ minimum: Int) {
-        if minimum > capacity { grow(toAtLeast: minimum) }
-    }
-
     /// Forgets the bytes from `newCount` on (a trial that did not fit).
     mutating func truncate(to newCount: Int) {
         precondition(newCount >= 0 && newCount <= count)

@@ -113,7 +113,8 @@ struct RenderedEventOutput: RenderOutput {
             start = bodyEnds[index]
         }
         return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
-                      persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage),
-                      avatar: avatar)
+                             persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar,
+                                                           language: personaLanguage),
+                             avatar: avatar)
     }
 }
