@@ -47,7 +47,8 @@ public struct FCMProvider: PushProvider {
         }
         return HTTP2Requests(requests.map { request in
             HTTP2Request(method: "POST", path: request.path, authorization: authorization,
-                         headers: request.headers.filter { $0.name != "authorization" }, body: request.body, timeout: timeout)
+                         headers: request.headers.filter { $0.name != "authorization" }, body: Array(request.body),
+                         timeout: timeout)
         })
     }
 

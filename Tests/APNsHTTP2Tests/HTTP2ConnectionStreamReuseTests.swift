@@ -18,7 +18,7 @@ final class HTTP2ConnectionStreamReuseTests: XCTestCase {
         let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.epochSeconds))"
         let rendered = try testbed.requests(count: 60)
         func request(_ index: Int) -> HTTP2Request {
-            HTTP2Request(path: rendered[index].path, authorization: authorization, headers: rendered[index].headers, body: rendered[index].body)
+            HTTP2Request(path: rendered[index].path, authorization: authorization, headers: rendered[index].headers, body: Array(rendered[index].body))
         }
         // The simulator takes one stream at a time until it has seen the token.
         let first = try await connection.send(request(0))

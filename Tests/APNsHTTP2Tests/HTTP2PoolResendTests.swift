@@ -14,7 +14,7 @@ final class HTTP2PoolResendTests: XCTestCase {
     private func requests(_ testbed: APNsTestbed, count: Int, timeout: Duration) throws -> [HTTP2Request] {
         let authorization = "bearer \(try testbed.tokens.token(now: testbed.clock.epochSeconds))"
         return try testbed.requests(count: count).map {
-            HTTP2Request(path: $0.path, authorization: authorization, headers: $0.headers, body: $0.body, timeout: timeout)
+            HTTP2Request(path: $0.path, authorization: authorization, headers: $0.headers, body: Array($0.body), timeout: timeout)
         }
     }
 

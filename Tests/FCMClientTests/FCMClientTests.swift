@@ -23,7 +23,7 @@ final class FCMClientTests: XCTestCase {
             XCTAssertEqual(statistics.acceptedNames.filter { $0 == name }.count, 1)
             let recorded = try XCTUnwrap(statistics.messages.first { $0.name == name })
             XCTAssertEqual(recorded.token, requests[index].token)
-            XCTAssertEqual(recorded.body, requests[index].body, "sent byte for byte")
+            XCTAssertEqual(recorded.body, Array(requests[index].body), "sent byte for byte")
         }
         XCTAssertEqual(statistics.acceptedTotal, 3)
         XCTAssertEqual(statistics.rejectedTotal, 0)

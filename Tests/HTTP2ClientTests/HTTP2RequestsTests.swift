@@ -9,7 +9,7 @@ final class HTTP2RequestsTests: XCTestCase {
         ProviderRequest(platform: .apns, recipientIndex: index, token: "token\(index)", origin: "https://127.0.0.1",
                         path: "/3/device/token\(index)",
                         headers: [HTTPHeader("apns-topic", "com.example"), HTTPHeader("apns-id", "id-\(index)")],
-                        body: Array("{\"n\":\(index)}".utf8))
+                        body: ArraySlice("{\"n\":\(index)}".utf8))
     }
     private let separate = [
         HTTP2Request(method: "POST", path: "/a", authorization: "bearer one", headers: [HTTPHeader("x", "1")], body: [1],
@@ -21,7 +21,7 @@ final class HTTP2RequestsTests: XCTestCase {
         let requests = HTTP2Requests(rendered: rendered, authorization: "bearer jwt", timeout: .seconds(7))
         XCTAssertEqual(requests.count, 3)
         let expected = rendered.map { request in
-            HTTP2Request(method: "POST", path: request.path, authorization: "bearer jwt", headers: request.headers, body: request.body,
+            HTTP2Request(method: "POST", path: request.path, authorization: "bearer jwt", headers: request.headers, body: Array(request.body),
                          timeout: .seconds(7))
         }
         for index in requests.indices {

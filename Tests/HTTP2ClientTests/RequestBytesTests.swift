@@ -159,7 +159,7 @@ final class RequestBytesTests: XCTestCase {
         let rendered = (0..<3).map { index in
             ProviderRequest(platform: .apns, recipientIndex: index, token: "token\(index)", origin: "https://127.0.0.1",
                             path: "/3/device/token\(index)", headers: [HTTPHeader("apns-topic", "com.example")],
-                            body: Array("{\"n\":\(index)}".utf8))
+                            body: ArraySlice("{\"n\":\(index)}".utf8))
         }
         let requests = HTTP2Requests(rendered: rendered, authorization: "bearer jwt", timeout: .seconds(7))
         let bytes = RequestBytes(requests, range: requests.indices, authority: authority, naming: .none)

@@ -80,7 +80,7 @@ final class GoldenPayloadTests: XCTestCase {
             for request in try Self.render(name).requests {
                 var writer = JSONWriter()
                 writer.value(try JSONParser.parse(request.body))
-                XCTAssertEqual(writer.bytes, request.body, "\(name): \(request.platform) body for \(request.token) is not canonical")
+                XCTAssertEqual(writer.bytes, Array(request.body), "\(name): \(request.platform) body for \(request.token) is not canonical")
             }
         }
     }

@@ -43,12 +43,12 @@ final class PayloadInvariantsTests: XCTestCase {
 
     func testAnOversizedAPNsPayloadIsReported() throws {
         try expectViolation(.apnsPayloadSize) { rendered in
-            rendered.requests[1].body = Array("{\"aps\":{},\"pad\":\"\(String(repeating: "x", count: 4096))\"}".utf8)
+            rendered.requests[1].body = ArraySlice("{\"aps\":{},\"pad\":\"\(String(repeating: "x", count: 4096))\"}".utf8)
         }
     }
 
     func testABodyThatIsNotCanonicalCompactJSONIsReported() throws {
-        try expectViolation(.canonicalBody) { $0.requests[1].body = Array("{\"aps\": {}}".utf8) }
+        try expectViolation(.canonicalBody) { $0.requests[1].body = ArraySlice("{\"aps\": {}}".utf8) }
         try expectViolation(.canonicalBody) { $0.requests[0].body.removeLast() }
     }
 
@@ -78,7 +78,7 @@ final class PayloadInvariantsTests: XCTestCase {
         try expectViolation(.fcmCountedSize) { rendered in
             let body = String(decoding: rendered.requests[0].body, as: UTF8.self)
                 .replacingOccurrences(of: "\"data\":{", with: "\"data\":{\"pad\":\"\(String(repeating: "x", count: 3900))\",")
-            rendered.requests[0].body = Array(body.utf8)
+            rendered.requests[0].body = ArraySlice(body.utf8)
         }
     }
 

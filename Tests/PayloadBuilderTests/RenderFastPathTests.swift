@@ -154,7 +154,7 @@ final class RenderFastPathTests: XCTestCase {
                 : referenceAPNs(event, app: app, avatar: avatar.forwardedURL, badge: recipient.badge)
             // Bytes, not strings: `String ==` would take canonically
             // equivalent spellings (é as one scalar or two) for equal.
-            XCTAssertTrue(request.body == expected, "\(what), \(request.platform): \(String(decoding: request.body, as: UTF8.self))"
+            XCTAssertTrue(Array(request.body) == expected, "\(what), \(request.platform): \(String(decoding: request.body, as: UTF8.self))"
                           + " against \(String(decoding: expected, as: UTF8.self))", file: file, line: line)
         }
     }
@@ -246,9 +246,10 @@ final class RenderFastPathTests: XCTestCase {
     }
 
     /// The FCM body for one device is the template with the token escaped
-    /// and the badge in their holes, whatever the token holds; the store is
-    /// left as it was, also when a body makes it grow (a long text fills it first).
-    func testPerDeviceBodiesFillTheTokenAndBadgeAndLeaveTheStore() throws {
+    /// and the badge in their holes, whatever the token holds, appended
+    /// after the event's other bodies; also when it is larger than the room
+    /// made for it (a token to escape, a store that has grown: a long text).
+    func testPerDeviceBodiesFillTheTokenAndBadge() throws {
         for text in ["", String(repeating: "Tiếng Việt 👋 ", count: 150)] {
             var (event, app) = try baseEvent()
             event.message.text = text
@@ -261,10 +262,14 @@ final class RenderFastPathTests: XCTestCase {
             let head = Array("{\"message\":{\"token\":".utf8)
             for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
                 var rest: [UInt8]?
+                // A byte before the first body, which appending leaves alone.
+                var bodies: [UInt8] = [0x2A]
                 for token in tokens {
-                    let storeBefore = store.bytes
-                    let body = fcm.body(token: token, badge: badge, store: &store)
-                    XCTAssertEqual(store.bytes, storeBefore, "the store after \(token.debugDescription)")
+                    let start = bodies.count
+                    ByteWriter.append(to: &bodies, expected: fcm.expectedBodyCount(token: token)) {
+                        fcm.write(token: token, badge: badge, store: store, into: &$0)
+                    }
+                    let body = Array(bodies[start...])
                     let quoted = JSONWriter.escaped(token)
                     XCTAssertEqual(Array(body.prefix(head.count + quoted.count)), head + quoted, token.debugDescription)
                     // The rest does not depend on the token.
@@ -274,25 +279,30 @@ final class RenderFastPathTests: XCTestCase {
                     XCTAssertEqual(document[path: "message.token"], .string(token))
                     XCTAssertEqual(document[path: "message.apns.payload.aps.badge"], badge.map { .int(Int64($0)) })
                 }
+                XCTAssertEqual(bodies.first, 0x2A)
             }
             // APNs payloads (checked byte for byte against the plain rules
-            // above) leave the store as they found it too, and are the same
-            // each time; a store filled to its capacity grows for them.
+            // above) are the same each time, in the room made for them or not.
             let apns = APNsTemplate(plan: plan, content: content.content, dataText: content.dataText, into: &store)
-            for filler in [0, 6_144 - store.count, 6_144 - store.count - 10] where filler >= 0 {
-                let mark = store.count
-                for _ in 0..<filler { store.append(UInt8(ascii: "x")) }
-                for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
-                    let storeBefore = store.bytes
-                    let first = apns.payload(badge: badge, store: &store)
-                    XCTAssertEqual(store.bytes, storeBefore, "the store after badge \(String(describing: badge))")
-                    XCTAssertEqual(apns.payload(badge: badge, store: &store), first)
-                    XCTAssertEqual(first.count, apns.countedBytes - RenderPlan.badgeReserve
-                                   + (badge.map { ",\"badge\":\($0)".utf8.count } ?? 0))
+            for badge in [nil, 0, -5, 42, Int(Int32.max), Int(Int32.min)] as [Int?] {
+                var first: [UInt8] = []
+                ByteWriter.append(to: &first, expected: apns.expectedPayloadCount) {
+                    apns.write(badge: badge, store: store, into: &$0)
                 }
-                store.truncate(to: mark)
+                var again: [UInt8] = []
+                ByteWriter.append(to: &again, expected: 10) { apns.write(badge: badge, store: store, into: &$0) }
+                XCTAssertEqual(again, first)
+                XCTAssertEqual(first.count, apns.countedBytes - RenderPlan.badgeReserve
+                               + (badge.map { ",\"badge\":\($0)".utf8.count } ?? 0))
             }
         }
+    }
+
+    /// The APNs payload of `template` for badge 1.
+    private func payload(_ template: APNsTemplate, store: borrowing ByteWriter) -> [UInt8] {
+        var out = ByteWriter(capacity: 64)
+        template.write(badge: 1, store: store, into: &out)
+        return out.bytes
     }
 
     /// Trials that do not fit are taken back out of the plan's store: a
@@ -305,7 +315,7 @@ final class RenderFastPathTests: XCTestCase {
         let fitted = try plan.fitted(event: event, language: "vi", limit: RenderPlan.payloadLimit, store: &store,
                                      build: { APNsTemplate(plan: plan, content: $0, dataText: $1, into: &$2) },
                                      size: { $0.countedBytes })
-        let fittedPayload = fitted.payload(badge: 1, store: &store)
+        let fittedPayload = payload(fitted, store: store)
         XCTAssertLessThanOrEqual(fitted.countedBytes, RenderPlan.payloadLimit)
         guard case let .string(text) = try JSONParser.parse(fittedPayload)[path: "aps.alert.body"] else {
             return XCTFail("no alert body in \(String(decoding: fittedPayload, as: UTF8.self))")
@@ -315,7 +325,7 @@ final class RenderFastPathTests: XCTestCase {
         let alone = RenderPlan(event: event, app: app, avatarURL: nil, now: 1_767_225_600, store: &aloneStore)
         let shortened = String(text.drop(while: { $0 != ":" }).dropFirst(2))
         let built = APNsTemplate(plan: alone, content: shortened, dataText: shortened, into: &aloneStore)
-        XCTAssertEqual(fittedPayload, built.payload(badge: 1, store: &aloneStore))
+        XCTAssertEqual(fittedPayload, payload(built, store: aloneStore))
     }
 
     /// A report larger than its estimate (long strings in the persona and

@@ -46,7 +46,7 @@ enum ReportReference {
         for header in request.headers { writer.member(header.name, header.value) }
         writer.endObject()
         writer.key("body")
-        writer.raw(request.body)
+        writer.raw(Array(request.body))
         writer.endObject()
     }
 

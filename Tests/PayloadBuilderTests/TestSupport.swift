@@ -192,6 +192,11 @@ func expectEventError<T>(_ body: () throws(EventError) -> T, file: StaticString 
 
 /// Parses bytes that must be JSON (fails the test otherwise).
 func parseJSONOrFail(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> JSONValue {
+    parseJSONOrFail(bytes[...], file: file, line: line)
+}
+
+/// `parseJSONOrFail` of a slice (a rendered request's body).
+func parseJSONOrFail(_ bytes: ArraySlice<UInt8>, file: StaticString = #filePath, line: UInt = #line) -> JSONValue {
     do {
         return try JSONParser.parse(bytes)
     } catch {

@@ -45,7 +45,7 @@ public struct HTTP2Requests: Sendable {
         case let .rendered(requests, shared):
             let request = requests[index]
             return HTTP2Request(method: shared.method, path: request.path, authorization: shared.authorization,
-                                headers: request.headers, body: request.body, timeout: shared.timeout)
+                                headers: request.headers, body: Array(request.body), timeout: shared.timeout)
         }
     }
 

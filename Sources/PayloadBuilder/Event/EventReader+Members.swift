@@ -128,9 +128,11 @@ extension EventReader {
     /// an unknown key or one seen already is refused.
     @inline(__always)
     func member(_ key: KeyName, of object: Object, seen: inout UInt32, at location: Place) throws(EventError) -> Int {
-        guard let index = object.index(key) else { throw unknownField(of: object, at: location) }
+        // The errors are given the key as read, not the reader: handing a
+        // function the whole reader would copy it for every member.
+        guard let index = object.index(key) else { throw Self.unknownField(scanner.key, of: object, at: location) }
         let bit: UInt32 = 1 << index
-        guard seen & bit == 0 else { throw repeatedKey(at: location) }
+        guard seen & bit == 0 else { throw Self.repeatedKey(scanner.key, at: location) }
         seen |= bit
         return index
     }
@@ -144,14 +146,14 @@ extension EventReader {
     }
 
     @inline(never)
-    func unknownField(of object: Object, at location: Place) -> EventError {
+    static func unknownField(_ key: Text, of object: Object, at location: Place) -> EventError {
         let known = object.names.sorted().joined(separator: ", ")
-        return EventError(.invalidEvent, at: location.appending(scanner.key.string), "unknown field (known here: \(known))")
+        return EventError(.invalidEvent, at: location.appending(key.string), "unknown field (known here: \(known))")
     }
 
     @inline(never)
-    func repeatedKey(at location: Place) -> EventError {
-        let key = scanner.key.string
+    static func repeatedKey(_ key: Text, at location: Place) -> EventError {
+        let key = key.string
         return EventError(.invalidJSON, at: location.appending(key), "the key \"\(key)\" appears twice in one object")
     }
 

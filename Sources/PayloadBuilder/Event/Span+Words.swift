@@ -7,7 +7,7 @@ extension Span where Element == UInt8 {
     /// The eight bytes from `offset`, the first in the lowest bits.
     @inline(__always)
     func littleEndianWord(at offset: Int) -> UInt64 {
-        let bytes = extracting(offset..<offset + 8)
+        let bytes = extracting(offset..<offset &+ 8)
         var word: UInt64 = 0
         for index in 0..<8 { word |= UInt64(bytes[index]) << (index &* 8) }
         return word
@@ -16,7 +16,7 @@ extension Span where Element == UInt8 {
     /// The four bytes from `offset`, the first in the lowest bits.
     @inline(__always)
     func littleEndianHalfWord(at offset: Int) -> UInt32 {
-        let bytes = extracting(offset..<offset + 4)
+        let bytes = extracting(offset..<offset &+ 4)
         var word: UInt32 = 0
         for index in 0..<4 { word |= UInt32(bytes[index]) << (index &* 8) }
         return word
@@ -25,7 +25,7 @@ extension Span where Element == UInt8 {
     /// The sixteen bytes from `offset` as vector lanes, the first in lane 0.
     @inline(__always)
     func lanes(at offset: Int) -> SIMD16<UInt8> {
-        let bytes = extracting(offset..<offset + 16)
+        let bytes = extracting(offset..<offset &+ 16)
         var lanes = SIMD16<UInt8>()
         for index in 0..<16 { lanes[index] = bytes[index] }
         return lanes

@@ -32,6 +32,27 @@ struct ByteWriter: ~Copyable {
         if ownsItsMemory { base.deallocate() }
     }
 
+    /// Appends to `array` what `write` writes into the writer it is given:
+    /// written in place, in room for `expected` more bytes made at the
+    /// array's end (which grows as appending does); more than that moves to
+    /// memory of the writer's own and is copied in once.
+    @inline(__always)
+    static func append(to array: inout [UInt8], expected: Int, _ write: (inout ByteWriter) -> Void) {
+        var overflow: [UInt8]?
+        array.append(addingCapacity: max(expected, 1)) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initialized in
+                var writer = ByteWriter(writingInto: buffer)
+                write(&writer)
+                if writer.ownsItsMemory {
+                    overflow = writer.bytes
+                } else {
+                    initialized = writer.count
+                }
+            }
+        }
+        if let overflow { array.append(contentsOf: overflow) }
+    }
+
     /// A copy of the bytes written so far.
     var bytes: [UInt8] {
         [UInt8](UnsafeBufferPointer(start: base, count: count))

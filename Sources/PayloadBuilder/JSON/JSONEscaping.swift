@@ -64,45 +64,47 @@ enum JSONEscaping {
     /// so the lowest flag is still the first stop).
     ///
     /// Every read is at an offset `o` with `start <= o` and `o + width <=
-    /// count`, chosen by the branch that leads to it (and checked again by
-    /// the span).
+    /// count`, chosen by the branch that leads to it, and checked again by
+    /// the span: that check keeps every read in bounds, so the offsets are
+    /// worked out with wrapping arithmetic, without overflow checks of
+    /// their own.
     @inline(__always)
     private static func firstStop(in bytes: Span<UInt8>, from start: Int, alsoNonASCII: Bool) -> Int {
         let count = bytes.count
         precondition(start >= 0 && start <= count)
         var index = start
-        guard count - index >= 16 else {
-            guard count - index >= 8 else {
-                guard count - index >= 4 else {
-                    while index < count, !stops(bytes[index], alsoNonASCII: alsoNonASCII) { index += 1 }
+        guard count &- index >= 16 else {
+            guard count &- index >= 8 else {
+                guard count &- index >= 4 else {
+                    while index < count, !stops(bytes[index], alsoNonASCII: alsoNonASCII) { index &+= 1 }
                     return index
                 }
                 let low = UInt64(bytes.littleEndianHalfWord(at: index))
-                let high = UInt64(bytes.littleEndianHalfWord(at: count - 4))
+                let high = UInt64(bytes.littleEndianHalfWord(at: count &- 4))
                 let flags = stopFlags(low | high << 32, alsoNonASCII: alsoNonASCII)
                 guard flags != 0 else { return count }
                 let lane = flags.trailingZeroBitCount >> 3
-                return lane < 4 ? index + lane : count - 8 + lane
+                return lane < 4 ? index &+ lane : count &- 8 &+ lane
             }
             let flags = stopFlags(bytes.littleEndianWord(at: index), alsoNonASCII: alsoNonASCII)
-            if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
-            let last = count - 8
+            if flags != 0 { return index &+ flags.trailingZeroBitCount >> 3 }
+            let last = count &- 8
             if last > index {
                 let flags = stopFlags(bytes.littleEndianWord(at: last), alsoNonASCII: alsoNonASCII)
-                if flags != 0 { return last + flags.trailingZeroBitCount >> 3 }
+                if flags != 0 { return last &+ flags.trailingZeroBitCount >> 3 }
             }
             return count
         }
         while true {
             let stops = stopLanes(bytes.lanes(at: index), alsoNonASCII: alsoNonASCII)
-            if anyLane(stops) { return index + firstLane(stops) }
-            if index + 32 > count { break }
-            index += 16
+            if anyLane(stops) { return index &+ firstLane(stops) }
+            if index &+ 32 > count { break }
+            index &+= 16
         }
-        let last = count - 16
+        let last = count &- 16
         if last > index {
             let stops = stopLanes(bytes.lanes(at: last), alsoNonASCII: alsoNonASCII)
-            if anyLane(stops) { return last + firstLane(stops) }
+            if anyLane(stops) { return last &+ firstLane(stops) }
         }
         return count
     }

@@ -29,7 +29,16 @@ public struct JSONParser {
 
     /// Parses one JSON document that must fill `bytes` (whitespace aside).
     public static func parse(_ bytes: [UInt8]) throws(EventError) -> JSONValue {
-        let input = bytes.span
+        try parse(bytes.span)
+    }
+
+    /// Parses one JSON document that must fill `bytes` (a rendered
+    /// request's body, a slice of its event's bodies).
+    public static func parse(_ bytes: ArraySlice<UInt8>) throws(EventError) -> JSONValue {
+        try parse(bytes.span)
+    }
+
+    private static func parse(_ input: Span<UInt8>) throws(EventError) -> JSONValue {
         var parser = JSONParser()
         parser.skipWhitespace(input)
         let value = try parser.parseValue(input)

@@ -33,8 +33,11 @@ struct APNsTemplate {
         rest = head.upperBound..<out.count
     }
 
+    /// The size of a payload, with room for any badge.
+    var expectedPayloadCount: Int { countedBytes }
+
     /// Appends the payload for one device to `out` (another buffer than
-    /// the plan's `store`): the bytes of `payload(badge:store:)`.
+    /// the plan's `store`), the badge in its hole.
     func write(badge: Int?, store: borrowing ByteWriter, into out: inout ByteWriter) {
         out.append(head, of: store)
         if let badge {
@@ -42,21 +45,5 @@ struct APNsTemplate {
             out.appendDecimal(Int64(badge))
         }
         out.append(rest, of: store)
-    }
-
-    /// The payload for one device: assembled at the end of the plan's
-    /// store, copied out into an array of its exact size, and taken back
-    /// out of the store (see `FCMTemplate.body`).
-    func payload(badge: Int?, store: inout ByteWriter) -> [UInt8] {
-        let mark = store.count
-        store.appendCopy(of: head)
-        if let badge {
-            store.appendLiteral(",\"badge\":")
-            store.appendDecimal(Int64(badge))
-        }
-        store.appendCopy(of: rest)
-        let payload = store.bytes(mark..<store.count)
-        store.truncate(to: mark)
-        return payload
     }
 }

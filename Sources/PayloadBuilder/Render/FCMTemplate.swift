@@ -53,33 +53,32 @@ struct FCMTemplate {
         countedBytes = notificationBytes + dataBytes + payloadBytes + FCMTemplate.fcmAddedKeysReserve
     }
 
-    /// The complete body for one device: assembled at the end of the
-    /// plan's store (the token escaped as it is copied), copied out into an
-    /// array of its exact size, and taken back out of the store. (Copying
-    /// bytes into a new array allocates through code specialized for bytes;
-    /// `Array(unsafeUninitializedCapacity:)` looks the array's type up at run
-    /// time, which costs more than the extra copy.)
-    func body(token: String, badge: Int?, store: inout ByteWriter) -> [UInt8] {
-        let mark = store.count
-        store.appendLiteral(Self.head)
-        store.appendJSONString(token)
-        store.appendCopy(of: afterToken)
-        if let badge {
-            store.appendLiteral(Self.badgeKey)
-            store.appendDecimal(Int64(badge))
-        }
-        store.appendCopy(of: tail)
-        let body = store.bytes(mark..<store.count)
-        store.truncate(to: mark)
-        return body
+    /// Appends the body for one device to `out` (another buffer than the
+    /// plan's `store`): the token quoted and escaped, then the template
+    /// with the badge in its hole.
+    func write(token: String, badge: Int?, store: borrowing ByteWriter, into out: inout ByteWriter) {
+        out.appendLiteral(Self.head)
+        out.appendJSONString(token)
+        writeAfterToken(badge: badge, store: store, into: &out)
     }
 
-    /// Appends the body for one device to `out` (another buffer than the
-    /// plan's `store`), its token already written quoted and escaped at
-    /// `quotedToken` in `out`: the bytes of `body(token:badge:store:)`.
+    /// `write(token:badge:store:into:)` with the token already written,
+    /// quoted and escaped, at `quotedToken` in `out` (the `/v1/render`
+    /// answer names it just before the body).
     func write(quotedToken: Range<Int>, badge: Int?, store: borrowing ByteWriter, into out: inout ByteWriter) {
         out.appendLiteral(Self.head)
         out.appendCopy(of: quotedToken)
+        writeAfterToken(badge: badge, store: store, into: &out)
+    }
+
+    /// The size of the body for `token` when it needs no escaping, with
+    /// room for any badge.
+    func expectedBodyCount(token: String) -> Int {
+        Self.head.utf8CodeUnitCount + token.utf8.count + 2 + afterToken.count + RenderPlan.badgeReserve + tail.count
+    }
+
+    @inline(__always)
+    private func writeAfterToken(badge: Int?, store: borrowing ByteWriter, into out: inout ByteWriter) {
         out.append(afterToken, of: store)
         if let badge {
             out.appendLiteral(Self.badgeKey)

@@ -250,7 +250,7 @@ public struct PayloadInvariants: Sendable {
                         "\(who): apns-collapse-id has \(collapseID.utf8.count) bytes, over 64")
         }
 
-        let body = request.body
+        let body = Array(request.body)
         try require(.validUTF8, String(validating: body, as: UTF8.self) != nil, "\(who): the body is not valid UTF-8")
         if request.platform == .apns {
             try require(.apnsPayloadSize, body.count <= Self.payloadLimit,

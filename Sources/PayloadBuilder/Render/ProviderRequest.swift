@@ -12,8 +12,9 @@ public struct ProviderRequest: Sendable, Equatable {
     public var path: String
     /// Request headers in sending order (lowercase names), without `authorization`.
     public var headers: [Header]
-    /// The compact JSON body, exactly as sent.
-    public var body: [UInt8]
+    /// The compact JSON body, exactly as sent: a slice of one array that
+    /// holds the bodies of every request rendered from the same event.
+    public var body: ArraySlice<UInt8>
 
     public var method: String { "POST" }
     public var url: String { origin + path }

@@ -40,14 +40,26 @@ protocol RenderOutput: ~Copyable {
 }
 
 /// The renderer's output as values: every provider request, ready to send.
+///
+/// The bodies are written one after another into one array, of which each
+/// request's body is a slice: one allocation for all of an event's bodies
+/// instead of one per device (an FCM body, over a kilobyte, is above the
+/// size malloc caches per thread, so each took the allocator's slow path).
 struct RenderedEventOutput: RenderOutput {
     private var requests: [ProviderRequest] = []
     private var skipped: [SkippedRecipient] = []
     /// The `apns-expiration` header's value, made for the first APNs request.
     private var expiration: String?
+    /// Every request's body, in request order.
+    private var bodies: [UInt8] = []
+    /// Where each request's body ends in `bodies`.
+    private var bodyEnds: [Int] = []
+    private let recipientCount: Int
 
     init(recipientCount: Int) {
+        self.recipientCount = recipientCount
         requests.reserveCapacity(recipientCount)
+        bodyEnds.reserveCapacity(recipientCount)
     }
 
     func makeStore() -> ByteWriter {
@@ -60,10 +72,13 @@ struct RenderedEventOutput: RenderOutput {
 
     mutating func fcm(recipientIndex: Int, token: String, badge: Int?, target: borrowing FCMTarget,
                       template: FCMTemplate, store: inout ByteWriter) {
+        ByteWriter.append(to: &bodies, expected: template.expectedBodyCount(token: token)) {
+            template.write(token: token, badge: badge, store: store, into: &$0)
+        }
+        bodyWritten(recipientIndex: recipientIndex)
         requests.append(ProviderRequest(
             platform: .fcm, recipientIndex: recipientIndex, token: token, origin: target.baseURL, path: target.sendPath,
-            headers: ProviderRequest.fcmHeaders,
-            body: template.body(token: token, badge: badge, store: &store)))
+            headers: ProviderRequest.fcmHeaders, body: []))
     }
 
     mutating func apns(recipientIndex: Int, token: String, badge: Int?, target: borrowing APNsTarget, plan: RenderPlan,
@@ -82,7 +97,21 @@ struct RenderedEventOutput: RenderOutput {
                 ProviderRequest.Header("apns-id", ids.id(token: token)),
                 ProviderRequest.Header("apns-collapse-id", plan.collapseID),
             ],
-            body: template.payload(badge: badge, store: &store)))
+            body: []))
+        ByteWriter.append(to: &bodies, expected: template.expectedPayloadCount) {
+            template.write(badge: badge, store: store, into: &$0)
+        }
+        bodyWritten(recipientIndex: recipientIndex)
+    }
+
+    /// Notes where the body just written ends; after the first, makes room
+    /// for the rest of the event's bodies, taking each to be as large (the
+    /// array grows from there if they are not).
+    private mutating func bodyWritten(recipientIndex: Int) {
+        if bodyEnds.isEmpty, recipientIndex + 1 < recipientCount {
+            bodies.reserveCapacity(bodies.count * (recipientCount - recipientIndex) + 256)
+        }
+        bodyEnds.append(bodies.count)
     }
 
     mutating func fcmWeb(recipientIndex: Int, token: String, target: borrowing FCMTarget, template: FCMWebTemplate,
@@ -100,8 +129,14 @@ struct RenderedEventOutput: RenderOutput {
 
     consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
                           store: borrowing ByteWriter) -> RenderedEvent {
-        RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
-                      persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar, language: personaLanguage),
-                      avatar: avatar)
+        var start = 0
+        for index in requests.indices {
+            requests[index].body = bodies[start..<bodyEnds[index]]
+            start = bodyEnds[index]
+        }
+        return RenderedEvent(eventID: event.eventID, requests: requests, skipped: skipped,
+                             persona: CommunicationPersona(event: event, text: plan.text, avatar: avatar,
+                                                           language: personaLanguage),
+                             avatar: avatar)
     }
 }
