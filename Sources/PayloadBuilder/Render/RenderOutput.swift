@@ -116,9 +116,13 @@ struct RenderedEventOutput: RenderOutput {
 
     mutating func fcmWeb(recipientIndex: Int, token: String, target: borrowing FCMTarget, template: FCMWebTemplate,
                          store: inout ByteWriter) {
+        ByteWriter.append(to: &bodies, expected: template.expectedBodyCount(token: token)) {
+            template.write(token: token, store: store, into: &$0)
+        }
+        bodyWritten(recipientIndex: recipientIndex)
         requests.append(ProviderRequest(
             platform: .fcmWeb, recipientIndex: recipientIndex, token: token, origin: target.baseURL, path: target.sendPath,
-            headers: ProviderRequest.fcmHeaders, body: template.body(token: token, store: &store)))
+            headers: ProviderRequest.fcmHeaders, body: []))
     }
 
     mutating func webPush(recipientIndex: Int, endpoint: String, reason: String, template: WebPushPlaintextTemplate,

@@ -62,21 +62,22 @@ struct FCMWebTemplate {
         countedBytes = counted + FCMTemplate.fcmAddedKeysReserve
     }
 
-    /// The complete body for one device, assembled at the end of the plan's
-    /// store, copied out and taken back out of the store (see `FCMTemplate.body`).
-    func body(token: String, store: inout ByteWriter) -> [UInt8] {
-        let mark = store.count
-        store.appendLiteral(Self.head)
-        store.appendJSONString(token)
-        store.appendCopy(of: afterToken)
-        let body = store.bytes(mark..<store.count)
-        store.truncate(to: mark)
-        return body
+    /// Appends the body for one device to `out` (another buffer than the
+    /// plan's `store`): the token quoted and escaped, then the template.
+    func write(token: String, store: borrowing ByteWriter, into out: inout ByteWriter) {
+        out.appendLiteral(Self.head)
+        out.appendJSONString(token)
+        out.append(afterToken, of: store)
+    }
+
+    /// The size of the body for `token` when it needs no escaping.
+    func expectedBodyCount(token: String) -> Int {
+        Self.head.utf8CodeUnitCount + token.utf8.count + 2 + afterToken.count
     }
 
     /// Appends the body for one device to `out` (another buffer than the
     /// plan's `store`), its token already written quoted and escaped at
-    /// `quotedToken` in `out`: the bytes of `body(token:store:)`.
+    /// `quotedToken` in `out`: the bytes of `write(token:store:into:)`.
     func write(quotedToken: Range<Int>, store: borrowing ByteWriter, into out: inout ByteWriter) {
         out.appendLiteral(Self.head)
         out.appendCopy(of: quotedToken)
