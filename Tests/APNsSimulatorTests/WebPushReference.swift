@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import TestSupport
 import XCTest
 
 /// Web push messages made by well-known implementations, independent of
@@ -9,17 +10,8 @@ import XCTest
 /// over exactly the header and claims given, and an authorization made by
 /// `py_vapid`.
 enum WebPushReference {
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = checkout.appendingPathComponent("scripts/webpush-reference.py").path
-
-    /// The virtual environment's python, as `scripts/install-deps` makes it.
-    static var python: String {
-        let environment = ProcessInfo.processInfo.environment
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
-        return cache + "/pushgw/venv/bin/python"
-    }
+    static let script = ProjectPythonTools.path("scripts/webpush-reference.py")
+    static var python: String { ProjectPythonTools.python }
 
     /// What the script answers.
     struct Output: Decodable {
@@ -39,9 +31,7 @@ enum WebPushReference {
     /// Runs the script on `request` (see the script for its members). Fails
     /// (never skips), naming the remedy, when the Python tools are missing.
     static func run(_ request: [String: Any]) throws -> Output {
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw Failed(description: "http_ece and py_vapid are not installed (no \(python)): run scripts/install-deps")
-        }
+        try ProjectPythonTools.require("http_ece and py_vapid are")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [script]

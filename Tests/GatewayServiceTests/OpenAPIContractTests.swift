@@ -2,6 +2,7 @@ import Foundation
 @testable import GatewayService
 import PushGWDemo
 import XCTest
+import TestSupport
 
 /// docs/openapi.yaml against the gateway: a valid OpenAPI 3.1 document
 /// whose paths and methods are exactly `Route.table`'s, and schemathesis
@@ -9,25 +10,15 @@ import XCTest
 /// every check against a demo gateway: every answer conforms, none is a
 /// 5xx, and the gateway still serves afterwards.
 final class OpenAPIContractTests: XCTestCase {
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let checkout = ProjectPythonTools.checkout
     static let document = checkout.appendingPathComponent("docs/openapi.yaml").path
     static let script = checkout.appendingPathComponent("scripts/openapi-check.py").path
 
-    /// The virtual environment's python, as `scripts/install-deps` makes it.
-    static var python: String {
-        let environment = ProcessInfo.processInfo.environment
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
-        return cache + "/pushgw/venv/bin/python"
-    }
+    static var python: String { ProjectPythonTools.python }
 
     /// Fails (never skips), naming the remedy, when the Python tools are not installed.
     func requireTools() throws {
-        struct ToolsMissing: Error, CustomStringConvertible {
-            let description = "schemathesis is not installed (no \(OpenAPIContractTests.python)): run scripts/install-deps"
-        }
-        guard FileManager.default.isExecutableFile(atPath: Self.python) else { throw ToolsMissing() }
+        try ProjectPythonTools.require("schemathesis is")
     }
 
     func testTheDocumentIsOpenAPI31AndNamesExactlyTheRoutes() throws {

@@ -1,25 +1,13 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `scripts/webpush-interop.py`, run with the Python of the virtual
 /// environment `scripts/install-deps` fills (http_ece, py_vapid,
 /// cryptography): other implementations' verdict on our web push.
 enum InteropScript {
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = checkout.appendingPathComponent("scripts/webpush-interop.py").path
-
-    /// The virtual environment's python, as `scripts/install-deps` makes it.
-    static var python: String {
-        let environment = ProcessInfo.processInfo.environment
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
-        return cache + "/pushgw/venv/bin/python"
-    }
-
-    struct ToolsMissing: Error, CustomStringConvertible {
-        var description: String { "http_ece and py_vapid are not installed (no \(InteropScript.python)): run scripts/install-deps" }
-    }
+    static let script = ProjectPythonTools.path("scripts/webpush-interop.py")
+    static var python: String { ProjectPythonTools.python }
 
     struct Answer {
         let status: Int32
@@ -31,7 +19,7 @@ enum InteropScript {
     /// answers its exit status, its JSON answer and its standard error.
     /// Fails (never skips) when the tools are not installed.
     static func run(_ command: String, _ request: [String: Any]) throws -> Answer {
-        guard FileManager.default.isExecutableFile(atPath: python) else { throw ToolsMissing() }
+        try ProjectPythonTools.require("http_ece and py_vapid are")
         let base = NSTemporaryDirectory() + "pushgw-webpush-\(UUID().uuidString)"
         let (file, errorFile) = (base + ".json", base + ".stderr")
         defer {
