@@ -29,10 +29,13 @@ public final class TLSSocket: ByteStreamSocket, @unchecked Sendable {
     }
 
     /// Resolves `host` afresh (no cache: APNs asks for an uncached lookup per
-    /// connection), connects, and completes the TLS handshake, all within `timeout`.
-    public static func connect(host: String, port: Int, context: TLSClientContext, timeout: Duration) throws(SocketError) -> TLSSocket {
+    /// connection), connects, and completes the TLS handshake, all within
+    /// `timeout`. `admitsAddress`: the caller's rule for the resolved
+    /// addresses, checked before connecting (`TCPSocket.openDescriptor`).
+    public static func connect(host: String, port: Int, context: TLSClientContext, timeout: Duration,
+                               admitsAddress: (@Sendable ([UInt8]) -> Bool)? = nil) throws(SocketError) -> TLSSocket {
         let deadline = ContinuousClock.now + timeout
-        let descriptor = try TCPSocket.openDescriptor(host: host, port: port, deadline: deadline)
+        let descriptor = try TCPSocket.openDescriptor(host: host, port: port, deadline: deadline, admitsAddress: admitsAddress)
         guard let ssl = SSL_new(context.context) else {
             close(descriptor)
             throw SocketError(.setupFailed, OpenSSLErrors.failure("SSL_new"))

@@ -18,7 +18,8 @@ extension HTTP2Connection {
     func connect() {
         let result: Result<TLSSocket, TransportError>
         do throws(SocketError) {
-            result = .success(try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout))
+            result = .success(try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout,
+                                                       admitsAddress: options.admitsAddress))
         } catch {
             result = .failure(TransportError(error, host: host))
         }

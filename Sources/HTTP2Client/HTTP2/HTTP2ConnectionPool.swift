@@ -284,6 +284,7 @@ public final class HTTP2ConnectionPool: Sendable {
     private static func isWorthResending(_ outcome: Result<HTTP2Response, TransportError>) -> Bool {
         guard case let .failure(error) = outcome else { return false }
         return error.wasNotProcessed && error.kind != .overloaded && error.kind != .noHTTP2 && error.kind != .certificateRejected
+            && error.kind != .addressRefused
     }
 
     /// Closes every connection; in-flight requests finish or fail.

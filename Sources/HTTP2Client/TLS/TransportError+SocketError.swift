@@ -8,6 +8,7 @@ extension TransportError {
         switch error.kind {
         case .connectFailed: self.init(.connectFailed, error.detail)
         case .certificateRejected: self.init(.certificateRejected, error.detail)
+        case .addressRefused: self.init(.addressRefused, error.detail)
         case .alpnRefused: self.init(.noHTTP2, "\(host ?? "the server") did not select HTTP/2 (ALPN h2)")
         default: self.init(.protocolError, error.detail)
         }

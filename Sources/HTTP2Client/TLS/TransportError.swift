@@ -15,6 +15,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
         /// DNS, TCP connect or TLS handshake failed; nothing was sent.
         public static let connectFailed = Kind("connect_failed")
+        /// The host resolved only to addresses the client's address rule
+        /// refuses (`HTTP2ConnectionOptions.admitsAddress`): nothing was sent.
+        public static let addressRefused = Kind("address_refused")
         /// The server does not speak HTTP/2 (ALPN did not select h2).
         public static let noHTTP2 = Kind("no_http2")
         /// The peer's certificate did not verify.
@@ -55,13 +58,13 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// True when the server certainly did not process the request.
     public var wasNotProcessed: Bool {
-        [.connectFailed, .noHTTP2, .certificateRejected, .refused, .notSent, .overloaded, .credentials,
+        [.connectFailed, .noHTTP2, .certificateRejected, .addressRefused, .refused, .notSent, .overloaded, .credentials,
          .accessTokenUnavailable].contains(kind)
     }
 
     /// True when trying again later may succeed (configuration errors are not).
     public var isRetryable: Bool {
-        ![.noHTTP2, .certificateRejected, .shutdown, .protocolError, .credentials].contains(kind)
+        ![.noHTTP2, .certificateRejected, .shutdown, .protocolError, .credentials, .addressRefused].contains(kind)
     }
 
     public var description: String { "\(kind): \(detail)" }
