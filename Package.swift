@@ -82,6 +82,10 @@ let package = Package(
             dependencies: ["HTTP2Client", "OpenSSLCrypto", "PayloadBuilder", "PushGWSync", "Curl"],
             swiftSettings: swiftSettings
         ),
+        // Direct web push (RFC 8030): one HTTP/2 client per push service
+        // origin with its VAPID authorization, each message encrypted.
+        .target(name: "WebPushClient", dependencies: ["HTTP2Client", "WebPush", "PayloadBuilder", "PushGWSync", "EventLoops"],
+                swiftSettings: swiftSettings),
         // The gateway's HTTP/1.1 server on libmicrohttpd (one daemon per event
         // loop, suspend/resume, limits, request screening): the only code that
         // imports libmicrohttpd.
@@ -95,7 +99,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl", "GatewayHTTP",
-                           "RedisClient", "DurableQueue"],
+                           "RedisClient", "DurableQueue", "WebPush", "WebPushClient"],
             swiftSettings: swiftSettings
         ),
         // The no-credentials demo: the simulators started and injected into
@@ -145,7 +149,7 @@ let package = Package(
             name: "GatewayServiceTests",
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
                            "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "DurableQueue", "RedisClient",
-                           "TestSupport"],
+                           "WebPush", "WebPushClient", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
