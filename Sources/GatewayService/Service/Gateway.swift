@@ -4,6 +4,8 @@ import OpenSSLCrypto
 public import GatewayHTTP
 import APNsHTTP2
 import FCMClient
+import WebPush
+import WebPushClient
 import Foundation
 import PayloadBuilder
 import Synchronization
@@ -21,6 +23,7 @@ public final class Gateway: Sendable {
     /// The connections and stores on Redis, when `redis.url` is configured.
     let redis: RedisStores?
     let fcmClients: [FCMClient]
+    let webPushSenders: [WebPushSender]
     /// One event loop per core, running both the HTTP server's daemons and
     /// the provider connections: an event that needs no wait is read,
     /// rendered, sent and answered on one thread.
@@ -99,6 +102,7 @@ public final class Gateway: Sendable {
         var tokenSources: [APNsTokenSource] = []
         var fcmClients: [FCMClient] = []
         var accessTokenCaches: [AccessTokenCache] = []
+        var webPushSenders: [WebPushSender] = []
         for app in configuration.apps {
             if let apns = app.apns {
                 let (client, source) = try Self.apnsClient(apns, app: app.name, options: metrics.timingRequests(to: "apns"), loops: loops,
@@ -113,10 +117,16 @@ public final class Gateway: Sendable {
                 accessTokenCaches.append(cache)
                 senders[app.name, default: [:]][.fcm] = FCMSender(client: client)
             }
+            if let webPush = app.webPush {
+                let sender = try Self.webPushSender(webPush, options: metrics.timingRequests(to: "webpush"), loops: loops)
+                webPushSenders.append(sender)
+                senders[app.name, default: [:]][.webpush] = WebPushNotificationSender(sender: sender)
+            }
         }
         self.apnsClients = apnsClients
         self.apnsTokens = tokenSources
         self.fcmClients = fcmClients
+        self.webPushSenders = webPushSenders
         var settings = Dispatcher.Settings()
         settings.dedupWindow = configuration.dedupWindow
         settings.requestDeadline = configuration.requestDeadline
@@ -258,6 +268,37 @@ public final class Gateway: Sendable {
         }
     }
 
+    /// One app's web push sender: its VAPID key read and parsed, its
+    /// endpoints held to the allow-list and, after DNS, to the addresses
+    /// the avatar guard admits (public unicast ones, unless the settings
+    /// allow private ones for a local push service).
+    private static func webPushSender(_ settings: GatewayConfiguration.WebPushSettings, options: HTTP2ConnectionOptions,
+                                      loops: [EventLoop]) throws(ServiceError) -> WebPushSender {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileReader.read(settings.vapidKeyFile)
+        } catch {
+            throw ServiceError(setting: settings.vapidKeyFileSetting,
+                               ConfigurationLoader.cannotRead(settings.vapidKeyFile, error,
+                                                              shown: ConfigurationLoader.isShowable(settings.vapidKeyFile)))
+        }
+        let authorizer: VAPIDAuthorizer
+        do {
+            let key = try VAPIDKey(configurationValue: String(decoding: bytes, as: UTF8.self))
+            authorizer = try VAPIDAuthorizer(key: key, subject: settings.vapidSubject)
+        } catch let error as VAPIDKeyError {
+            throw ServiceError(setting: settings.vapidKeyFileSetting, "not a VAPID private key: \(error)")
+        } catch {
+            throw ServiceError(setting: settings.vapidSubjectSetting, "\(error)")
+        }
+        let addresses = AvatarPolicy(allowPrivateAddresses: settings.allowPrivateAddresses)
+        let policy = WebPushEndpointPolicy(allowedHosts: settings.allowedHosts, admitsAddress: { bytes in
+            AvatarIPAddress(bytes: bytes).map { addresses.admits($0) } ?? false
+        })
+        return WebPushSender(authorizer: authorizer, policy: policy, tls: TLSConfiguration(caFile: settings.caFile),
+                             connections: settings.connections, options: options, loops: loops)
+    }
+
     /// A provider client that cannot be made: a certificate problem is the
     /// CA file's (the loader checked the base URL's shape already).
     private static func clientError(_ error: TransportError, caFileSetting: String, baseURLSetting: String) -> ServiceError {
@@ -297,6 +338,7 @@ public final class Gateway: Sendable {
         redis?.close()
         for client in apnsClients { client.shutdown() }
         for client in fcmClients { client.shutdown() }
+        for sender in webPushSenders { sender.shutdown() }
         // Each loop's thread ends once its connections have closed.
         for loop in loops { loop.retire() }
     }
