@@ -118,7 +118,7 @@ public final class Gateway: Sendable {
                 senders[app.name, default: [:]][.fcm] = FCMSender(client: client)
             }
             if let webPush = app.webPush {
-                let sender = try Self.webPushSender(webPush, options: metrics.timingRequests(to: "webpush"), loops: loops)
+                let sender = try webPush.makeSender(options: metrics.timingRequests(to: "webpush"), loops: loops)
                 webPushSenders.append(sender)
                 senders[app.name, default: [:]][.webpush] = WebPushNotificationSender(sender: sender)
             }
@@ -266,37 +266,6 @@ public final class Gateway: Sendable {
             throw Self.clientError(error, caFileSetting: settings.caFileSetting ?? "apps.\(app).fcm.ca_file",
                                    baseURLSetting: settings.baseURLSetting ?? "apps.\(app).fcm.base_url")
         }
-    }
-
-    /// One app's web push sender: its VAPID key read and parsed, its
-    /// endpoints held to the allow-list and, after DNS, to the addresses
-    /// the avatar guard admits (public unicast ones, unless the settings
-    /// allow private ones for a local push service).
-    private static func webPushSender(_ settings: GatewayConfiguration.WebPushSettings, options: HTTP2ConnectionOptions,
-                                      loops: [EventLoop]) throws(ServiceError) -> WebPushSender {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileReader.read(settings.vapidKeyFile)
-        } catch {
-            throw ServiceError(setting: settings.vapidKeyFileSetting,
-                               ConfigurationLoader.cannotRead(settings.vapidKeyFile, error,
-                                                              shown: ConfigurationLoader.isShowable(settings.vapidKeyFile)))
-        }
-        let authorizer: VAPIDAuthorizer
-        do {
-            let key = try VAPIDKey(configurationValue: String(decoding: bytes, as: UTF8.self))
-            authorizer = try VAPIDAuthorizer(key: key, subject: settings.vapidSubject)
-        } catch let error as VAPIDKeyError {
-            throw ServiceError(setting: settings.vapidKeyFileSetting, "not a VAPID private key: \(error)")
-        } catch {
-            throw ServiceError(setting: settings.vapidSubjectSetting, "\(error)")
-        }
-        let addresses = AvatarPolicy(allowPrivateAddresses: settings.allowPrivateAddresses)
-        let policy = WebPushEndpointPolicy(allowedHosts: settings.allowedHosts, admitsAddress: { bytes in
-            AvatarIPAddress(bytes: bytes).map { addresses.admits($0) } ?? false
-        })
-        return WebPushSender(authorizer: authorizer, policy: policy, tls: TLSConfiguration(caFile: settings.caFile),
-                             connections: settings.connections, options: options, loops: loops)
     }
 
     /// A provider client that cannot be made: a certificate problem is the
