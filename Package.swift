@@ -84,7 +84,7 @@ let package = Package(
         ),
         // Direct web push (RFC 8030): one HTTP/2 client per push service
         // origin with its VAPID authorization, each message encrypted.
-        .target(name: "WebPushClient", dependencies: ["HTTP2Client", "WebPush", "PayloadBuilder", "PushGWSync", "EventLoops"],
+        .target(name: "WebPushClient", dependencies: ["HTTP2Client", "WebPush", "PayloadBuilder", "PushGWSync", "EventLoops", "Curl"],
                 swiftSettings: swiftSettings),
         // The gateway's HTTP/1.1 server on libmicrohttpd (one daemon per event
         // loop, suspend/resume, limits, request screening): the only code that

@@ -59,11 +59,11 @@ public final class TLSSocket: ByteStreamSocket, @unchecked Sendable {
             }
         }
         if !isAddress { _ = pgw_ssl_set_tlsext_host_name(ssl, host) }
-        try socket.handshake(deadline: deadline, host: host, alpn: context.alpnProtocols)
+        try socket.handshake(deadline: deadline, host: host, alpn: context.alpnProtocols, accepted: context.acceptedALPNProtocols)
         return socket
     }
 
-    private func handshake(deadline: ContinuousClock.Instant, host: String, alpn: [[UInt8]]) throws(SocketError) {
+    private func handshake(deadline: ContinuousClock.Instant, host: String, alpn: [[UInt8]], accepted: [[UInt8]]) throws(SocketError) {
         while true {
             ERR_clear_error()
             let result = SSL_do_handshake(ssl)
@@ -87,9 +87,9 @@ public final class TLSSocket: ByteStreamSocket, @unchecked Sendable {
         var protocolName: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &protocolName, &length)
-        guard let protocolName, alpn.contains(where: { $0.elementsEqual(UnsafeBufferPointer(start: protocolName, count: Int(length))) }) else {
-            let offered = alpn.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")
-            throw SocketError(.alpnRefused, "\(host) selected none of the ALPN protocols offered (\(offered))")
+        guard let protocolName, accepted.contains(where: { $0.elementsEqual(UnsafeBufferPointer(start: protocolName, count: Int(length))) }) else {
+            let wanted = accepted.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")
+            throw SocketError(.alpnRefused, "\(host) selected none of the ALPN protocols accepted (\(wanted))")
         }
     }
 

@@ -236,4 +236,43 @@ final class WebPushEndToEndTests: XCTestCase {
         XCTAssertEqual(setup.sender.authorizer.signatureCount, 1, "one JWT per origin, not per message")
         XCTAssertEqual(setup.sender.origins.count, 1)
     }
+
+    func testAPushServiceWithoutHTTP2IsSentOverHTTP11() async throws {
+        let setup = try Setup(servesHTTP11: true)
+        let browser = try setup.subscribe()
+        let other = try setup.subscribe()
+        let gone = try setup.subscribe()
+        XCTAssertTrue(setup.pushService.unsubscribe(gone.id))
+        let body = Self.event(tokens: [ServiceTestbed.token(1)], subscriptions: [browser, other, gone])
+        let render = try JSONParser.parse(try await setup.testbed.call("POST", "/v1/render", body: body).body)
+        let first = try await setup.testbed.call("POST", "/v1/notify", body: body)
+        XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
+        let items = try results(first.body)
+        XCTAssertEqual(items.map { $0["status"] }, [.string("sent"), .string("sent"), .string("sent"), .string("invalid_token")])
+        XCTAssertEqual(try JSONParser.parse(first.body)["rejected"], .array([.string(gone.endpoint)]))
+        XCTAssertEqual(setup.sender.http11OriginList.map(\.serialized), [setup.pushService.url])
+        XCTAssertTrue(setup.sender.origins.isEmpty, "the HTTP/2 client of that origin is closed")
+        // The next event goes over HTTP/1.1 at once.
+        let second = try await setup.testbed.call("POST", "/v1/notify", body: Self.event(id: "c-1:m-2", subscriptions: [browser]))
+        XCTAssertEqual(try results(second.body)[0]["status"], .string("sent"))
+        let messages = setup.pushService.messages(for: browser.id)
+        XCTAssertEqual(messages.count, 2)
+        guard case let .array(requests)? = render["requests"],
+              let shown = requests.first(where: { $0["platform"] == .string("webpush") }) else { return XCTFail() }
+        XCTAssertEqual(try JSONParser.parse(try XCTUnwrap(messages.first).plaintext), shown["body"])
+        XCTAssertEqual(setup.sender.authorizer.signatureCount, 1)
+        // Each message answered on its first HTTP/1.1 attempt, the concurrent ones too.
+        XCTAssertEqual(setup.testbed.metrics.registry.value(GatewayMetrics.retries, ["webpush"]), 0)
+    }
+
+    func testTooManyRequestsOverHTTP11IsRetriedAfterRetryAfter() async throws {
+        let setup = try Setup(servesHTTP11: true)
+        let busy = try setup.subscribe()
+        setup.pushService.script(busy.id, responses: [.tooManyRequests(retryAfter: 1)], thereafter: .success)
+        let start = ContinuousClock.now
+        let answer = try await setup.testbed.call("POST", "/v1/notify", body: Self.event(subscriptions: [busy]))
+        XCTAssertEqual(try results(answer.body)[0]["status"], .string("sent"), String(decoding: answer.body, as: UTF8.self))
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .seconds(1), "Retry-After is honoured")
+        XCTAssertEqual(setup.pushService.messages(for: busy.id).count, 1)
+    }
 }
