@@ -104,7 +104,7 @@ let package = Package(
         ),
         // The no-credentials demo: the simulators started and injected into
         // the service's configuration (the service itself never links them).
-        .target(name: "PushGWDemo", dependencies: ["GatewayService", "APNsSimulator", "APNsHTTP2", "OpenSSLCrypto"],
+        .target(name: "PushGWDemo", dependencies: ["GatewayService", "APNsSimulator", "APNsHTTP2", "OpenSSLCrypto", "WebPush", "PayloadBuilder"],
                 swiftSettings: swiftSettings),
         .executableTarget(
             name: "PushGateway",

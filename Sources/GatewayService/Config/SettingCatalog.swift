@@ -165,7 +165,7 @@ public enum SettingCatalog {
             "",
             "  --config FILE       the JSON configuration file (as PUSHGW_CONFIG_FILE)",
             "  --insecure-no-auth  serve without API tokens; only on a loopback address",
-            "  --demo              send to the built-in APNs and FCM simulators (throwaway keys, on 127.0.0.1)",
+            "  --demo              send to the built-in APNs, FCM and web push simulators (throwaway keys, on 127.0.0.1)",
             "                      instead of the configured providers; the first app keeps its name and data keys",
             "",
             "Credentials: an app needs PUSHGW_APNS_KEY_FILE, PUSHGW_APNS_KEY_ID, PUSHGW_APNS_TEAM_ID and",
@@ -203,9 +203,9 @@ public enum SettingCatalog {
     public static let simulatorsHelpText = """
         usage: pushgw simulators [--env-file FILE]
 
-        Runs only the built-in strict APNs and FCM simulators (with FCM's OAuth token endpoint), on
-        127.0.0.1 with throwaway keys and certificates, until SIGTERM or Ctrl-C, and prints the settings
-        that point a gateway at them: the PUSHGW_APNS_* and PUSHGW_FCM_* provider settings, and a token
+        Runs only the built-in strict APNs, FCM (with its OAuth token endpoint) and web push simulators,
+        on 127.0.0.1 with throwaway keys and certificates, until SIGTERM or Ctrl-C, and prints the settings
+        that point a gateway at them: the PUSHGW_APNS_*, PUSHGW_FCM_* and PUSHGW_WEBPUSH_* settings, and a token
         file with a fresh API token in PUSHGW_BEARER_TOKENS_FILE. A gateway started with them is
         configured as for real providers (the benchmarks run it that way).
 
