@@ -5,8 +5,13 @@ public enum WebPushOutcome: Sendable, Equatable {
     /// Taken (201, or 200/202 from services that answer so): the message's
     /// `Location` (its URL at the push service; empty when absent).
     case accepted(location: String)
-    /// Refused, or not sent at all (an endpoint the policy refuses).
+    /// Refused by the push service, or not sent for a reason that is the
+    /// device's (keys no message can be encrypted to).
     case rejected(WebPushRejection)
+    /// Not sent, by the sender's policy: an endpoint that is not an https
+    /// URL of an allowed push service host (`endpoint_host_not_allowed`,
+    /// `endpoint_not_usable`). Sending the event again cannot send it.
+    case notSent(reason: String)
 }
 
 /// A push service's refusal of one message, in the shared vocabulary.
@@ -44,12 +49,6 @@ public struct WebPushRejection: Sendable, Equatable {
         default: (reason, verdict) = ("unexpected_status_\(status)", .final)
         }
     }
-
-    /// An endpoint whose host is not on the sender's allow-list: never sent.
-    public static let hostNotAllowed = WebPushRejection(status: 0, reason: "endpoint_host_not_allowed", verdict: .final)
-
-    /// An endpoint the sender cannot read as an https origin: never sent.
-    public static let endpointUnusable = WebPushRejection(status: 0, reason: "endpoint_not_usable", verdict: .final)
 
     /// More push service origins than the sender keeps clients for: never sent.
     public static let tooManyOrigins = WebPushRejection(status: 0, reason: "too_many_push_services", verdict: .final)

@@ -12,8 +12,9 @@ import PushGWSync
 /// goes.
 ///
 /// Endpoints are checked by the `WebPushEndpointPolicy` before anything is
-/// sent: a host not on the allow-list, or one resolving only to refused
-/// addresses, is that subscription's final outcome, never the event's.
+/// sent: a host not on the allow-list is not sent to (`notSent`), and one
+/// resolving only to refused addresses fails with `addressRefused`, final;
+/// either is that subscription's outcome, never the event's.
 ///
 /// Thread-safety: `Sendable`; `send` may be called from many threads at once.
 public final class WebPushSender: Sendable {
@@ -209,12 +210,12 @@ public final class WebPushSender: Sendable {
         do throws(VAPIDError) {
             origin = try PushServiceOrigin(endpoint: request.token)
         } catch {
-            return .refused(.endpointUnusable)
+            return .answered(.success(.notSent(reason: "endpoint_not_usable")))
         }
         guard origin.serialized.hasPrefix("https://"), let transportOrigin = try? Origin(url: origin.serialized) else {
-            return .refused(.endpointUnusable)
+            return .answered(.success(.notSent(reason: "endpoint_not_usable")))
         }
-        guard policy.admits(host: transportOrigin.host) else { return .refused(.hostNotAllowed) }
+        guard policy.admits(host: transportOrigin.host) else { return .answered(.success(.notSent(reason: "endpoint_host_not_allowed"))) }
         guard let keys = request.webPushKeys,
               let subscription = try? WebPushSubscriptionKeys(p256dh: keys.p256dh, auth: keys.auth) else {
             return .refused(.unusableKeys)

@@ -197,10 +197,11 @@ final class WebPushEndToEndTests: XCTestCase {
         let stranger = (endpoint: "https://push.attacker.example/p/1", p256dh: browser.p256dh, auth: browser.auth)
         let body = Self.event(subscriptions: [stranger, (browser.endpoint, browser.p256dh, browser.auth)])
         let answer = try await setup.testbed.call("POST", "/v1/notify", body: body)
+        XCTAssertEqual(answer.status, 200, "a skip settles: sending the event again cannot send it")
         let items = try results(answer.body)
-        XCTAssertEqual(items[0]["status"], .string("failed"))
+        XCTAssertEqual(items[0]["status"], .string("skipped"))
         XCTAssertEqual(items[0]["reason"], .string("endpoint_host_not_allowed"))
-        XCTAssertEqual(items[0]["retryable"], .bool(false))
+        XCTAssertEqual(try JSONParser.parse(answer.body)["rejected"], .array([]), "the subscription is not dropped")
         XCTAssertEqual(items[1]["status"], .string("sent"))
     }
 
@@ -209,6 +210,7 @@ final class WebPushEndToEndTests: XCTestCase {
         XCTAssertEqual(setup.sender.policy.allowedHosts, WebPushEndpointPolicy.defaultAllowedHosts)
         let browser = try setup.subscribe()
         let answer = try await setup.testbed.call("POST", "/v1/notify", body: Self.event(subscriptions: [browser]))
+        XCTAssertEqual(try results(answer.body)[0]["status"], .string("skipped"))
         XCTAssertEqual(try results(answer.body)[0]["reason"], .string("endpoint_host_not_allowed"))
         XCTAssertEqual(setup.pushService.statistics.connectionsAccepted, 0)
     }

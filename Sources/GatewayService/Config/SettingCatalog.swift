@@ -89,7 +89,7 @@ public enum SettingCatalog {
         Setting(environment: "PUSHGW_WEBPUSH_ALLOWED_HOSTS", fileKey: "apps[].webpush.allowed_hosts",
                 defaultValue: "fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com",
                 help: "comma-separated push service hosts endpoints may name (host names, *.domain, addresses); any other endpoint is "
-                    + "refused for its device (endpoint_host_not_allowed)"),
+                    + "skipped for its device (endpoint_host_not_allowed)"),
         Setting(environment: "PUSHGW_WEBPUSH_CA_FILE", fileKey: "apps[].webpush.ca_file", defaultValue: "system CAs",
                 help: "PEM file of CAs to trust for push services"),
         Setting(environment: "PUSHGW_WEBPUSH_ALLOW_PRIVATE_ADDRESSES", fileKey: "apps[].webpush.allow_private_addresses",

@@ -19,6 +19,7 @@ public struct WebPushNotificationSender: NotificationSender {
     private static func delivery(_ outcome: Result<WebPushOutcome, TransportError>) -> DeliveryResult {
         switch outcome {
         case let .success(.accepted(location)): .accepted(providerID: location)
+        case let .success(.notSent(reason)): .notSent(reason: reason)
         case let .success(.rejected(rejection)): .rejected(status: rejection.status, reason: rejection.reason, verdict: rejection.verdict)
         case let .failure(error): .failed(error)
         }
