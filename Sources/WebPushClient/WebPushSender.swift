@@ -130,7 +130,12 @@ public final class WebPushSender: Sendable {
         }
         for group in groups {
             group.client.send(group.requests, timeout: max(.zero, deadline - ContinuousClock.now)) { outcomes in
-                let refused = outcomes.indices.filter { Self.refusesHTTP2(outcomes[$0]) }
+                // Those the service refused HTTP/2 for, and those another
+                // send's fallback closed this origin's HTTP/2 client under.
+                let knownHTTP11 = self.http11Origins.withLock { $0.contains(group.origin) }
+                let refused = outcomes.indices.filter {
+                    Self.refusesHTTP2(outcomes[$0]) || (knownHTTP11 && Self.failedForShutdown(outcomes[$0]))
+                }
                 guard !refused.isEmpty else {
                     return settle(group.positions.enumerated().map { ($0.element, outcomes[$0.offset]) })
                 }
@@ -154,6 +159,12 @@ public final class WebPushSender: Sendable {
     /// Whether a result says the push service does not speak HTTP/2.
     private static func refusesHTTP2(_ result: Result<WebPushOutcome, TransportError>) -> Bool {
         if case let .failure(error) = result { return error.kind == .noHTTP2 }
+        return false
+    }
+
+    /// Whether a result is a failure because the client was shut down.
+    private static func failedForShutdown(_ result: Result<WebPushOutcome, TransportError>) -> Bool {
+        if case let .failure(error) = result { return error.kind == .shutdown }
         return false
     }
 
