@@ -117,7 +117,8 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .executableTarget(name: "APNsSimulatorTool", dependencies: ["APNsSimulator"], swiftSettings: swiftSettings),
         .executableTarget(name: "PushGWBench",
-                         dependencies: ["PayloadBuilder", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "APNsSimulator", "FCMClient"],
+                         dependencies: ["PayloadBuilder", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "APNsSimulator", "FCMClient",
+                                        "WebPush", "WebPushClient"],
                          swiftSettings: swiftSettings),
         .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
 
