@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "EventLoops", dependencies: ["PushGWSync"], swiftSettings: swiftSettings),
         // Client sockets: the TCP connect, a plain TCP socket and a TLS socket
         // (OpenSSL, ALPN as asked), one read/write interface; HTTP/2 and RESP sit on it.
-        .target(name: "NetworkSockets", dependencies: ["PushGWSync", "OpenSSLCrypto", "COpenSSL", "COpenSSLShims"],
+        .target(name: "NetworkSockets", dependencies: ["PushGWSync", "OpenSSLCrypto", "Curl", "COpenSSL", "COpenSSLShims"],
                 swiftSettings: swiftSettings),
         // HTTP/2 over TLS on nghttp2 and OpenSSL: connection, pool, requests
         // and responses, transport errors. Knows nothing of any provider.
@@ -82,6 +82,10 @@ let package = Package(
             dependencies: ["HTTP2Client", "NetworkSockets", "OpenSSLCrypto", "PayloadBuilder", "PushGWSync", "Curl"],
             swiftSettings: swiftSettings
         ),
+        // Direct web push (RFC 8030): one HTTP/2 client per push service
+        // origin with its VAPID authorization, each message encrypted.
+        .target(name: "WebPushClient", dependencies: ["HTTP2Client", "NetworkSockets", "WebPush", "PayloadBuilder", "PushGWSync", "EventLoops", "Curl"],
+                swiftSettings: swiftSettings),
         // The gateway's HTTP/1.1 server on libmicrohttpd (one daemon per event
         // loop, suspend/resume, limits, request screening): the only code that
         // imports libmicrohttpd.
@@ -95,12 +99,12 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: ["PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto", "NetworkSockets", "HTTP2Client", "APNsHTTP2", "FCMClient", "Curl",
-                           "GatewayHTTP", "RedisClient", "DurableQueue"],
+                           "GatewayHTTP", "RedisClient", "DurableQueue", "WebPush", "WebPushClient"],
             swiftSettings: swiftSettings
         ),
         // The no-credentials demo: the simulators started and injected into
         // the service's configuration (the service itself never links them).
-        .target(name: "PushGWDemo", dependencies: ["GatewayService", "APNsSimulator", "APNsHTTP2", "OpenSSLCrypto"],
+        .target(name: "PushGWDemo", dependencies: ["GatewayService", "APNsSimulator", "APNsHTTP2", "OpenSSLCrypto", "WebPush", "PayloadBuilder"],
                 swiftSettings: swiftSettings),
         .executableTarget(
             name: "PushGateway",
@@ -113,7 +117,8 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .executableTarget(name: "APNsSimulatorTool", dependencies: ["APNsSimulator"], swiftSettings: swiftSettings),
         .executableTarget(name: "PushGWBench",
-                         dependencies: ["PayloadBuilder", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "APNsSimulator", "FCMClient"],
+                         dependencies: ["PayloadBuilder", "EventLoops", "OpenSSLCrypto", "HTTP2Client", "APNsHTTP2", "APNsSimulator", "FCMClient",
+                                        "WebPush", "WebPushClient"],
                          swiftSettings: swiftSettings),
         .executableTarget(name: "PayloadFuzzer", dependencies: ["PayloadBuilder"], swiftSettings: swiftSettings),
 
@@ -146,7 +151,7 @@ let package = Package(
             name: "GatewayServiceTests",
             dependencies: ["GatewayService", "PushGWDemo", "GatewayHTTP", "PayloadBuilder", "PushGWSync", "EventLoops", "OpenSSLCrypto",
                            "NetworkSockets", "HTTP2Client", "APNsHTTP2", "FCMClient", "APNsSimulator", "DurableQueue", "RedisClient",
-                           "TestSupport"],
+                           "WebPush", "WebPushClient", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

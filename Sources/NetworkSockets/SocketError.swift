@@ -15,6 +15,9 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The peer's certificate did not verify, or the CA file could not
         /// be loaded: configuration, not chance.
         public static let certificateRejected = Kind("certificate_rejected")
+        /// Every address the host resolved to was refused by the caller's
+        /// address rule (an SSRF guard): nothing was connected to.
+        public static let addressRefused = Kind("address_refused")
         /// The server selected none of the ALPN protocols asked for.
         public static let alpnRefused = Kind("alpn_refused")
         /// OpenSSL could not set up the context or the session (memory, a

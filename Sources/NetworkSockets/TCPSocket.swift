@@ -55,8 +55,12 @@ public final class TCPSocket: ByteStreamSocket, @unchecked Sendable {
     }
 
     /// A non-blocking descriptor connected to `host:port` (each resolved
-    /// address in turn) by `deadline`.
-    static func openDescriptor(host: String, port: Int, deadline: ContinuousClock.Instant) throws(SocketError) -> Int32 {
+    /// address in turn) by `deadline`. `admitsAddress`, when given, is asked
+    /// about each resolved address (network-order bytes, 4 for IPv4, 16 for
+    /// IPv6) before a socket is made for it: a refused one is skipped, and
+    /// when none is left the connect fails with `addressRefused`.
+    static func openDescriptor(host: String, port: Int, deadline: ContinuousClock.Instant,
+                               admitsAddress: (@Sendable ([UInt8]) -> Bool)? = nil) throws(SocketError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -67,9 +71,14 @@ public final class TCPSocket: ByteStreamSocket, @unchecked Sendable {
         }
         defer { freeaddrinfo(first) }
         var lastError = "no address"
+        var refusedAll = true
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
             entry = current.pointee.ai_next
+            if let admitsAddress {
+                guard let bytes = addressBytes(current.pointee), admitsAddress(bytes) else { continue }
+            }
+            refusedAll = false
             let descriptor = socket(current.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard descriptor >= 0 else {
                 lastError = String(cString: strerror(errno))
@@ -91,7 +100,55 @@ public final class TCPSocket: ByteStreamSocket, @unchecked Sendable {
             }
             close(descriptor)
         }
+        if admitsAddress != nil, refusedAll {
+            throw SocketError(.addressRefused, "\(host) resolves only to addresses that may not be connected to")
+        }
         throw SocketError(.connectFailed, "cannot connect to \(host):\(port): \(lastError)")
+    }
+
+    /// The first address `host` resolves to that `admitsAddress` admits, as
+    /// numeric text (for a proxy's `CONNECT`, so that the proxy does not
+    /// resolve the name again to an address the rule never saw);
+    /// `addressRefused` when none is admitted.
+    static func firstAdmittedAddress(host: String, port: Int,
+                                     admitsAddress: @Sendable ([UInt8]) -> Bool) throws(SocketError) -> String {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw SocketError(.connectFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(first) }
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry {
+            entry = current.pointee.ai_next
+            guard let bytes = addressBytes(current.pointee), admitsAddress(bytes) else { continue }
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(current.pointee.ai_addr, current.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0,
+                           NI_NUMERICHOST) == 0 {
+                return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        }
+        throw SocketError(.addressRefused, "\(host) resolves only to addresses that may not be connected to")
+    }
+
+    /// The network-order bytes of a resolved address; nil for a family other than IPv4 and IPv6.
+    private static func addressBytes(_ info: addrinfo) -> [UInt8]? {
+        guard let address = info.ai_addr else { return nil }
+        switch info.ai_family {
+        case AF_INET:
+            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) }
+            }
+        case AF_INET6:
+            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
+            }
+        default:
+            return nil
+        }
     }
 
     /// Waits until `descriptor` is readable or writable, or `deadline` passes.

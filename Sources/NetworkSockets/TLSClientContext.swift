@@ -16,6 +16,8 @@ public final class TLSClientContext: @unchecked Sendable {
     let verifyPeer: Bool
     /// The protocols offered, as OpenSSL's selected name will be compared.
     let alpnProtocols: [[UInt8]]
+    /// The protocols the server must have selected (the offered ones unless narrowed).
+    let acceptedALPNProtocols: [[UInt8]]
 
     public init(_ settings: TLSClientSettings) throws(SocketError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
@@ -24,6 +26,7 @@ public final class TLSClientContext: @unchecked Sendable {
         self.context = context
         verifyPeer = settings.verifyPeer
         alpnProtocols = settings.alpnProtocols.map { Array($0.utf8) }
+        acceptedALPNProtocols = (settings.acceptedALPNProtocols ?? settings.alpnProtocols).map { Array($0.utf8) }
         guard pgw_ssl_ctx_set_min_proto_version(context, pgw_ssl_tls1_2_version()) == 1 else {
             throw SocketError(.setupFailed, OpenSSLErrors.failure("SSL_CTX_set_min_proto_version"))
         }

@@ -32,17 +32,27 @@ public final class TLSSocket: ByteStreamSocket, @unchecked Sendable {
     /// connection), connects, and completes the TLS handshake, all within `timeout`.
     ///
     /// When `route` names a proxy for `host`, the TCP connect goes to the
-    /// proxy and `host:port` is reached through a `CONNECT` tunnel (the proxy
-    /// resolves `host`); the TLS handshake, its SNI, verification and ALPN
-    /// are then the same as on a direct connection, end to end with `host`.
-    /// The tunnel shares the `timeout`.
+    /// proxy and `host:port` is reached through a `CONNECT` tunnel; the TLS
+    /// handshake, its SNI, verification and ALPN are then the same as on a
+    /// direct connection, end to end with `host`. The tunnel shares the
+    /// `timeout`. `admitsAddress`: the caller's rule for the resolved
+    /// addresses, checked before connecting (`TCPSocket.openDescriptor`);
+    /// through a proxy, which would resolve `host` itself, `host` is
+    /// resolved and checked here and the tunnel goes to the first address
+    /// the rule admits.
     public static func connect(host: String, port: Int, context: TLSClientContext, timeout: Duration,
-                               route: ProxyRoute = .direct) throws(SocketError) -> TLSSocket {
+                               route: ProxyRoute = .direct,
+                               admitsAddress: (@Sendable ([UInt8]) -> Bool)? = nil) throws(SocketError) -> TLSSocket {
         let deadline = ContinuousClock.now + timeout
-        let descriptor = if let proxy = route.proxy(for: host) {
-            try ProxyTunnel.open(to: host, port: port, through: proxy, deadline: deadline)
+        let descriptor: Int32
+        if let proxy = route.proxy(for: host) {
+            var target = host
+            if let admitsAddress {
+                target = try TCPSocket.firstAdmittedAddress(host: host, port: port, admitsAddress: admitsAddress)
+            }
+            descriptor = try ProxyTunnel.open(to: target, port: port, through: proxy, deadline: deadline)
         } else {
-            try TCPSocket.openDescriptor(host: host, port: port, deadline: deadline)
+            descriptor = try TCPSocket.openDescriptor(host: host, port: port, deadline: deadline, admitsAddress: admitsAddress)
         }
         guard let ssl = SSL_new(context.context) else {
             close(descriptor)
@@ -67,11 +77,11 @@ public final class TLSSocket: ByteStreamSocket, @unchecked Sendable {
             }
         }
         if !isAddress { _ = pgw_ssl_set_tlsext_host_name(ssl, host) }
-        try socket.handshake(deadline: deadline, host: host, alpn: context.alpnProtocols)
+        try socket.handshake(deadline: deadline, host: host, alpn: context.alpnProtocols, accepted: context.acceptedALPNProtocols)
         return socket
     }
 
-    private func handshake(deadline: ContinuousClock.Instant, host: String, alpn: [[UInt8]]) throws(SocketError) {
+    private func handshake(deadline: ContinuousClock.Instant, host: String, alpn: [[UInt8]], accepted: [[UInt8]]) throws(SocketError) {
         while true {
             ERR_clear_error()
             let result = SSL_do_handshake(ssl)
@@ -95,9 +105,9 @@ public final class TLSSocket: ByteStreamSocket, @unchecked Sendable {
         var protocolName: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &protocolName, &length)
-        guard let protocolName, alpn.contains(where: { $0.elementsEqual(UnsafeBufferPointer(start: protocolName, count: Int(length))) }) else {
-            let offered = alpn.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")
-            throw SocketError(.alpnRefused, "\(host) selected none of the ALPN protocols offered (\(offered))")
+        guard let protocolName, accepted.contains(where: { $0.elementsEqual(UnsafeBufferPointer(start: protocolName, count: Int(length))) }) else {
+            let wanted = accepted.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")
+            throw SocketError(.alpnRefused, "\(host) selected none of the ALPN protocols accepted (\(wanted))")
         }
     }
 

@@ -12,6 +12,10 @@ case "fcm":
     exit(await FCMBenchmark.run(Array(arguments.dropFirst())))
 case "fcm-simulator":
     exit(FCMBenchmark.serveSimulator(Array(arguments.dropFirst())))
+case "webpush":
+    exit(await WebPushBenchmark.run(Array(arguments.dropFirst())))
+case "webpush-simulator":
+    exit(WebPushBenchmark.serveSimulator(Array(arguments.dropFirst())))
 case "payload":
     exit(APNsBenchmark.printPayload())
 case "jwt":
@@ -22,6 +26,8 @@ default:
            pushgw-bench apns --origin https://127.0.0.1:PORT [...]   (see pushgw-bench apns --help)
            pushgw-bench fcm --origin https://127.0.0.1:PORT --ca-file CA --service-account FILE [...]
            pushgw-bench fcm-simulator --dir DIR   (an FCM simulator in its own process, for the fcm benchmark)
+           pushgw-bench webpush-simulator --dir DIR [--subscriptions N] [--http11 yes]   (a web push service in its own process)
+           pushgw-bench webpush --dir DIR [--concurrency C] [--batch B] [--seconds S]
            pushgw-bench payload    (the APNs body the apns benchmark sends, for peer clients)
            pushgw-bench jwt --key-file key.p8 --key-id K --team-id T   (a provider token, for h2load)
 

@@ -3,19 +3,30 @@ public import GatewayService
 import APNsHTTP2
 public import APNsSimulator
 import Foundation
+import PayloadBuilder
+import WebPush
 
-/// The built-in providers of the no-credentials demo: the strict APNs and
-/// FCM simulators on 127.0.0.1 with a throwaway P-256 APNs key and a
-/// throwaway service account, written to a private temporary folder, so
-/// `pushgw` with no configuration makes real HTTP/2 sends a newcomer can watch.
+/// The built-in providers of the no-credentials demo: the strict APNs, FCM
+/// and web push simulators on 127.0.0.1 with a throwaway P-256 APNs key, a
+/// throwaway service account and a throwaway VAPID key, written to a private
+/// temporary folder, and one simulated browser subscribed to the web push
+/// one, so `pushgw` with no configuration makes real sends a newcomer can
+/// watch.
 public final class DemoProviders: Sendable {
     public static let keyID = "DEMOKEY001"
     public static let teamID = "DEMOTEAM01"
     public static let topic = "com.example.pushgw"
     public static let projectID = "pushgw-demo"
+    /// The demo's VAPID contact.
+    public static let vapidSubject = "mailto:demo@pushgw.invalid"
 
     public let apns: APNsSimulator
     public let fcm: FCMSimulator
+    public let webPush: WebPushSimulator
+    /// The simulated browser's subscription to the demo's VAPID key.
+    public let browser: WebPushSubscription
+    public let vapidKeyFile: String
+    public let webPushCAFile: String
     public let folder: String
     public let keyFile: String
     public let caFile: String
@@ -63,6 +74,16 @@ public final class DemoProviders: Sendable {
             serviceAccountFile = folder + "/demo-service-account.json"
             _ = FileManager.default.createFile(atPath: serviceAccountFile, contents: Data(account.json(tokenURI: fcm.tokenURI).utf8),
                                            attributes: [.posixPermissions: 0o600])
+            let vapid = try VAPIDKey.generate()
+            vapidKeyFile = folder + "/demo-vapid.pem"
+            _ = FileManager.default.createFile(atPath: vapidKeyFile, contents: Data(vapid.privateKeyPEM.utf8),
+                                               attributes: [.posixPermissions: 0o600])
+            webPush = try WebPushSimulator(configuration: WebPushSimulatorConfiguration(recordsMessages: false))
+            try webPush.start()
+            webPushCAFile = folder + "/demo-webpush-ca.pem"
+            try webPush.writeCA(to: webPushCAFile)
+            browser = try webPush.makeSubscription(applicationServerKey: vapid.publicKeyBase64URL)
+
             var generator = SystemRandomNumberGenerator()
             let token = (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
             tokensFile = folder + "/demo-tokens"
@@ -80,6 +101,7 @@ public final class DemoProviders: Sendable {
                                                      baseURL: apns.url, caFile: caFile, connections: 1)
         app.fcm = GatewayConfiguration.FCMSettings(serviceAccountFile: serviceAccountFile, projectID: Self.projectID,
                                                    baseURL: fcm.url, caFile: fcmCAFile, connections: 1)
+        app.webPush = webPushSettings
         configuration.apps = [app]
         // The simulators are on this machine: never through a proxy that
         // HTTPS_PROXY may name.
@@ -88,6 +110,59 @@ public final class DemoProviders: Sendable {
         // no DNS query or connection ever leaves it (others are dropped as
         // host_not_allowed, which /v1/render shows).
         if configuration.avatar.allowedHosts.isEmpty { configuration.avatar.allowedHosts = ["localhost", "127.0.0.1"] }
+    }
+
+    /// Web push to the simulated browser's push service: its host allowed,
+    /// and loopback addresses with it (the demo's explicit allowance; the
+    /// defaults refuse both).
+    public var webPushSettings: GatewayConfiguration.WebPushSettings {
+        var settings = GatewayConfiguration.WebPushSettings(vapidKeyFile: vapidKeyFile, vapidSubject: Self.vapidSubject)
+        settings.allowedHosts = ["127.0.0.1"]
+        settings.allowPrivateAddresses = true
+        settings.caFile = webPushCAFile
+        return settings
+    }
+
+    /// Writes `event` (an event's JSON, the seed's) with the simulated
+    /// browser added to its recipients into the demo's folder, and returns
+    /// the file's path; nil when `event` is not an event object.
+    public func writeEventWithBrowser(_ event: [UInt8]) -> String? {
+        guard case var .object(members)? = try? JSONParser.parse(event),
+              let index = members.firstIndex(where: { $0.key == "recipients" }),
+              case var .array(recipients) = members[index].value else { return nil }
+        recipients.append(.object([
+            (key: "platform", value: .string("webpush")),
+            (key: "endpoint", value: .string(browser.endpoint)),
+            (key: "keys", value: .object([(key: "p256dh", value: .string(browser.p256dh)), (key: "auth", value: .string(browser.auth))])),
+        ]))
+        members[index].value = .array(recipients)
+        var writer = JSONWriter(pretty: true)
+        Self.write(.object(members), to: &writer)
+        let path = folder + "/demo-event-with-browser.json"
+        guard FileManager.default.createFile(atPath: path, contents: Data(writer.bytes + [0x0A]),
+                                             attributes: [.posixPermissions: 0o600]) else { return nil }
+        return path
+    }
+
+    private static func write(_ value: JSONValue, to writer: inout JSONWriter) {
+        switch value {
+        case .null: writer.null()
+        case let .bool(flag): writer.bool(flag)
+        case let .string(text): writer.string(text)
+        case let .int(number): writer.int(number)
+        case let .double(number): writer.double(number)
+        case let .array(items):
+            writer.beginArray()
+            for item in items { write(item, to: &writer) }
+            writer.endArray()
+        case let .object(members):
+            writer.beginObject()
+            for member in members {
+                writer.key(member.key)
+                write(member.value, to: &writer)
+            }
+            writer.endObject()
+        }
     }
 
     /// The environment that points a gateway at these simulators, as for
@@ -103,6 +178,11 @@ public final class DemoProviders: Sendable {
             ("PUSHGW_FCM_SERVICE_ACCOUNT_FILE", serviceAccountFile),
             ("PUSHGW_FCM_BASE_URL", fcm.url),
             ("PUSHGW_FCM_CA_FILE", fcmCAFile),
+            ("PUSHGW_WEBPUSH_VAPID_KEY_FILE", vapidKeyFile),
+            ("PUSHGW_WEBPUSH_VAPID_SUBJECT", Self.vapidSubject),
+            ("PUSHGW_WEBPUSH_ALLOWED_HOSTS", "127.0.0.1"),
+            ("PUSHGW_WEBPUSH_ALLOW_PRIVATE_ADDRESSES", "true"),
+            ("PUSHGW_WEBPUSH_CA_FILE", webPushCAFile),
             ("PUSHGW_AVATAR_ALLOWED_HOSTS", "localhost,127.0.0.1"),
             ("PUSHGW_BEARER_TOKENS_FILE", tokensFile),
         ]
@@ -120,6 +200,7 @@ public final class DemoProviders: Sendable {
     public func stop() {
         apns.stop()
         fcm.stop()
+        webPush.stop()
         Self.removeFolder(at: folder)
     }
 

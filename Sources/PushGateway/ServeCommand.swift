@@ -101,8 +101,14 @@ enum ServeCommand {
             let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().path
             let seed = DemoBanner.findSeedEvent(under: [FileManager.default.currentDirectoryPath, checkout])
+            // The seed event with the simulated browser added, so the demo shows a web push send too.
+            var browserEvent: String?
+            if case let .found(path) = seed, let bytes = FileManager.default.contents(atPath: path) {
+                browserEvent = demo.writeEventWithBrowser(Array(bytes))
+            }
             print(DemoBanner(address: address, apns: demo.apns.url, fcm: demo.fcm.url, auth: auth, seedEvent: seed,
-                             metricsTokenSetting: configuration.metricsToken == nil ? nil : configuration.metricsTokenSetting).text)
+                             metricsTokenSetting: configuration.metricsToken == nil ? nil : configuration.metricsTokenSetting,
+                             webPush: demo.webPush.url, browserEvent: browserEvent).text)
             fflush(nil)
         }
 

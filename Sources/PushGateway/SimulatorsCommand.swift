@@ -46,7 +46,9 @@ enum SimulatorsCommand {
                 return fail("cannot write \(envFile)")
             }
         }
-        print("pushgw simulators: APNs at \(providers.apns.url), FCM at \(providers.fcm.url). Start a gateway with:\n\(lines)"
+        print("pushgw simulators: APNs at \(providers.apns.url), FCM at \(providers.fcm.url), web push at \(providers.webPush.url)"
+            + " (a browser subscribed: endpoint \(providers.browser.endpoint), p256dh \(providers.browser.p256dh),"
+            + " auth \(providers.browser.auth)). Start a gateway with:\n\(lines)"
             + "(the API token is in \(providers.tokensFile))")
         fflush(nil)
         await signals.first()

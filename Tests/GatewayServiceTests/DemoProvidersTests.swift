@@ -29,6 +29,20 @@ final class DemoProvidersTests: XCTestCase {
         XCTAssertEqual(providers.fcm.statistics.acceptedTotal, 1)
     }
 
+    func testTheDemoSendsTheSeedEventWithABrowserToAllThreeSimulators() async throws {
+        let demo = try DemoModeGateway()
+        defer { demo.providers.stop() }
+        let path = try XCTUnwrap(demo.providers.writeEventWithBrowser(try ServiceTestbed.seedEvent()))
+        let event = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let answer = try await ServiceTestbed.call(demo.baseURL, "POST", "/v1/notify", body: event, bearer: ServiceTestbed.bearer)
+        await demo.gateway.shutdown(drain: .seconds(2))
+        XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+        guard case let .array(results)? = try JSONParser.parse(answer.body)["results"] else { return XCTFail("no results") }
+        XCTAssertEqual(results.map { $0["platform"] }, [.string("fcm"), .string("apns"), .string("webpush")])
+        XCTAssertEqual(results.map { $0["status"] }, [.string("sent"), .string("sent"), .string("sent")])
+        XCTAssertEqual(demo.providers.webPush.statistics.acceptedTotal, 1)
+    }
+
     /// What a second signal does before the process ends at once: the
     /// throwaway keys go; the simulators are left to die with the process.
     func testRemovingTheFolderDeletesTheThrowawayKeysAndMayBeRepeated() throws {
@@ -43,7 +57,7 @@ final class DemoProvidersTests: XCTestCase {
         XCTAssertEqual(announced?.path, providers.folder)
         XCTAssertEqual(announced?.existed, true)
         XCTAssertEqual(announced?.files, [])
-        for file in [providers.keyFile, providers.serviceAccountFile, providers.tokensFile] {
+        for file in [providers.keyFile, providers.serviceAccountFile, providers.tokensFile, providers.vapidKeyFile] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: file), file)
         }
         DemoProviders.removeFolder(at: providers.folder)

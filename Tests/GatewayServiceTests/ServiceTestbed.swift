@@ -13,6 +13,7 @@ import GatewayService
 @testable import GatewayHTTP
 import PayloadBuilder
 import DurableQueue
+import WebPushClient
 
 /// A gateway (HTTP server, dispatcher, real APNs and FCM clients) on
 /// 127.0.0.1 in front of the strict APNs and FCM simulators, and an HTTP
@@ -34,12 +35,14 @@ final class ServiceTestbed {
     let apns: APNsClient
     let dispatcher: Dispatcher
     let loops: [EventLoop]
+    /// The web push sender, when the testbed sends web push.
+    let webPush: WebPushSender?
 
     init(settings: Dispatcher.Settings = Dispatcher.Settings(), selfSenders: Set<String> = [],
          logger: Logger = Logger(minimumLevel: .error), avatars: any AvatarResolving = UncheckedAvatars(),
          dedup: any DedupStore = InMemoryDedupStore(),
          providerTimeout: Duration = .seconds(5), limits: HTTPServerLimits = HTTPServerLimits(),
-         queue: (any DurableQueue)? = nil) throws {
+         queue: (any DurableQueue)? = nil, webPush: WebPushSender? = nil) throws {
         loops = try (0..<2).map { try EventLoop(name: "testbed-loop-\($0)") }
         let key = try ES256SigningKey.generate()
         simulator = try APNsSimulator(configuration: APNsSimulatorConfiguration(
@@ -62,9 +65,12 @@ final class ServiceTestbed {
                             tokens: accessTokens, requestTimeout: providerTimeout, options: metrics.timingRequests(to: "fcm"),
                             loops: loops)
         let app = AppProfile(name: "demo", apns: APNsTarget(topic: Self.topic, baseURL: simulator.url),
-                             fcm: FCMTarget(projectID: "pushgw-test", baseURL: fcmSimulator.url))
+                             fcm: FCMTarget(projectID: "pushgw-test", baseURL: fcmSimulator.url), sendsWebPush: webPush != nil)
         let config = try RenderConfig(apps: [app], selfSenderIDs: selfSenders)
-        dispatcher = Dispatcher(config: config, senders: ["demo": [.apns: APNsSender(client: apns), .fcm: FCMSender(client: fcm)]],
+        var senders: [Platform: any NotificationSender] = [.apns: APNsSender(client: apns), .fcm: FCMSender(client: fcm)]
+        if let webPush { senders[.webpush] = WebPushNotificationSender(sender: webPush) }
+        self.webPush = webPush
+        dispatcher = Dispatcher(config: config, senders: ["demo": senders],
                                 avatars: avatars, dedup: dedup, metrics: metrics, settings: settings, logger: logger)
         let dispatcher = dispatcher
         let asyncNotify = queue.map { AsyncNotify(queue: $0, dispatcher: dispatcher) }
@@ -79,6 +85,7 @@ final class ServiceTestbed {
         server.stop()
         apns.shutdown()
         fcm.shutdown()
+        webPush?.shutdown()
         simulator.stop()
         fcmSimulator.stop()
         for loop in loops { loop.retire() }

@@ -14,7 +14,7 @@ final class ModuleLayeringTests: XCTestCase {
         ["OpenSSLCrypto", "Curl", "EventLoops"],
         ["NetworkSockets", "WebPush"],
         ["HTTP2Client", "GatewayHTTP", "RedisClient"],
-        ["APNsHTTP2", "FCMClient", "DurableQueue"],
+        ["APNsHTTP2", "FCMClient", "DurableQueue", "WebPushClient"],
         ["GatewayService"],
         ["PushGWDemo"],
         ["PushGateway", "PushGWBench", "PayloadFuzzer", "APNsSimulatorTool"],

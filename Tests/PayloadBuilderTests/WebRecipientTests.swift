@@ -213,4 +213,33 @@ final class WebRecipientTests: XCTestCase {
         XCTAssertEqual(rendered.skipped.map(\.reason), ["platform_not_configured"])
         XCTAssertEqual(rendered.skipped.map(\.platform), [.fcmWeb])
     }
+
+    func testAnAppWithAVAPIDKeyRendersTheSubscriptionAsARequestWithTheSamePlaintext() throws {
+        let (event, _) = try XCTUnwrap(decodeEventOrFail(Self.withFourth(Self.subscription(endpoint: Self.endpoint + "?x=1"))))
+        var app = EventFixture.demo.apps[0]
+        let skipping = try EventRenderer(config: EventFixture.demo).render(event, app: app, avatar: .none, now: 1_700_000_000)
+        app.sendsWebPush = true
+        let config = try RenderConfig(apps: [app])
+        let rendered = try EventRenderer(config: config).render(event, app: app, avatar: .none, now: 1_700_000_000)
+        XCTAssertTrue(rendered.skipped.isEmpty)
+        let request = try XCTUnwrap(rendered.requests.first { $0.platform == .webpush })
+        XCTAssertEqual(request.recipientIndex, 3)
+        XCTAssertEqual(request.token, Self.endpoint + "?x=1")
+        XCTAssertEqual(request.origin, "https://fcm.googleapis.com")
+        XCTAssertEqual(request.path, "/fcm/send/dpH5lCsTSSM:APA91bHqjZxM0VImWWqDRN7U0a3Aycj?x=1")
+        XCTAssertEqual(Array(request.body), skipping.skipped.first?.plaintext, "the same plaintext as the skip shows")
+        XCTAssertEqual(request.headers.map(\.name), ["ttl", "urgency", "topic", "content-encoding", "content-type"])
+        XCTAssertEqual(request.header("content-encoding"), "aes128gcm")
+        // The topic is the fcm_web block's, one derivation for both.
+        let web = try XCTUnwrap(rendered.requests.first { $0.platform == .fcmWeb })
+        XCTAssertEqual(parseJSONOrFail(web.body)[path: "message.webpush.headers.Topic"], .string(try XCTUnwrap(request.header("topic"))))
+        XCTAssertEqual(parseJSONOrFail(web.body)[path: "message.webpush.headers.Urgency"], .string(try XCTUnwrap(request.header("urgency"))))
+        XCTAssertEqual(request.webPushKeys?.p256dh.count, 65)
+        XCTAssertEqual(request.webPushKeys?.auth.count, 16)
+        // /v1/render shows it with a redacted VAPID authorization, and both writers agree.
+        let report = parseJSONOrFail(try EventRenderer(config: config).renderReport(event, app: app, avatar: .none, now: 1_700_000_000))
+        XCTAssertEqual(report, parseJSONOrFail(RenderReport.json(rendered, pretty: false)))
+        XCTAssertEqual(report[path: "requests.3.headers.authorization"], .string("vapid <redacted>"))
+        XCTAssertEqual(report[path: "requests.3.url"], .string(Self.endpoint + "?x=1"))
+    }
 }

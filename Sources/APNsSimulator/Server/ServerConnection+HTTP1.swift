@@ -20,6 +20,10 @@ extension ServerConnection {
         defer { if graceful { closeGracefully() } }
         var reader = HTTP1RequestReader()
         lastReceived = ContinuousClock.now
+        // A client that writes its request right after its Finished message
+        // may have it read with the end of the handshake: it is in the TLS
+        // session already, and the socket may never be readable again.
+        guard decryptBuffered(into: &reader) else { return }
         while true {
             while true {
                 switch reader.next() {
@@ -74,18 +78,22 @@ extension ServerConnection {
                 }
                 lastReceived = ContinuousClock.now
                 tls.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
-                while true {
-                    switch tls.read(into: plainBuffer) {
-                    case .bytes(let plain):
-                        reader.append(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<plain]))
-                        continue
-                    case .needsInput:
-                        break
-                    case .closed, .failed:
-                        return
-                    }
-                    break
-                }
+                guard decryptBuffered(into: &reader) else { return }
+            }
+        }
+    }
+
+    /// Hands every byte the TLS session can decrypt now to `reader`;
+    /// false when the peer closed or TLS failed.
+    private func decryptBuffered(into reader: inout HTTP1RequestReader) -> Bool {
+        while true {
+            switch tls.read(into: plainBuffer) {
+            case .bytes(let plain):
+                reader.append(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<plain]))
+            case .needsInput:
+                return true
+            case .closed, .failed:
+                return false
             }
         }
     }

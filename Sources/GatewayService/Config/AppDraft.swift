@@ -21,6 +21,7 @@ struct AppDraft: Sendable {
     var fromFile: Bool
     var apns: APNs?
     var fcm: FCM?
+    var webPush: WebPush?
     /// `web.link_template` / `PUSHGW_WEB_LINK_TEMPLATE`: the page a browser notification opens.
     var webLinkTemplate: Sourced?
     /// `data_keys` / `PUSHGW_DATA_KEYS`, parsed, with its setting.
@@ -30,6 +31,11 @@ struct AppDraft: Sendable {
 
     struct APNs: Sendable {
         var keyFile, keyID, teamID, topic, environment, baseURL, caFile, connections, tokenRefreshMinutes: Sourced?
+    }
+
+    /// `webpush` / `PUSHGW_WEBPUSH_*`: direct web push. `allowedHosts` is comma-separated.
+    struct WebPush: Sendable {
+        var vapidKeyFile, vapidSubject, allowedHosts, caFile, allowPrivateAddresses, connections: Sourced?
     }
 
     struct FCM: Sendable {

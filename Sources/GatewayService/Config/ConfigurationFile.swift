@@ -130,6 +130,17 @@ struct FileSettings {
             let web = try FileObject(webValue, setting: "\(label).web", allowed: ConfigFileKeys.web)
             app.webLinkTemplate = try text(web, "link_template")
         }
+        if let webPushValue = object.value("webpush") {
+            let webPush = try FileObject(webPushValue, setting: "\(label).webpush", allowed: ConfigFileKeys.webpush)
+            let hosts = try webPush.strings("allowed_hosts")
+            let flag = try webPush.bool("allow_private_addresses")
+            app.webPush = AppDraft.WebPush(
+                vapidKeyFile: try filePath(webPush, "vapid_key_file"), vapidSubject: try text(webPush, "vapid_subject"),
+                allowedHosts: hosts.map { Sourced(value: $0.joined(separator: ","), setting: webPush.name("allowed_hosts")) },
+                caFile: try filePath(webPush, "ca_file"),
+                allowPrivateAddresses: flag.map { Sourced(value: $0 ? "true" : "false", setting: webPush.name("allow_private_addresses")) },
+                connections: try whole(webPush, "connections"))
+        }
         if let keys = object.value("data_keys") { app.dataKeys = (keys, "\(label).data_keys") }
         app.feedbackURL = try text(object, "feedback_url")
         app.feedbackSecretFile = try filePath(object, "feedback_secret_file")

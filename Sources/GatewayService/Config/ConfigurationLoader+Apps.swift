@@ -5,7 +5,7 @@ import PayloadBuilder
 /// setting the user wrote.
 extension ConfigurationLoader {
     func settings(of app: AppDraft, use: Use) throws(ServiceError) -> GatewayConfiguration.AppSettings {
-        guard app.apns != nil || app.fcm != nil else {
+        guard app.apns != nil || app.fcm != nil || app.webPush != nil else {
             let how = app.fromFile
                 ? "add \"apns\" {key_file, key_id, team_id, topic} or \"fcm\" {service_account_file} to it"
                 : "set PUSHGW_APNS_KEY_FILE, PUSHGW_APNS_KEY_ID, PUSHGW_APNS_TEAM_ID and PUSHGW_APNS_TOPIC, or PUSHGW_FCM_SERVICE_ACCOUNT_FILE"
@@ -14,6 +14,7 @@ extension ConfigurationLoader {
         var settings = GatewayConfiguration.AppSettings(name: app.name)
         if let apns = app.apns { settings.apns = try apnsSettings(apns, of: app, use: use) }
         if let fcm = app.fcm { settings.fcm = try fcmSettings(fcm, of: app, use: use) }
+        if let webPush = app.webPush { settings.webPush = try webPushSettings(webPush, of: app, use: use) }
         if let (value, setting) = app.dataKeys {
             do {
                 settings.dataKeys = try DataKeyNames(json: value, setting: setting)

@@ -167,12 +167,12 @@ public struct ConfigurationLoader {
         }
     }
 
-    /// `PUSHGW_APNS_*`, `PUSHGW_FCM_*`, `PUSHGW_WEB_LINK_TEMPLATE`,
+    /// `PUSHGW_APNS_*`, `PUSHGW_FCM_*`, `PUSHGW_WEBPUSH_*`, `PUSHGW_WEB_LINK_TEMPLATE`,
     /// `PUSHGW_DATA_KEYS` and `PUSHGW_APP_NAME`, laid over the file's app field by field, or
     /// describing the one app when the file has none.
     private func overlayEnvironmentApp(on apps: inout [AppDraft]) throws(ServiceError) {
         let names = environment.keys.filter {
-            ($0.hasPrefix("PUSHGW_APNS_") || $0.hasPrefix("PUSHGW_FCM_") || $0 == "PUSHGW_WEB_LINK_TEMPLATE"
+            ($0.hasPrefix("PUSHGW_APNS_") || $0.hasPrefix("PUSHGW_FCM_") || $0.hasPrefix("PUSHGW_WEBPUSH_") || $0 == "PUSHGW_WEB_LINK_TEMPLATE"
                 || $0 == "PUSHGW_DATA_KEYS" || $0 == "PUSHGW_APP_NAME")
                 && value($0) != nil
         }
@@ -222,6 +222,15 @@ public struct ConfigurationLoader {
             guard let setting = sourced("PUSHGW_FCM_" + suffix) else { continue }
             if app.fcm == nil { app.fcm = AppDraft.FCM() }
             app.fcm![keyPath: field] = setting
+        }
+        let webPushFields: [(String, WritableKeyPath<AppDraft.WebPush, Sourced?>)] = [
+            ("VAPID_KEY_FILE", \.vapidKeyFile), ("VAPID_SUBJECT", \.vapidSubject), ("ALLOWED_HOSTS", \.allowedHosts),
+            ("CA_FILE", \.caFile), ("ALLOW_PRIVATE_ADDRESSES", \.allowPrivateAddresses), ("CONNECTIONS", \.connections),
+        ]
+        for (suffix, field) in webPushFields {
+            guard let setting = sourced("PUSHGW_WEBPUSH_" + suffix) else { continue }
+            if app.webPush == nil { app.webPush = AppDraft.WebPush() }
+            app.webPush![keyPath: field] = setting
         }
         if let template = sourced("PUSHGW_WEB_LINK_TEMPLATE") { app.webLinkTemplate = template }
         if let keys = value("PUSHGW_DATA_KEYS") {

@@ -1,4 +1,5 @@
 import GatewayHTTP
+public import WebPushClient
 public import PayloadBuilder
 public import NetworkSockets
 import Glibc
@@ -62,6 +63,8 @@ public struct GatewayConfiguration: Sendable {
         public var name: String
         public var apns: APNsSettings?
         public var fcm: FCMSettings?
+        /// Direct web push; nil: `webpush` subscriptions are skipped (`platform_not_configured`).
+        public var webPush: WebPushSettings?
         public var dataKeys = DataKeyNames()
         /// The page a browser notification opens; nil: none.
         public var webLink: WebLinkTemplate?
@@ -122,6 +125,32 @@ public struct GatewayConfiguration: Sendable {
             self.baseURL = baseURL
             self.caFile = caFile
             self.connections = connections
+        }
+    }
+
+    /// Direct web push for one app (RFC 8030, 8291, 8292).
+    public struct WebPushSettings: Sendable {
+        /// The VAPID private key: PEM or the raw base64url form (`pushgw vapid-keys`).
+        public var vapidKeyFile: String
+        /// The contact push services see in the JWT's `sub`: `mailto:` or `https:`.
+        public var vapidSubject: String
+        /// The push service hosts endpoints may name (`*.suffix` allowed).
+        public var allowedHosts = WebPushEndpointPolicy.defaultAllowedHosts
+        /// A PEM file of CAs to trust for push services instead of the system's.
+        public var caFile: String?
+        /// Whether endpoints may resolve to private and loopback addresses
+        /// (a test's loopback simulator; never in production). Cloud
+        /// metadata addresses stay refused.
+        public var allowPrivateAddresses = false
+        /// HTTP/2 connections per push service origin.
+        public var connections = 1
+        /// The settings that gave the key file and the subject, for errors.
+        public var vapidKeyFileSetting = "PUSHGW_WEBPUSH_VAPID_KEY_FILE"
+        public var vapidSubjectSetting = "PUSHGW_WEBPUSH_VAPID_SUBJECT"
+
+        public init(vapidKeyFile: String, vapidSubject: String) {
+            self.vapidKeyFile = vapidKeyFile
+            self.vapidSubject = vapidSubject
         }
     }
 
@@ -190,7 +219,7 @@ public struct GatewayConfiguration: Sendable {
             AppProfile(name: app.name,
                        apns: app.apns.map { APNsTarget(topic: $0.topic, baseURL: $0.baseURL) },
                        fcm: app.fcm.map { FCMTarget(projectID: $0.projectID, baseURL: $0.baseURL) },
-                       dataKeys: app.dataKeys, webLink: app.webLink)
+                       dataKeys: app.dataKeys, webLink: app.webLink, sendsWebPush: app.webPush != nil)
         }
         do {
             return try RenderConfig(apps: profiles, defaultLocale: defaultLocale, selfSenderIDs: selfSenderIDs)

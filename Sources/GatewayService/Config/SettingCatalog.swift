@@ -83,6 +83,23 @@ public enum SettingCatalog {
                 help: "PEM file of CAs to trust for FCM and its OAuth token endpoint"),
         Setting(environment: "PUSHGW_FCM_CONNECTIONS", fileKey: "apps[].fcm.connections", defaultValue: "one per core, at least 2",
                 help: "1 to 64: HTTP/2 connections to FCM per app (one per core keeps every event on one thread)"),
+        Setting(environment: "PUSHGW_WEBPUSH_VAPID_KEY_FILE", fileKey: "apps[].webpush.vapid_key_file", defaultValue: "none",
+                help: "the app's VAPID private key (PEM, or the base64url raw form; `pushgw vapid-keys` makes one); enables direct "
+                    + "web push to webpush subscriptions (without it they are skipped, platform_not_configured)"),
+        Setting(environment: "PUSHGW_WEBPUSH_VAPID_SUBJECT", fileKey: "apps[].webpush.vapid_subject", defaultValue: "none",
+                help: "the contact push services see (VAPID sub): mailto:ops@example.com or an https: URL; required with the key"),
+        Setting(environment: "PUSHGW_WEBPUSH_ALLOWED_HOSTS", fileKey: "apps[].webpush.allowed_hosts",
+                defaultValue: "fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com",
+                help: "comma-separated push service hosts endpoints may name (host names, *.domain, addresses); any other endpoint is "
+                    + "skipped for its device (endpoint_host_not_allowed)"),
+        Setting(environment: "PUSHGW_WEBPUSH_CA_FILE", fileKey: "apps[].webpush.ca_file", defaultValue: "system CAs",
+                help: "PEM file of CAs to trust for push services"),
+        Setting(environment: "PUSHGW_WEBPUSH_ALLOW_PRIVATE_ADDRESSES", fileKey: "apps[].webpush.allow_private_addresses",
+                defaultValue: "false",
+                help: "let endpoints resolve to private or loopback addresses (a local push service in tests; never cloud metadata "
+                    + "addresses); by default only public addresses are connected to, checked after DNS"),
+        Setting(environment: "PUSHGW_WEBPUSH_CONNECTIONS", fileKey: "apps[].webpush.connections", defaultValue: "1",
+                help: "1 to 64: HTTP/2 connections per push service origin"),
         Setting(environment: "PUSHGW_WEB_LINK_TEMPLATE", fileKey: "apps[].web.link_template", defaultValue: "none",
                 help: "the page a browser notification (fcm_web) opens when clicked, an https:// URL in which {conversation_id} "
                     + "is replaced with the conversation id, percent-encoded, e.g. https://chat.example/c/{conversation_id}; "
@@ -171,7 +188,7 @@ public enum SettingCatalog {
             "",
             "  --config FILE       the JSON configuration file (as PUSHGW_CONFIG_FILE)",
             "  --insecure-no-auth  serve without API tokens; only on a loopback address",
-            "  --demo              send to the built-in APNs and FCM simulators (throwaway keys, on 127.0.0.1)",
+            "  --demo              send to the built-in APNs, FCM and web push simulators (throwaway keys, on 127.0.0.1)",
             "                      instead of the configured providers; the first app keeps its name and data keys",
             "",
             "Credentials: an app needs PUSHGW_APNS_KEY_FILE, PUSHGW_APNS_KEY_ID, PUSHGW_APNS_TEAM_ID and",
@@ -209,9 +226,9 @@ public enum SettingCatalog {
     public static let simulatorsHelpText = """
         usage: pushgw simulators [--env-file FILE]
 
-        Runs only the built-in strict APNs and FCM simulators (with FCM's OAuth token endpoint), on
-        127.0.0.1 with throwaway keys and certificates, until SIGTERM or Ctrl-C, and prints the settings
-        that point a gateway at them: the PUSHGW_APNS_* and PUSHGW_FCM_* provider settings, and a token
+        Runs only the built-in strict APNs, FCM (with its OAuth token endpoint) and web push simulators,
+        on 127.0.0.1 with throwaway keys and certificates, until SIGTERM or Ctrl-C, and prints the settings
+        that point a gateway at them: the PUSHGW_APNS_*, PUSHGW_FCM_* and PUSHGW_WEBPUSH_* settings, and a token
         file with a fresh API token in PUSHGW_BEARER_TOKENS_FILE. A gateway started with them is
         configured as for real providers (the benchmarks run it that way).
 

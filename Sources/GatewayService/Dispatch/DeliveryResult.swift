@@ -12,6 +12,10 @@ public enum DeliveryResult: Sendable, Equatable {
     case rejected(status: Int, reason: String, verdict: ProviderVerdict)
     /// No answer: the transport failed (retryable or not, as it says).
     case failed(TransportError)
+    /// Not sent, by the sender's policy (a web push endpoint whose host is
+    /// not an allowed push service): the device is `skipped` with `reason`,
+    /// which settles it, as retrying the event cannot send it.
+    case notSent(reason: String)
 }
 
 /// Sends rendered requests of one provider and says what happened to each.

@@ -54,6 +54,8 @@ extension Dispatcher {
                 // The client made no fresh credential to send it with: retried as any refusal for now.
                 retry.append((requests[index], RecipientResult(platform: platform, token: token, status: .failed,
                                                                reason: reason, retryable: true), nil, true))
+            case let .notSent(reason):
+                final[recipientIndex] = RecipientResult(platform: platform, token: token, status: .skipped, reason: reason)
             case let .failed(error):
                 // The gateway shutting down is not retried here, but it says
                 // nothing against the device: the caller's retry of the event

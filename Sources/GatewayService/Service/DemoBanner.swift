@@ -15,6 +15,11 @@ public struct DemoBanner: Sendable {
     public var seedEvent: SeedEvent
     /// Where `/metrics`'s own token is configured, when it has one.
     public var metricsTokenSetting: String?
+    /// The web push simulator's URL, when the demo runs one.
+    public var webPush: String?
+    /// The seed event with the simulated browser added (an absolute path),
+    /// which the commands send instead of the seed when there is one.
+    public var browserEvent: String?
 
     /// How the API is protected, which decides what the banner's commands carry.
     public enum Auth: Sendable, Equatable {
@@ -39,13 +44,16 @@ public struct DemoBanner: Sendable {
 
     /// `metricsTokenSetting`: where `/metrics`'s own token is configured,
     /// when it has one (the banner's command then sends `$METRICS_TOKEN`).
-    public init(address: String, apns: String, fcm: String, auth: Auth, seedEvent: SeedEvent, metricsTokenSetting: String? = nil) {
+    public init(address: String, apns: String, fcm: String, auth: Auth, seedEvent: SeedEvent, metricsTokenSetting: String? = nil,
+                webPush: String? = nil, browserEvent: String? = nil) {
         self.address = address
         self.apns = apns
         self.fcm = fcm
         self.auth = auth
         self.seedEvent = seedEvent
         self.metricsTokenSetting = metricsTokenSetting
+        self.webPush = webPush
+        self.browserEvent = browserEvent
     }
 
 
@@ -69,16 +77,26 @@ public struct DemoBanner: Sendable {
         case .configured: header = " -H \"Authorization: Bearer $TOKEN\""
         case .none: break
         }
-        let seed: String
+        var seed: String
         var notes: [String] = []
         switch seedEvent {
         case let .found(path): seed = Self.shellQuoted(path)
+        case .notFound where browserEvent != nil: seed = ""
         case .notFound:
             seed = Self.seedRelativePath
             notes.append("Run these from the repository root (the seed event is \(Self.seedRelativePath) there).")
         }
         if case let .configured(setting) = auth {
             notes.append("Set TOKEN to one of your API tokens (the token in \(setting)); it is not printed.")
+        }
+        var what = "Send the seed event and watch the per-device outcome:"
+        var simulators = "APNs at \(apns) and FCM (with its OAuth token endpoint) at \(fcm)"
+        if let webPush {
+            simulators = "APNs at \(apns), FCM (with its OAuth token endpoint) at \(fcm)\nand a browser's web push service at \(webPush)"
+        }
+        if let browserEvent {
+            seed = Self.shellQuoted(browserEvent)
+            what = "Send the seed event, with a simulated browser added to its phones, and watch\nthe per-device outcome:"
         }
         let metricsHeader = metricsTokenSetting == nil ? "" : " -H \"Authorization: Bearer $METRICS_TOKEN\""
         if let metricsTokenSetting {
@@ -87,9 +105,9 @@ public struct DemoBanner: Sendable {
         return """
 
         pushgw is running the built-in DEMO: requests go to the strict provider
-        simulators, APNs at \(apns) and FCM (with its OAuth token endpoint) at \(fcm),
+        simulators, \(simulators),
         with throwaway keys and certificates. Nothing leaves this machine.
-        Send the seed event and watch the per-device outcome:
+        \(what)
 
           curl -s\(header) --data-binary @\(seed) \(address)/v1/notify
           curl -s\(header) --data-binary @\(seed) \(address)/v1/render

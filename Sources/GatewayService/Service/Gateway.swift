@@ -4,6 +4,8 @@ import OpenSSLCrypto
 public import GatewayHTTP
 import APNsHTTP2
 import FCMClient
+import WebPush
+import WebPushClient
 import Foundation
 import PayloadBuilder
 import Synchronization
@@ -21,6 +23,7 @@ public final class Gateway: Sendable {
     /// The connections and stores on Redis, when `redis.url` is configured.
     let redis: RedisStores?
     let fcmClients: [FCMClient]
+    let webPushSenders: [WebPushSender]
     /// One event loop per core, running both the HTTP server's daemons and
     /// the provider connections: an event that needs no wait is read,
     /// rendered, sent and answered on one thread.
@@ -104,6 +107,7 @@ public final class Gateway: Sendable {
             options.route = configuration.proxy
             return options
         }
+        var webPushSenders: [WebPushSender] = []
         for app in configuration.apps {
             if let apns = app.apns {
                 let (client, source) = try Self.apnsClient(apns, app: app.name, options: providerOptions("apns"), loops: loops,
@@ -118,10 +122,16 @@ public final class Gateway: Sendable {
                 accessTokenCaches.append(cache)
                 senders[app.name, default: [:]][.fcm] = FCMSender(client: client)
             }
+            if let webPush = app.webPush {
+                let sender = try webPush.makeSender(options: providerOptions("webpush"), loops: loops)
+                webPushSenders.append(sender)
+                senders[app.name, default: [:]][.webpush] = WebPushNotificationSender(sender: sender)
+            }
         }
         self.apnsClients = apnsClients
         self.apnsTokens = tokenSources
         self.fcmClients = fcmClients
+        self.webPushSenders = webPushSenders
         var settings = Dispatcher.Settings()
         settings.dedupWindow = configuration.dedupWindow
         settings.requestDeadline = configuration.requestDeadline
@@ -309,6 +319,7 @@ public final class Gateway: Sendable {
         redis?.close()
         for client in apnsClients { client.shutdown() }
         for client in fcmClients { client.shutdown() }
+        for sender in webPushSenders { sender.shutdown() }
         // Each loop's thread ends once its connections have closed.
         for loop in loops { loop.retire() }
     }

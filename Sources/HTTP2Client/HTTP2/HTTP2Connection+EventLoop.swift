@@ -19,7 +19,7 @@ extension HTTP2Connection {
         let result: Result<TLSSocket, TransportError>
         do throws(SocketError) {
             result = .success(try TLSSocket.connect(host: host, port: port, context: tls, timeout: options.connectTimeout,
-                                                   route: options.route))
+                                                   route: options.route, admitsAddress: options.admitsAddress))
         } catch {
             result = .failure(TransportError(error, host: host))
         }

@@ -62,6 +62,13 @@ public struct HTTP2ConnectionOptions: Sendable {
     /// (timeout, reset, lost connection) is not timed: it fails instead.
     public var timesAnswer: (@Sendable (Duration) -> Void)?
 
+    /// Asked after DNS about each address a connection is about to be made
+    /// to (network-order bytes, 4 for IPv4, 16 for IPv6): false skips it,
+    /// and a host none of whose addresses is admitted fails the connect
+    /// with `addressRefused` (an SSRF guard for origins the caller did not
+    /// choose, such as web push endpoints). Nil: every address.
+    public var admitsAddress: (@Sendable ([UInt8]) -> Bool)?
+
     /// Streams opened before the server's first SETTINGS say how many it
     /// takes: 1, as APNs allows until it has seen a valid token (nghttp2
     /// would assume 100). Tests raise it to act as a client that does not wait.

@@ -283,7 +283,7 @@ public final class HTTP2ConnectionPool: Sendable {
     /// HTTP/2 or our trust, not a proxy that refuses the tunnel).
     private static func isWorthResending(_ outcome: Result<HTTP2Response, TransportError>) -> Bool {
         guard case let .failure(error) = outcome else { return false }
-        return error.wasNotProcessed && ![.overloaded, .noHTTP2, .certificateRejected, .proxyRefused].contains(error.kind)
+        return error.wasNotProcessed && ![.overloaded, .noHTTP2, .certificateRejected, .proxyRefused, .addressRefused].contains(error.kind)
     }
 
     /// Closes every connection; in-flight requests finish or fail.

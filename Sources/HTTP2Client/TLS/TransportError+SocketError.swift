@@ -12,6 +12,7 @@ extension TransportError {
         case .certificateRejected: self.init(.certificateRejected, error.detail)
         case .proxyRefused: self.init(.proxyRefused, error.detail)
         case .proxyFailed: self.init(.connectFailed, error.detail)
+        case .addressRefused: self.init(.addressRefused, error.detail)
         case .alpnRefused: self.init(.noHTTP2, "\(host ?? "the server") did not select HTTP/2 (ALPN h2)")
         default: self.init(.protocolError, error.detail)
         }

@@ -18,6 +18,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         /// The HTTP proxy refused the tunnel (407: credentials, 403: its
         /// policy); nothing was sent. Configuration: not retried.
         public static let proxyRefused = Kind("proxy_refused")
+        /// The host resolved only to addresses the client's address rule
+        /// refuses (`HTTP2ConnectionOptions.admitsAddress`): nothing was sent.
+        public static let addressRefused = Kind("address_refused")
         /// The server does not speak HTTP/2 (ALPN did not select h2).
         public static let noHTTP2 = Kind("no_http2")
         /// The peer's certificate did not verify.
@@ -58,13 +61,13 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// True when the server certainly did not process the request.
     public var wasNotProcessed: Bool {
-        [.connectFailed, .noHTTP2, .certificateRejected, .proxyRefused, .refused, .notSent, .overloaded, .credentials,
+        [.connectFailed, .noHTTP2, .certificateRejected, .proxyRefused, .addressRefused, .refused, .notSent, .overloaded, .credentials,
          .accessTokenUnavailable].contains(kind)
     }
 
     /// True when trying again later may succeed (configuration errors are not).
     public var isRetryable: Bool {
-        ![.noHTTP2, .certificateRejected, .proxyRefused, .shutdown, .protocolError, .credentials].contains(kind)
+        ![.noHTTP2, .certificateRejected, .proxyRefused, .shutdown, .protocolError, .credentials, .addressRefused].contains(kind)
     }
 
     public var description: String { "\(kind): \(detail)" }

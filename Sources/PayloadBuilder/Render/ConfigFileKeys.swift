@@ -24,7 +24,7 @@ public enum ConfigFileKeys {
         "queue_max_length", "queue_retention_seconds", "queue_max_deliveries", "queue_dead_consumer_seconds",
     ]
     /// One item of `apps`.
-    public static let app: Set<String> = ["name", "apns", "fcm", "web", "data_keys", "feedback_url", "feedback_secret_file"]
+    public static let app: Set<String> = ["name", "apns", "fcm", "web", "webpush", "data_keys", "feedback_url", "feedback_secret_file"]
     /// `apps[].apns`.
     public static let apns: Set<String> = [
         "key_file", "key_id", "team_id", "topic", "environment", "base_url", "ca_file", "connections", "token_refresh_minutes",
@@ -33,4 +33,7 @@ public enum ConfigFileKeys {
     public static let fcm: Set<String> = ["service_account_file", "project_id", "base_url", "ca_file", "connections"]
     /// `apps[].web`: browsers.
     public static let web: Set<String> = ["link_template"]
+    /// `apps[].webpush`: direct web push (VAPID).
+    public static let webpush: Set<String> = ["vapid_key_file", "vapid_subject", "allowed_hosts", "ca_file", "allow_private_addresses",
+                                              "connections"]
 }

@@ -197,12 +197,17 @@ public struct EventRenderer: Sendable {
                 output.fcmWeb(recipientIndex: index, token: recipients[index].token, target: fcm, template: template,
                               store: &store)
             case .webpush:
-                // No app has a web push transport yet: each subscription is
-                // answered as a platform the app is not configured for, with
-                // the plaintext it would be sent (`/v1/render` shows it).
                 let template = try webTemplates.plaintext(event: event, plan: plan, language: language, store: &store)
-                output.webPush(recipientIndex: index, endpoint: recipients[index].token,
-                               reason: SkippedRecipient.platformNotConfigured, template: template, store: store)
+                // An app without a VAPID key answers each subscription as a
+                // platform it is not configured for, with the plaintext it
+                // would be sent (`/v1/render` shows it).
+                guard app.sendsWebPush, let keys = recipients[index].webPushKeys else {
+                    output.webPush(recipientIndex: index, endpoint: recipients[index].token,
+                                   reason: SkippedRecipient.platformNotConfigured, template: template, store: store)
+                    continue
+                }
+                output.webPushRequest(recipientIndex: index, endpoint: recipients[index].token, keys: keys,
+                                      headers: webTemplates.requestHeaders(event: event), template: template, store: store)
             }
         }
         // With plain text the content does not depend on the language.

@@ -295,8 +295,12 @@ public struct PayloadInvariants: Sendable {
             try require(.fcmCountedSize, counted <= Self.payloadLimit,
                         "\(who): data + webpush.notification + fcm_options + 256 = \(counted) bytes, over \(Self.payloadLimit)")
         case .webpush:
-            // Never a request: a webpush subscription is answered as skipped.
-            try violate(.canonicalBody, "\(who): a webpush request was rendered")
+            // The body is the plaintext the transport encrypts: one record's worth.
+            try require(.webPushPlaintextSize, request.body.count <= WebPushPlaintextTemplate.limit,
+                        "\(who): a plaintext of \(request.body.count) bytes, over \(WebPushPlaintextTemplate.limit)")
+            try require(.canonicalBody, value["title"] != nil && value["tag"] != nil && value["data"] != nil,
+                        "\(who): a web push plaintext has title, tag and data")
+            try require(.canonicalBody, request.webPushKeys != nil, "\(who): a webpush request carries the subscription's keys")
         }
     }
 
@@ -433,8 +437,9 @@ extension PayloadInvariants {
     }
 
     /// Apps `consumer` (both platforms; `avatar_url` and `is_rtf` left out,
-    /// `title` renamed; a web link template) and `business` (sandbox APNs and FCM; thread and
-    /// message ids renamed as in `fixtures/payloads/two-apps.config.json`).
+    /// `title` renamed; a web link template; `webpush` subscriptions skipped) and `business`
+    /// (sandbox APNs and FCM; thread and message ids renamed as in
+    /// `fixtures/payloads/two-apps.config.json`; a VAPID key, so subscriptions are requests).
     private static let twoApps: RenderConfig = {
         do {
             let consumerKeys = try DataKeyNames(renaming: [("avatar_url", nil), ("is_rtf", nil), ("title", "heading")])
@@ -446,7 +451,7 @@ extension PayloadInvariants {
                                                                    setting: "apps[0].web.link_template"))
             let business = AppProfile(name: "business",
                                       apns: APNsTarget(topic: "com.example.chat.business", baseURL: APNsTarget.sandbox),
-                                      fcm: FCMTarget(projectID: "chat-business"), dataKeys: businessKeys)
+                                      fcm: FCMTarget(projectID: "chat-business"), dataKeys: businessKeys, sendsWebPush: true)
             return try RenderConfig(apps: [consumer, business], defaultLocale: "vi", selfSenderIDs: ["owner"])
         } catch {
             fatalError("the built-in two-app configuration is refused: \(error)")

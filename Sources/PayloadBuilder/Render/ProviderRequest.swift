@@ -12,12 +12,19 @@ public struct ProviderRequest: Sendable, Equatable {
     public var path: String
     /// Request headers in sending order (lowercase names), without `authorization`.
     public var headers: [Header]
-    /// The compact JSON body, exactly as sent: a slice of one array that
-    /// holds the bodies of every request rendered from the same event.
+    /// The compact JSON body, exactly as sent (for `webpush` the plaintext,
+    /// which the transport encrypts per message, RFC 8291): a slice of one
+    /// array that holds the bodies of every request rendered from the same
+    /// event.
     public var body: ArraySlice<UInt8>
+    /// A `webpush` subscription's keys, to encrypt to; nil for every other platform.
+    public var webPushKeys: WebPushKeys? = nil
 
     public var method: String { "POST" }
     public var url: String { origin + path }
+
+    /// The `authorization` scheme `/v1/render` shows (the credential redacted).
+    var authorizationScheme: StaticString { platform == .webpush ? "vapid" : "bearer" }
 
     /// One request header.
     public struct Header: Sendable, Equatable {
@@ -34,6 +41,11 @@ public struct ProviderRequest: Sendable, Equatable {
     /// (no allocation per device).
     static let fcmHeaders = [Header("content-type", "application/json")]
 
+    /// The headers of a `webpush` request after `ttl`, `urgency` and
+    /// `topic` (RFC 8030 §5, RFC 8291 §4), one array shared by all of them.
+    static let webPushContentHeaders = [Header("content-encoding", "aes128gcm"),
+                                        Header("content-type", "application/octet-stream")]
+
     public func header(_ name: String) -> String? {
         headers.first(where: { $0.name == name })?.value
     }
@@ -47,8 +59,8 @@ public struct SkippedRecipient: Sendable, Equatable {
     /// `self`: the recipient is the sender, or the sender is a configured
     /// self-sender; `platform_not_configured`: the app has no credentials for
     /// the platform (the decoder refuses such events for APNs and FCM; this
-    /// covers hand-built ones), and every `webpush` recipient, which no app
-    /// has a transport for yet.
+    /// covers hand-built ones), and every `webpush` recipient of an app
+    /// without a VAPID key (`AppProfile.sendsWebPush`).
     public var reason: String
     /// For a `webpush` recipient: the plaintext JSON its message would be
     /// (`WebPushPlaintextTemplate`), before encryption; nil otherwise.

@@ -65,8 +65,14 @@ extension RenderConfig {
             }
             fcm = FCMTarget(projectID: project, baseURL: try section.url("base_url") ?? FCMTarget.production)
         }
-        guard apns != nil || fcm != nil else {
-            throw ConfigError(setting: setting, "the app \"\(name)\" needs an apns or an fcm section")
+        // A webpush section with a VAPID key sends subscriptions (its other keys are the service's).
+        var sendsWebPush = false
+        if let webPushValue = object.value("webpush"), webPushValue != .null {
+            let section = try ConfigObject(webPushValue, setting: "\(setting).webpush", allowed: ConfigFileKeys.webpush)
+            sendsWebPush = try section.string("vapid_key_file") != nil
+        }
+        guard apns != nil || fcm != nil || sendsWebPush else {
+            throw ConfigError(setting: setting, "the app \"\(name)\" needs an apns, an fcm or a webpush section")
         }
         let dataKeys = try DataKeyNames(json: object.value("data_keys"), setting: "\(setting).data_keys")
         var webLink: WebLinkTemplate?
@@ -76,7 +82,7 @@ extension RenderConfig {
                 webLink = try WebLinkTemplate(template, setting: "\(setting).web.link_template")
             }
         }
-        return AppProfile(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink)
+        return AppProfile(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink, sendsWebPush: sendsWebPush)
     }
 }
 

@@ -112,13 +112,16 @@ public struct AppProfile: Sendable {
         let fcm: FCMTarget?
         let dataKeys: DataKeyNames
         let webLink: WebLinkTemplate?
+        let sendsWebPush: Bool
 
-        init(name: String, apns: APNsTarget?, fcm: FCMTarget?, dataKeys: DataKeyNames, webLink: WebLinkTemplate?) {
+        init(name: String, apns: APNsTarget?, fcm: FCMTarget?, dataKeys: DataKeyNames, webLink: WebLinkTemplate?,
+             sendsWebPush: Bool) {
             self.name = name
             self.apns = apns
             self.fcm = fcm
             self.dataKeys = dataKeys
             self.webLink = webLink
+            self.sendsWebPush = sendsWebPush
         }
     }
 
@@ -126,36 +129,45 @@ public struct AppProfile: Sendable {
 
     public var name: String {
         get { fields.name }
-        set { fields = Fields(name: newValue, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink) }
+        set { fields = Fields(name: newValue, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink, sendsWebPush: sendsWebPush) }
     }
 
     /// Where and as what to send direct APNs requests; nil if the app has no APNs key.
     public var apns: APNsTarget? {
         get { fields.apns }
-        set { fields = Fields(name: name, apns: newValue, fcm: fcm, dataKeys: dataKeys, webLink: webLink) }
+        set { fields = Fields(name: name, apns: newValue, fcm: fcm, dataKeys: dataKeys, webLink: webLink, sendsWebPush: sendsWebPush) }
     }
 
     /// Which FCM project to send through; nil if the app has no service account.
     public var fcm: FCMTarget? {
         get { fields.fcm }
-        set { fields = Fields(name: name, apns: apns, fcm: newValue, dataKeys: dataKeys, webLink: webLink) }
+        set { fields = Fields(name: name, apns: apns, fcm: newValue, dataKeys: dataKeys, webLink: webLink, sendsWebPush: sendsWebPush) }
     }
 
     public var dataKeys: DataKeyNames {
         get { fields.dataKeys }
-        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: newValue, webLink: webLink) }
+        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: newValue, webLink: webLink, sendsWebPush: sendsWebPush) }
     }
 
     /// The page a browser notification opens (`fcm_web`'s
     /// `webpush.fcm_options.link`); nil: none, the browser's default.
     public var webLink: WebLinkTemplate? {
         get { fields.webLink }
-        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: newValue) }
+        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: newValue, sendsWebPush: sendsWebPush) }
+    }
+
+    /// Whether the app sends `webpush` subscriptions their messages (it has
+    /// a VAPID key): then each is rendered as a request (its plaintext as
+    /// the body, which the transport encrypts); else each is skipped with
+    /// `platform_not_configured`.
+    public var sendsWebPush: Bool {
+        get { fields.sendsWebPush }
+        set { fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink, sendsWebPush: newValue) }
     }
 
     public init(name: String, apns: APNsTarget? = nil, fcm: FCMTarget? = nil, dataKeys: DataKeyNames = DataKeyNames(),
-                webLink: WebLinkTemplate? = nil) {
-        fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink)
+                webLink: WebLinkTemplate? = nil, sendsWebPush: Bool = false) {
+        fields = Fields(name: name, apns: apns, fcm: fcm, dataKeys: dataKeys, webLink: webLink, sendsWebPush: sendsWebPush)
     }
 }
 

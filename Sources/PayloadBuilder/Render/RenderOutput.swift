@@ -32,6 +32,11 @@ protocol RenderOutput: ~Copyable {
     mutating func webPush(recipientIndex: Int, endpoint: String, reason: String, template: WebPushPlaintextTemplate,
                           store: borrowing ByteWriter)
 
+    /// The direct web push request for one subscription: its plaintext
+    /// (`template`'s bytes in `store`) as the body, encrypted by the transport.
+    mutating func webPushRequest(recipientIndex: Int, endpoint: String, keys: WebPushKeys, headers: [ProviderRequest.Header],
+                                 template: WebPushPlaintextTemplate, store: borrowing ByteWriter)
+
     /// The result, with the Communication Notification persona of `event`
     /// (its content in `personaLanguage`) and the avatar's state, the one
     /// `plan` was made with.
@@ -129,6 +134,18 @@ struct RenderedEventOutput: RenderOutput {
                           store: borrowing ByteWriter) {
         skipped.append(SkippedRecipient(recipientIndex: recipientIndex, platform: .webpush, token: endpoint, reason: reason,
                                         plaintext: store.bytes(template.bytes)))
+    }
+
+    mutating func webPushRequest(recipientIndex: Int, endpoint: String, keys: WebPushKeys, headers: [ProviderRequest.Header],
+                                 template: WebPushPlaintextTemplate, store: borrowing ByteWriter) {
+        ByteWriter.append(to: &bodies, expected: template.bytes.count) {
+            $0.append(template.bytes, of: store)
+        }
+        bodyWritten(recipientIndex: recipientIndex)
+        let split = WebPushEndpoint.originAndPath(endpoint)
+        requests.append(ProviderRequest(
+            platform: .webpush, recipientIndex: recipientIndex, token: endpoint, origin: split.origin, path: split.path,
+            headers: headers, body: [], webPushKeys: keys))
     }
 
     consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,

@@ -69,7 +69,7 @@ extension RenderReport {
         }
     }
 
-    private static func appendCompact(_ request: borrowing ProviderRequest, to out: inout ByteWriter) {
+    static func appendCompact(_ request: borrowing ProviderRequest, to out: inout ByteWriter) {
         out.appendLiteral("{\"platform\":")
         appendPlatform(request.platform, to: &out)
         out.appendLiteral(",\"token\":")
@@ -79,7 +79,9 @@ extension RenderReport {
         // `url` is origin + path; escaping is per byte, so the halves are escaped apart.
         appendOrigin(request.origin, of: request.platform, to: &out)
         out.appendJSONStringContent(request.path)
-        out.appendLiteral("\",\"headers\":{\"authorization\":\"bearer <redacted>\"")
+        out.appendLiteral("\",\"headers\":{\"authorization\":\"")
+        out.appendLiteral(request.authorizationScheme)
+        out.appendLiteral(" <redacted>\"")
         do {
             let headers = request.headers.span
             for index in headers.indices {

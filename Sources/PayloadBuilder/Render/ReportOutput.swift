@@ -104,6 +104,19 @@ struct ReportOutput: RenderOutput, ~Copyable {
                                         plaintext: store.bytes(template.bytes)))
     }
 
+    /// Written as `RenderReport` writes any request (rare enough that the
+    /// request is made and written the general way).
+    mutating func webPushRequest(recipientIndex: Int, endpoint: String, keys: WebPushKeys, headers: [ProviderRequest.Header],
+                                 template: WebPushPlaintextTemplate, store: borrowing ByteWriter) {
+        if wroteRequest { out.append(UInt8(ascii: ",")) }
+        wroteRequest = true
+        let split = WebPushEndpoint.originAndPath(endpoint)
+        let request = ProviderRequest(platform: .webpush, recipientIndex: recipientIndex, token: endpoint, origin: split.origin,
+                                      path: split.path, headers: headers, body: ArraySlice(store.bytes(template.bytes)),
+                                      webPushKeys: keys)
+        RenderReport.appendCompact(request, to: &out)
+    }
+
     consuming func finish(event: borrowing Event, plan: RenderPlan, personaLanguage: String, avatar: AvatarState,
                           store: borrowing ByteWriter) -> Written {
         out.appendLiteral("],\"skipped\":[")

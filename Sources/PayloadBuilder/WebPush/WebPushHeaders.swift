@@ -11,6 +11,13 @@ struct WebPushHeaders {
     /// at the push service (see `topic(conversationID:)`).
     let topic: String
 
+    /// The headers of a direct web push request, in sending order
+    /// (lowercase names, as HTTP/2 sends them).
+    var requestHeaders: [ProviderRequest.Header] {
+        [ProviderRequest.Header("ttl", String(ttl)), ProviderRequest.Header("urgency", urgency),
+         ProviderRequest.Header("topic", topic)] + ProviderRequest.webPushContentHeaders
+    }
+
     init(event: borrowing Event) {
         ttl = event.notification.ttlSeconds
         urgency = event.notification.priority == .high ? "high" : "normal"

@@ -76,6 +76,21 @@ public enum WebPushEndpoint {
     /// browsers' push services give endpoints of 150 to 500 characters).
     public static let maximumLength = 2048
 
+    /// A checked endpoint split into its origin (`https://host[:port]`, as
+    /// written) and the request target (its path and query; `/` when it
+    /// has none), what a request to it sends as `:path`.
+    public static func originAndPath(_ endpoint: String) -> (origin: String, path: String) {
+        let bytes = endpoint.utf8
+        let afterScheme = bytes.index(bytes.startIndex, offsetBy: min(8, bytes.count))
+        guard let slash = bytes[afterScheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
+            return (endpoint, "/")
+        }
+        let origin = String(endpoint[..<slash])
+        var path = String(endpoint[slash...])
+        if path.hasPrefix("?") { path = "/" + path }
+        return (origin, path)
+    }
+
     /// Why `endpoint` is not a usable endpoint, or nil.
     public static func problem(with endpoint: String) -> String? {
         problem(utf8: endpoint.utf8.span)

@@ -4,6 +4,7 @@
 /// them: an event for phones only makes none of it.
 struct WebTemplates {
     private var headers: WebPushHeaders?
+    private var requestHeaders: [ProviderRequest.Header]?
     private var fcmWebTemplates = TemplateCache<FCMWebTemplate>()
     private var plaintextTemplates = TemplateCache<WebPushPlaintextTemplate>()
 
@@ -21,6 +22,16 @@ struct WebTemplates {
                                                     content: $0, dataText: $1, into: &$2)
                                  },
                                  size: { $0.countedBytes })
+    }
+
+    /// The direct web push headers of the event (`ttl`, `urgency`,
+    /// `topic`, the content coding), made once.
+    mutating func requestHeaders(event: borrowing Event) -> [ProviderRequest.Header] {
+        if let requestHeaders { return requestHeaders }
+        let headers = self.headers ?? WebPushHeaders(event: event)
+        self.headers = headers
+        requestHeaders = headers.requestHeaders
+        return headers.requestHeaders
     }
 
     /// The `webpush` plaintext for `language`, within what one `aes128gcm`

@@ -1,6 +1,7 @@
 package import Curl
-package import NetworkSockets
 
+/// The outbound proxy's route in libcurl's terms, for the transfers that go
+/// through libcurl (the OAuth exchange, avatars, web push over HTTP/1.1).
 extension CurlProxy {
     /// The proxy `route` gives for `host`, as libcurl is told it; nil: direct.
     package init?(route: ProxyRoute, host: String) {
