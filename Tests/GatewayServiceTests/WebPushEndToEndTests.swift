@@ -1,7 +1,10 @@
 import APNsSimulator
 import Foundation
 import GatewayService
+import HTTP2Client
+import NetworkSockets
 import PayloadBuilder
+import TestSupport
 import WebPush
 import WebPushClient
 import XCTest
@@ -20,7 +23,7 @@ final class WebPushEndToEndTests: XCTestCase {
         let testbed: ServiceTestbed
         let sender: WebPushSender
 
-        init(settings: Dispatcher.Settings = Dispatcher.Settings(), servesHTTP11: Bool = false,
+        init(settings: Dispatcher.Settings = Dispatcher.Settings(), servesHTTP11: Bool = false, route: ProxyRoute = .direct,
              configure: (inout GatewayConfiguration.WebPushSettings) -> Void = { _ in }) throws {
             pushService = try WebPushSimulator(configuration: WebPushSimulatorConfiguration(servesHTTP11: servesHTTP11))
             try pushService.start()
@@ -37,7 +40,9 @@ final class WebPushEndToEndTests: XCTestCase {
             webPush.allowPrivateAddresses = true
             webPush.caFile = caFile
             configure(&webPush)
-            sender = try webPush.makeSender()
+            var options = HTTP2ConnectionOptions()
+            options.route = route
+            sender = try webPush.makeSender(options: options)
             testbed = try ServiceTestbed(settings: settings, webPush: sender)
         }
 
@@ -224,6 +229,52 @@ final class WebPushEndToEndTests: XCTestCase {
         XCTAssertEqual(item["status"], .string("failed"))
         XCTAssertEqual(item["reason"], .string("address_refused"))
         XCTAssertEqual(item["retryable"], .bool(false))
+        XCTAssertEqual(setup.pushService.statistics.connectionsAccepted, 0)
+    }
+
+    /// Through the outbound proxy the endpoint's host is resolved and checked
+    /// here, and the tunnel goes to the admitted address: the proxy never
+    /// resolves the name to an address the rule did not see.
+    func testThroughAProxyTheTunnelGoesToTheCheckedAddressOverBothProtocols() async throws {
+        try XCTSkipUnless(TinyproxyTestServer.isInstalled, "tinyproxy is not installed (scripts/install-deps)")
+        for servesHTTP11 in [false, true] {
+            let proxy = try TinyproxyTestServer()
+            let route = ProxyRoute(proxy: try OutboundProxy(url: proxy.url))
+            let setup = try Setup(servesHTTP11: servesHTTP11, route: route)
+            let browser = try setup.subscribe()
+            let answer = try await setup.testbed.call("POST", "/v1/notify", body: Self.event(subscriptions: [browser]))
+            XCTAssertEqual(try results(answer.body)[0]["status"], .string("sent"), "HTTP/1.1: \(servesHTTP11)")
+            XCTAssertEqual(setup.pushService.messages(for: browser.id).count, 1)
+            XCTAssertFalse(proxy.connectTargets.isEmpty, "sent through the proxy")
+            XCTAssertTrue(proxy.connectTargets.allSatisfy { $0 == "127.0.0.1:\(setup.pushService.port)" }, "\(proxy.connectTargets)")
+        }
+    }
+
+    /// An endpoint named by host name: the tunnel is asked for the address
+    /// the rule admitted, never for the name (which the proxy would resolve
+    /// again, perhaps elsewhere).
+    func testThroughAProxyTheTunnelIsAskedForTheAddressNotTheName() async throws {
+        try XCTSkipUnless(TinyproxyTestServer.isInstalled, "tinyproxy is not installed (scripts/install-deps)")
+        let proxy = try TinyproxyTestServer()
+        let setup = try Setup(route: ProxyRoute(proxy: try OutboundProxy(url: proxy.url))) { $0.allowedHosts = ["localhost"] }
+        let browser = try setup.subscribe()
+        let byName = browser.endpoint.replacingOccurrences(of: "https://127.0.0.1:", with: "https://localhost:")
+        _ = try await setup.testbed.call("POST", "/v1/notify", body: Self.event(subscriptions: [(byName, browser.p256dh, browser.auth)]))
+        // The simulator itself then refuses the JWT, whose audience names
+        // localhost rather than the origin it serves: only the tunnel matters here.
+        XCTAssertFalse(proxy.connectTargets.isEmpty, "sent through the proxy")
+        XCTAssertTrue(proxy.connectTargets.allSatisfy { $0 == "127.0.0.1:\(setup.pushService.port)" }, "\(proxy.connectTargets)")
+        XCTAssertGreaterThan(setup.pushService.statistics.connectionsAccepted, 0)
+    }
+
+    func testThroughAProxyARefusedAddressIsNeverTunnelledTo() async throws {
+        try XCTSkipUnless(TinyproxyTestServer.isInstalled, "tinyproxy is not installed (scripts/install-deps)")
+        let proxy = try TinyproxyTestServer()
+        let setup = try Setup(route: ProxyRoute(proxy: try OutboundProxy(url: proxy.url))) { $0.allowPrivateAddresses = false }
+        let browser = try setup.subscribe()
+        let answer = try await setup.testbed.call("POST", "/v1/notify", body: Self.event(subscriptions: [browser]))
+        XCTAssertEqual(try results(answer.body)[0]["reason"], .string("address_refused"))
+        XCTAssertEqual(proxy.connectTargets, [])
         XCTAssertEqual(setup.pushService.statistics.connectionsAccepted, 0)
     }
 
