@@ -61,14 +61,7 @@ public final class TCPSocket: ByteStreamSocket, @unchecked Sendable {
     /// when none is left the connect fails with `addressRefused`.
     static func openDescriptor(host: String, port: Int, deadline: ContinuousClock.Instant,
                                admitsAddress: (@Sendable ([UInt8]) -> Bool)? = nil) throws(SocketError) -> Int32 {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw SocketError(.connectFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
-        }
+        let first = try resolve(host, port)
         defer { freeaddrinfo(first) }
         var lastError = "no address"
         var refusedAll = true
@@ -112,14 +105,7 @@ public final class TCPSocket: ByteStreamSocket, @unchecked Sendable {
     /// `addressRefused` when none is admitted.
     static func firstAdmittedAddress(host: String, port: Int,
                                      admitsAddress: @Sendable ([UInt8]) -> Bool) throws(SocketError) -> String {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw SocketError(.connectFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
-        }
+        let first = try resolve(host, port)
         defer { freeaddrinfo(first) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
@@ -132,6 +118,20 @@ public final class TCPSocket: ByteStreamSocket, @unchecked Sendable {
             }
         }
         throw SocketError(.addressRefused, "\(host) resolves only to addresses that may not be connected to")
+    }
+
+    /// `host:port`'s addresses for a stream socket, from `getaddrinfo`: the
+    /// caller frees the list with `freeaddrinfo`.
+    private static func resolve(_ host: String, _ port: Int) throws(SocketError) -> UnsafeMutablePointer<addrinfo> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw SocketError(.connectFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        }
+        return first
     }
 
     /// The network-order bytes of a resolved address; nil for a family other than IPv4 and IPv6.
