@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "PayloadBuilder", dependencies: ["CDigestShims"], swiftSettings: swiftSettings),
         // The Swift owner of OpenSSL's keys: PEM private keys, ES256 and RS256 signing,
         // Base64URL and the translation of OpenSSL's error queue.
-        .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+        .target(name: "OpenSSLCrypto", dependencies: ["PayloadBuilder", "COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
         // Web Push's cryptography: RFC 8291 message encryption (aes128gcm) and
         // RFC 8292 VAPID authorization, on OpenSSLCrypto's primitives.
         .target(name: "WebPush", dependencies: ["OpenSSLCrypto", "PushGWSync"], swiftSettings: swiftSettings),

@@ -2,12 +2,13 @@
 /// as web push uses it: subscription keys (RFC 8291 §3.2, written by
 /// browsers without padding) and the `Topic` header (RFC 8030 §5.4).
 ///
-/// Internal to the pure core: `OpenSSLCrypto.Base64URL` is the transport's.
-enum WebSafeBase64 {
+/// The project's one base64url codec: `OpenSSLCrypto.Base64URL` is its
+/// interface for the key owners (JWTs, VAPID, subscription keys).
+package enum WebSafeBase64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// `bytes` encoded, without padding.
-    static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+    package static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var buffer: UInt32 = 0
@@ -25,7 +26,7 @@ enum WebSafeBase64 {
     }
 
     /// Why a text cannot be decoded.
-    enum Problem: Error, Equatable {
+    package enum Problem: Error, Equatable {
         /// A byte outside the alphabet (`+` and `/` included: those are base64, not base64url).
         case notInAlphabet
         /// One character left over (no whole byte), or padding that does not end a group of four.
@@ -36,7 +37,7 @@ enum WebSafeBase64 {
 
     /// The bytes `text` encodes, unpadded or with `=` padding to a multiple
     /// of four characters; a problem otherwise.
-    static func decode(_ text: Span<UInt8>) -> Result<[UInt8], Problem> {
+    package static func decode(_ text: Span<UInt8>) -> Result<[UInt8], Problem> {
         var count = text.count
         var padding = 0
         while count > 0, text[count - 1] == UInt8(ascii: "=") {
