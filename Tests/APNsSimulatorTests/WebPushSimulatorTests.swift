@@ -39,6 +39,18 @@ final class WebPushSimulatorTests: XCTestCase {
         XCTAssertEqual(fixture.simulator.statistics.acceptedPerSubscription, [subscription.id: 1])
     }
 
+    /// Without recording (the demo, the benchmarks), the counts are kept.
+    func testCountsAreKeptWhenMessagesAreNotRecorded() throws {
+        let fixture = try WebPushTestFixture { $0.recordsMessages = false }
+        let subscription = try fixture.simulator.makeSubscription()
+        let reference = try WebPushReference.run(fixture.referenceRequest(for: subscription, plaintexts: ["{}"]))
+        let response = try fixture.client().send(fixture.request(subscription, body: reference.bodyBytes[0],
+                                                                 authorization: try XCTUnwrap(reference.py_vapid_authorization)))
+        XCTAssertEqual(response.status, 201, String(decoding: response.body, as: UTF8.self))
+        XCTAssertEqual(fixture.simulator.messages(for: subscription.id).count, 0)
+        XCTAssertEqual(fixture.simulator.statistics.acceptedPerSubscription, [subscription.id: 1])
+    }
+
     /// Concurrent streams on one connection, to two subscriptions, each
     /// decrypted with its own keys; one VAPID token serves them all.
     func testConcurrentStreamsToTwoSubscriptionsAreEachDecryptedWithTheirOwnKeys() throws {

@@ -147,8 +147,8 @@ final class WebPushSimulatorCore: HTTP2Service {
             state.messageCount += 1
             let messageID = "m\(state.messageCount)"
             state.statistics.acceptedTotal += 1
+            state.statistics.acceptedPerSubscription[message.subscriptionID, default: 0] += 1
             if records {
-                state.statistics.acceptedPerSubscription[message.subscriptionID, default: 0] += 1
                 state.statistics.messages.append(WebPushSimulatorMessage(
                     subscriptionID: message.subscriptionID, messageID: messageID, plaintext: message.plaintext,
                     ttl: message.headers.ttl, urgency: message.headers.urgency, topic: message.headers.topic,
